@@ -1,0 +1,72 @@
+# Helpers shared by every part of the build.
+
+set(FS_WARNING_FLAGS -Wall -Wextra -Wno-unused-parameter)
+
+# fs_add_library(Name [LLVM] SOURCES... [DEPENDS libs...])
+#   A library of lib/<Name>. LLVM marks a library that needs LLVM/Clang; it is
+#   skipped when FS_ENABLE_LLVM is OFF.
+function(fs_add_library name)
+  cmake_parse_arguments(ARG "LLVM" "" "SOURCES;DEPENDS" ${ARGN})
+  if(ARG_LLVM AND NOT FS_ENABLE_LLVM)
+    return()
+  endif()
+  add_library(FS${name} STATIC ${ARG_SOURCES})
+  target_include_directories(FS${name} PUBLIC
+    ${FS_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include)
+  target_compile_options(FS${name} PRIVATE ${FS_WARNING_FLAGS})
+  target_link_libraries(FS${name} PUBLIC ${ARG_DEPENDS})
+  if(ARG_LLVM)
+    fs_use_llvm(FS${name})
+  endif()
+endfunction()
+
+# Link the shared clang-cpp and LLVM libraries (never the static component
+# archives: the build stays small and links fast).
+function(fs_use_llvm target)
+  target_include_directories(${target} SYSTEM PUBLIC
+    ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
+  target_compile_definitions(${target} PUBLIC ${LLVM_DEFINITIONS_LIST})
+  if(NOT LLVM_ENABLE_RTTI)
+    target_compile_options(${target} PUBLIC -fno-rtti)
+  endif()
+  target_link_libraries(${target} PUBLIC clang-cpp LLVM)
+endfunction()
+
+# fs_add_tool(name [LLVM] SOURCES... [DEPENDS libs...])
+function(fs_add_tool name)
+  cmake_parse_arguments(ARG "LLVM" "" "SOURCES;DEPENDS" ${ARGN})
+  if(ARG_LLVM AND NOT FS_ENABLE_LLVM)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${FS_WARNING_FLAGS})
+  target_include_directories(${name} PRIVATE
+    ${FS_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include)
+  target_link_libraries(${name} PRIVATE ${ARG_DEPENDS})
+  if(ARG_LLVM)
+    fs_use_llvm(${name})
+  endif()
+  set_target_properties(${name} PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY FS_TOOLS ${name})
+endfunction()
+
+# fs_add_unittest(Name SOURCES... DEPENDS libs...)
+#   A gtest binary under unittests/, run by lit's GoogleTest format.
+function(fs_add_unittest name)
+  cmake_parse_arguments(ARG "LLVM" "" "SOURCES;DEPENDS" ${ARGN})
+  if(ARG_LLVM AND NOT FS_ENABLE_LLVM)
+    return()
+  endif()
+  foreach(dep ${ARG_DEPENDS})
+    if(dep MATCHES "^FS" AND NOT TARGET ${dep})
+      return()
+    endif()
+  endforeach()
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${FS_WARNING_FLAGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPENDS} GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/unittests/bin)
+  set_property(GLOBAL APPEND PROPERTY FS_UNITTESTS ${name})
+endfunction()

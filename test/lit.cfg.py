@@ -1,0 +1,50 @@
+# -*- Python -*-
+# lit configuration for ForgeStencil's tool tests.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "ForgeStencil"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".cu", ".cuh", ".test", ".json", ".cpp"]
+# Inputs/ holds files that tests read; they are not tests themselves.
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "Unit", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fs_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP", "CUDA_PATH"])
+llvm_config.use_default_substitutions()
+config.environment["FS_NO_COLOR"] = "1"
+config.environment["LC_ALL"] = "C"
+# Tests never reach a real model server or a user's key.
+for var in ("FS_LLM_BASE_URL", "FS_LLM_MODEL", "FS_LLM_API_KEY", "OPENAI_API_KEY", "USE_OURS"):
+    config.environment.pop(var, None)
+
+# FileCheck, not, split-file, count from llvm-22-tools.
+llvm_config.add_tool_substitutions(["FileCheck", "not", "split-file", "count"],
+                                   [config.llvm_tools_dir])
+
+tool_dirs = [config.fs_tools_dir, config.llvm_tools_dir]
+for tool in ("fs-rewrite", "fs-tune", "fs-harness", "fs-bench"):
+    path = os.path.join(config.fs_tools_dir, tool)
+    if os.path.exists(path):
+        config.available_features.add(tool)
+        config.substitutions.append(("%" + tool, path))
+config.substitutions.append(("%fs-src", config.fs_src_root))
+config.substitutions.append(("%fs-obj", config.fs_obj_root))
+config.substitutions.append(("%fs-version", config.fs_version))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+if config.fs_enable_llvm:
+    config.available_features.add("llvm")
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", config.nvcc))
+    config.substitutions.append(("%cuda-path", os.path.dirname(os.path.dirname(config.nvcc))))
+for tool in ("git", "patch", "cmake", "ninja"):
+    if shutil.which(tool):
+        config.available_features.add(tool)
+
+llvm_config.with_environment("PATH", tool_dirs, append_path=False)
