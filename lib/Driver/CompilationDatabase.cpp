@@ -1,0 +1,197 @@
+//===- CompilationDatabase.cpp - compile_commands.json for CUDA apps -------===//
+
+#include "forgestencil/Driver/CompilationDatabase.h"
+
+#include "clang/Options/Options.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
+
+using namespace llvm;
+using clang::tooling::CompileCommand;
+
+namespace forgestencil {
+namespace driver {
+
+namespace {
+
+Error jsonError(StringRef Path, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "%s: %s",
+                           Path.str().c_str(), Msg.str().c_str());
+}
+
+/// Whether clang's driver knows Flag; host-compiler flags that only gcc
+/// understands would make the clang invocation fail.
+bool clangKnowsFlag(StringRef Flag) {
+  const opt::OptTable &Table = clang::getDriverOptTable();
+  std::string Nearest;
+  unsigned Distance = Table.findNearest(
+      Flag, Nearest, opt::Visibility(clang::options::ClangOption),
+      /*MinimumLength=*/4, /*MaximumDistance=*/0);
+  return Distance == 0;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<CudaCompilationDatabase>>
+CudaCompilationDatabase::load(StringRef Path, const DatabaseOptions &Opts) {
+  SmallString<256> File(Path);
+  if (sys::fs::is_directory(File))
+    sys::path::append(File, "compile_commands.json");
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read '%s': %s",
+                             File.c_str(), Buf.getError().message().c_str());
+  SmallString<256> Abs(File);
+  sys::fs::make_absolute(Abs);
+  sys::path::remove_dots(Abs, true);
+  return loadFromBuffer((*Buf)->getBuffer(), Abs, Opts);
+}
+
+Expected<std::unique_ptr<CudaCompilationDatabase>>
+CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
+                                        const DatabaseOptions &Opts) {
+  auto Parsed = json::parse(Json);
+  if (!Parsed)
+    return jsonError(JsonPath, "malformed JSON: " + toString(Parsed.takeError()));
+  const json::Array *Entries = Parsed->getAsArray();
+  if (!Entries)
+    return jsonError(JsonPath, "expected a JSON array of compile commands");
+
+  auto DB = std::unique_ptr<CudaCompilationDatabase>(new CudaCompilationDatabase);
+  DB->JsonPath = JsonPath.str();
+  StringRef DbDir = sys::path::parent_path(JsonPath);
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+
+  for (size_t I = 0; I < Entries->size(); ++I) {
+    const json::Object *E = (*Entries)[I].getAsObject();
+    std::string Where = "entry " + std::to_string(I);
+    if (!E) {
+      DB->Problems.push_back({Where, "not a JSON object"});
+      continue;
+    }
+    auto Dir = E->getString("directory");
+    auto FileName = E->getString("file");
+    if (!Dir || !FileName) {
+      DB->Problems.push_back(
+          {FileName ? FileName->str() : Where,
+           "entry lacks a \"directory\" or \"file\" string"});
+      continue;
+    }
+    // A relative directory is taken relative to the database's own folder.
+    SmallString<256> Directory(*Dir);
+    if (!sys::path::is_absolute(Directory)) {
+      SmallString<256> D(DbDir);
+      sys::path::append(D, Directory);
+      Directory = D;
+    }
+    sys::path::remove_dots(Directory, true);
+
+    std::vector<std::string> Argv;
+    if (const json::Array *Args = E->getArray("arguments")) {
+      for (const json::Value &A : *Args)
+        if (auto S = A.getAsString())
+          Argv.push_back(S->str());
+    } else if (auto Cmd = E->getString("command")) {
+      SmallVector<const char *, 64> Toks;
+      cl::TokenizeGNUCommandLine(*Cmd, Saver, Toks);
+      Argv.assign(Toks.begin(), Toks.end());
+    } else {
+      DB->Problems.push_back(
+          {FileName->str(), "entry has neither \"arguments\" nor \"command\""});
+      continue;
+    }
+
+    auto Job = parseCompileCommand(Argv, Directory, *FileName);
+    if (!Job) {
+      DB->Problems.push_back({FileName->str(), toString(Job.takeError())});
+      continue;
+    }
+    if (Job->Skip) {
+      DB->Skipped.push_back({Job->File.empty() ? FileName->str() : Job->File,
+                             Job->SkipReason});
+      continue;
+    }
+    if (Job->Language != SourceLanguage::Cuda) {
+      DB->Skipped.push_back({Job->File, "not a CUDA translation unit"});
+      continue;
+    }
+    if (DB->Units.count(Job->File)) {
+      // The same file built twice (e.g. two targets): the first entry wins.
+      DB->Skipped.push_back({Job->File, "duplicate entry"});
+      continue;
+    }
+    if (!sys::fs::exists(Job->File)) {
+      DB->Problems.push_back({Job->File, "source file does not exist"});
+      continue;
+    }
+    auto TC = findToolchain(*Job, Opts.CudaPath, Opts.ResourceDir);
+    if (!TC) {
+      DB->Problems.push_back({Job->File, toString(TC.takeError())});
+      continue;
+    }
+    // Drop host-compiler flags that clang does not know.
+    std::vector<std::string> Known;
+    for (const std::string &F : Job->HostFlags) {
+      if (clangKnowsFlag(F))
+        Known.push_back(F);
+      else
+        Job->Notes.push_back("dropped host flag unknown to clang: " + F);
+    }
+    Job->HostFlags = std::move(Known);
+
+    TranslationUnit TU;
+    TU.Job = std::move(*Job);
+    for (CudaSide Side : {CudaSide::Host, CudaSide::Device}) {
+      std::vector<std::string> Cmd = buildClangCommand(TU.Job, *TC, Side);
+      Cmd.insert(Cmd.end() - 1, Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
+      TU.Commands.emplace_back(TU.Job.Directory, TU.Job.File, std::move(Cmd),
+                               /*Output=*/"");
+      TU.Commands.back().Heuristic =
+          Side == CudaSide::Host ? "cuda-host" : "cuda-device";
+    }
+    DB->Order.push_back(TU.Job.File);
+    DB->Units.emplace(TU.Job.File, std::move(TU));
+  }
+  return DB;
+}
+
+std::vector<CompileCommand>
+CudaCompilationDatabase::getCompileCommands(StringRef FilePath) const {
+  SmallString<256> P(FilePath);
+  sys::path::remove_dots(P, true);
+  auto It = Units.find(std::string(P));
+  if (It == Units.end())
+    return {};
+  return It->second.Commands;
+}
+
+std::vector<std::string> CudaCompilationDatabase::getAllFiles() const {
+  return Order;
+}
+
+std::vector<CompileCommand>
+CudaCompilationDatabase::getAllCompileCommands() const {
+  std::vector<CompileCommand> All;
+  for (const std::string &F : Order)
+    for (const CompileCommand &C : Units.at(F).Commands)
+      All.push_back(C);
+  return All;
+}
+
+std::vector<std::string> CudaCompilationDatabase::cudaFiles() const {
+  return Order;
+}
+
+const TranslationUnit *CudaCompilationDatabase::unit(StringRef File) const {
+  auto It = Units.find(File.str());
+  return It == Units.end() ? nullptr : &It->second;
+}
+
+} // namespace driver
+} // namespace forgestencil

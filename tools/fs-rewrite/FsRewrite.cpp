@@ -1,0 +1,198 @@
+//===- FsRewrite.cpp - The fs-rewrite command-line tool ---------------------===//
+///
+/// \file
+/// fs-rewrite reads an app's compile_commands.json, parses its CUDA sources
+/// (host and device side) and reports the kernels and launch sites it finds.
+///
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Driver/CompilationDatabase.h"
+#include "forgestencil/Driver/FrontendRunner.h"
+#include "forgestencil/Version.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace forgestencil;
+
+static cl::OptionCategory Category("fs-rewrite options");
+
+static const char Overview[] =
+    "fs-rewrite: find the stencil kernels of a CUDA application and rewrite\n"
+    "their launches to faster, verified kernels behind USE_OURS.\n"
+    "\n"
+    "  fs-rewrite --app NAME --list build/compile_commands.json\n";
+
+static cl::opt<std::string> DatabasePath(cl::Positional, cl::Required,
+                                         cl::desc("<compile_commands.json or its directory>"),
+                                         cl::cat(Category));
+static cl::opt<std::string> AppName("app", cl::desc("Name of the application"),
+                                    cl::value_desc("name"), cl::cat(Category));
+static cl::opt<bool> List("list",
+                          cl::desc("Print every kernel and launch site found"),
+                          cl::cat(Category));
+static cl::opt<bool> Json("json", cl::desc("With --list: print JSON"),
+                          cl::cat(Category));
+static cl::opt<std::string>
+    SourceRoot("source-root",
+               cl::desc("Print paths relative to this directory (default: the "
+                        "common directory of the translation units)"),
+               cl::cat(Category));
+static cl::opt<std::string> CudaPath("cuda-path",
+                                     cl::desc("CUDA toolkit to parse against"),
+                                     cl::cat(Category));
+static cl::opt<std::string>
+    ResourceDir("resource-dir", cl::desc("clang resource directory"),
+                cl::cat(Category));
+static cl::list<std::string>
+    ExtraArgs("extra-arg", cl::desc("Extra argument for every clang command"),
+              cl::cat(Category));
+static cl::opt<bool> Verbose("v", cl::desc("Say what was translated and skipped"),
+                             cl::cat(Category));
+
+namespace {
+
+std::string commonDirectory(const std::vector<std::string> &Files) {
+  if (Files.empty())
+    return "";
+  std::string Common = sys::path::parent_path(Files.front()).str();
+  for (const std::string &F : Files) {
+    while (!Common.empty() && !StringRef(F).starts_with(Common + "/"))
+      Common = sys::path::parent_path(Common).str();
+  }
+  return Common;
+}
+
+void printText(const analysis::Inventory &Inv, StringRef Root) {
+  outs() << "kernels: " << Inv.kernels().size() << "\n";
+  for (const auto &[Pos, K] : Inv.kernels()) {
+    outs() << "  kernel " << analysis::relativeTo(Pos.File, Root) << ":"
+           << Pos.Line << ":" << Pos.Column << " " << K.Name;
+    if (K.IsTemplate)
+      outs() << " template<" << K.TemplateParams << ">";
+    outs() << "\n";
+  }
+  outs() << "launches: " << Inv.launches().size() << "\n";
+  for (const auto &[Pos, L] : Inv.launches()) {
+    outs() << "  launch " << analysis::relativeTo(Pos.File, Root) << ":"
+           << Pos.Line << ":" << Pos.Column << " " << L.Kernel;
+    if (!L.TemplateArgs.empty())
+      outs() << "<" << L.TemplateArgs << ">";
+    outs() << " <<<" << L.Grid << ", " << L.Block;
+    if (!L.SharedMem.empty())
+      outs() << ", " << L.SharedMem;
+    if (!L.Stream.empty())
+      outs() << ", " << L.Stream;
+    outs() << ">>>";
+    if (L.InMacro)
+      outs() << " [in macro " << L.MacroName << "]";
+    if (!L.EnclosingFunction.empty())
+      outs() << " in " << L.EnclosingFunction;
+    outs() << "\n";
+  }
+}
+
+void printJson(const analysis::Inventory &Inv, StringRef Root,
+               const std::vector<driver::ParseResult> &Results) {
+  json::Array Kernels, Launches, Failures;
+  for (const auto &[Pos, K] : Inv.kernels())
+    Kernels.push_back(analysis::toJSON(K, Root));
+  for (const auto &[Pos, L] : Inv.launches())
+    Launches.push_back(analysis::toJSON(L, Root));
+  for (const driver::ParseResult &R : Results) {
+    if (R.ok())
+      continue;
+    json::Array Errors;
+    for (const driver::ParseDiagnostic &D : R.Errors)
+      Errors.push_back(D.format());
+    Failures.push_back(json::Object{{"file", analysis::relativeTo(R.File, Root)},
+                                    {"side", driver::sideName(R.Side)},
+                                    {"errors", R.NumErrors},
+                                    {"first_errors", std::move(Errors)}});
+  }
+  json::Object Out{{"tool_version", FORGESTENCIL_VERSION},
+                   {"app", AppName.getValue()},
+                   {"kernels", std::move(Kernels)},
+                   {"launches", std::move(Launches)},
+                   {"parse_failures", std::move(Failures)}};
+  outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "fs-rewrite (ForgeStencil) " << FORGESTENCIL_VERSION << "\n";
+  });
+  cl::ParseCommandLineOptions(argc, argv, Overview);
+  auto Err = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+  };
+
+  driver::DatabaseOptions Opts;
+  Opts.CudaPath = CudaPath;
+  Opts.ResourceDir = ResourceDir;
+  Opts.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  auto DB = driver::CudaCompilationDatabase::load(DatabasePath, Opts);
+  if (!DB) {
+    Err(toString(DB.takeError()));
+    return 1;
+  }
+  bool Failed = false;
+  for (const driver::EntryProblem &P : (*DB)->problems()) {
+    Err(P.File + ": " + P.Message);
+    Failed = true;
+  }
+  if (Verbose) {
+    for (const driver::EntryProblem &S : (*DB)->skipped())
+      errs() << "fs-rewrite: note: skipped " << S.File << ": " << S.Message
+             << "\n";
+    for (const std::string &F : (*DB)->cudaFiles())
+      for (const std::string &N : (*DB)->unit(F)->Job.Notes)
+        errs() << "fs-rewrite: note: " << F << ": " << N << "\n";
+  }
+  if ((*DB)->cudaFiles().empty()) {
+    Err((*DB)->path() + ": no CUDA translation units in the database");
+    return 1;
+  }
+
+  analysis::Inventory Inv;
+  auto Results = driver::runFrontend(
+      **DB, {},
+      [&](clang::CompilerInstance &CI, const driver::TranslationUnit &TU,
+          driver::CudaSide Side) { return Inv.makeConsumer(CI, TU, Side); });
+  for (const driver::ParseResult &R : Results) {
+    if (R.ok())
+      continue;
+    Failed = true;
+    Err(Twine("failed to parse ") + R.File + " (" + driver::sideName(R.Side) +
+        " side): " + Twine(R.NumErrors) + " error(s); first:");
+    for (const driver::ParseDiagnostic &D : R.Errors)
+      errs() << "  " << D.format() << "\n";
+  }
+
+  std::string Root = SourceRoot.empty() ? commonDirectory((*DB)->cudaFiles())
+                                        : SourceRoot.getValue();
+  if (!SourceRoot.empty()) {
+    SmallString<256> R(Root);
+    sys::fs::make_absolute(R);
+    sys::fs::real_path(R, R);
+    Root = std::string(R);
+  }
+  if (List || !Json) {
+    if (Json)
+      printJson(Inv, Root, Results);
+    else
+      printText(Inv, Root);
+  }
+  return Failed ? 1 : 0;
+}
