@@ -38,6 +38,12 @@ function(fs_add_tool name)
   if(ARG_LLVM AND NOT FS_ENABLE_LLVM)
     return()
   endif()
+  # A tool whose libraries are not part of this build (FS_PARTS) is skipped.
+  foreach(dep ${ARG_DEPENDS})
+    if(dep MATCHES "^FS" AND NOT TARGET ${dep})
+      return()
+    endif()
+  endforeach()
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${FS_WARNING_FLAGS})
   target_include_directories(${name} PRIVATE

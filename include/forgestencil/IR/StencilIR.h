@@ -1,0 +1,151 @@
+//===- StencilIR.h - The description of one stencil kernel ----------------===//
+///
+/// \file
+/// The Stencil IR says *what* a kernel computes, never *how*: the element
+/// type, the axes and how they map to array indices, every input with the
+/// offsets it is read at, every output with its write offset, the
+/// coefficients, the update expression and the iteration domain. A code
+/// generator turns it plus a Strategy into a kernel; the analysis produces it
+/// from a kernel's AST. It serialises to versioned JSON (docs/stencil-ir.md)
+/// and round-trips exactly.
+///
+/// This library has no LLVM dependency: the GPU-side tools read it too.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_IR_STENCILIR_H
+#define FORGESTENCIL_IR_STENCILIR_H
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace ir {
+
+/// The JSON schema identifier written into every IR document.
+inline constexpr const char *SchemaId = "forgestencil.stencil-ir";
+inline constexpr int SchemaVersion = 1;
+
+/// A point offset (dx, dy, dz); unused axes are 0.
+using Offset = std::array<int, 3>;
+
+/// How a kernel finds the grid position an axis stands for.
+enum class AxisSource {
+  Thread,      ///< blockIdx.A * blockDim.A + threadIdx.A (A = x, y, z)
+  Linear,      ///< split from a 1-D global id with / and %
+  Loop,        ///< a for loop inside the kernel (e.g. over z)
+  GridStride,  ///< a grid-stride loop over the axis
+};
+
+/// One axis of the iteration space, fastest first (axis 0 is contiguous).
+struct Axis {
+  std::string Name;         ///< The kernel variable, e.g. "i".
+  AxisSource Source = AxisSource::Thread;
+  char ThreadDim = 'x';     ///< For Thread/Linear/GridStride: x, y or z.
+  /// Half-open iteration range as C expressions over kernel parameters;
+  /// Thread axes are additionally bounded by the launch grid.
+  std::string Lower = "0", Upper;
+  /// The extent of the array along this axis (for strides): e.g. "nx".
+  std::string Extent;
+};
+
+/// A kernel parameter as the generated launcher must accept it.
+struct Param {
+  std::string Name;
+  std::string Type;  ///< As spelled, e.g. "const float *__restrict__".
+  enum Role { Input, Output, InOut, Scalar, Size, Other } Role = Other;
+};
+
+/// An array read by the stencil.
+struct InputArray {
+  std::string Param;             ///< The kernel parameter (or __constant__).
+  std::vector<Offset> Offsets;   ///< Every offset read, sorted, unique.
+  bool Restrict = false, Ldg = false;
+  bool PerPointCoefficient = false; ///< Read only at offset 0 (e.g. velocity).
+};
+
+/// An array written by the stencil.
+struct OutputArray {
+  std::string Param;
+  Offset WriteOffset{0, 0, 0};
+  bool Accumulate = false; ///< out += ... (reads itself at the write point).
+  bool InPlace = false;    ///< Also read as an input at other offsets.
+};
+
+/// A coefficient that is not a per-point array.
+struct Coefficient {
+  std::string Name;
+  enum Kind { Literal, ScalarParam, ConstantArray, ConstantScalar } Kind = Literal;
+  std::string Type;           ///< Element type.
+  unsigned Size = 1;          ///< Number of elements for arrays.
+};
+
+/// A node of the update expression tree.
+struct Expr {
+  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select } Kind =
+      Literal;
+  std::string Op;     ///< "+", "-", "*", "/", "neg" or the function name.
+  std::string Name;   ///< Array (Read), coefficient (Coef) or parameter.
+  Offset Off{0, 0, 0};///< Read offset.
+  int Index = -1;     ///< Element of a coefficient array, -1 for scalars.
+  std::string Value;  ///< Literal spelling, e.g. "2.0f".
+  std::vector<Expr> Args;
+};
+
+/// One output's update: Target[p + WriteOffset] (=|+=) Value.
+struct Update {
+  std::string Target;
+  bool Accumulate = false;
+  Expr Value;
+};
+
+/// The description of one stencil kernel.
+struct StencilIR {
+  std::string Kernel;       ///< Qualified name of the original kernel.
+  std::string SourceFile;   ///< Where it is defined (relative path).
+  unsigned SourceLine = 0;
+  std::string ElementType = "float";
+  unsigned Dims = 0;
+  std::vector<Axis> Axes;   ///< Fastest first.
+  /// Element strides per axis as C expressions ("1", "nx", "nx*ny").
+  std::vector<std::string> Strides;
+  std::vector<Param> Params;
+  std::vector<InputArray> Inputs;
+  std::vector<OutputArray> Outputs;
+  std::vector<Coefficient> Coefficients;
+  std::vector<Update> Updates;
+  /// Derived facts.
+  std::string Shape;        ///< "star", "box" or "other".
+  unsigned Radius = 0;
+  unsigned Points = 0;      ///< Distinct offsets read from the main field(s).
+  unsigned FlopsPerPoint = 0;
+  unsigned BytesPerPoint = 0; ///< Compulsory: each array read/written once.
+  std::vector<std::string> Notes;
+
+  /// One line such as "3D star r=4 25pt f32, 1 out, 2 in".
+  std::string summary() const;
+  /// Recomputes Shape, Radius, Points, FlopsPerPoint and BytesPerPoint
+  /// from the arrays and updates.
+  void computeDerived();
+};
+
+/// Element size in bytes of a C type name; 0 when unknown.
+unsigned elementSize(const std::string &Type);
+
+nlohmann::json toJson(const StencilIR &IR);
+/// Parses an IR document; throws nothing: an error message is returned in
+/// Error and std::nullopt when the document is not valid IR.
+std::optional<StencilIR> fromJson(const nlohmann::json &J, std::string &Error);
+
+nlohmann::json toJson(const Expr &E);
+std::optional<Expr> exprFromJson(const nlohmann::json &J, std::string &Error);
+
+} // namespace ir
+} // namespace forgestencil
+
+#endif
