@@ -316,7 +316,8 @@ json toJson(const StencilIR &IR) {
                     {"thread_dim", std::string(1, A.ThreadDim)},
                     {"lower", A.Lower},
                     {"upper", A.Upper},
-                    {"extent", A.Extent}});
+                    {"extent", A.Extent},
+                    {"thread_offset", A.ThreadOffset}});
   J["axes"] = std::move(Axes);
   J["strides"] = IR.Strides;
   json Params = json::array();
@@ -401,6 +402,7 @@ std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
     X.Lower = R.get<std::string>(A, "lower", "ir.axes");
     X.Upper = R.get<std::string>(A, "upper", "ir.axes");
     X.Extent = R.get<std::string>(A, "extent", "ir.axes");
+    X.ThreadOffset = R.opt<std::string>(A, "thread_offset", "0", "ir.axes");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.opt<std::vector<std::string>>(J, "strides", {}, "ir");

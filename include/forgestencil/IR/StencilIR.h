@@ -52,6 +52,10 @@ struct Axis {
   std::string Lower = "0", Upper;
   /// The extent of the array along this axis (for strides): e.g. "nx".
   std::string Extent;
+  /// Array coordinate minus the thread's (or loop variable's) position along
+  /// this axis, e.g. "1" for i = blockIdx.x*blockDim.x + threadIdx.x + 1.
+  /// With the launch grid it bounds which points the original kernel covers.
+  std::string ThreadOffset = "0";
 };
 
 /// A kernel parameter as the generated launcher must accept it.
