@@ -1,0 +1,67 @@
+//===- OutputCompare.h - Compare the output files of the two modes --------===//
+//
+// Part of ForgeStencil.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Where an app can write its result to a file, the harness compares what the
+/// original and our code wrote in the same round pair: bit-identical is the
+/// expectation when arithmetic order is kept; otherwise the files are read as
+/// float32 arrays and the largest differences are reported, so a reader can
+/// judge the tolerance the app's own check applied.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_HARNESS_OUTPUTCOMPARE_H
+#define FORGESTENCIL_HARNESS_OUTPUTCOMPARE_H
+
+#include "forgestencil/Harness/Expected.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace forgestencil {
+namespace harness {
+
+/// The element-wise difference of two equally long float32 arrays.
+struct Float32Difference {
+  size_t Elements = 0;
+  /// Elements whose values differ (NaN equals NaN here).
+  size_t DifferingElements = 0;
+  /// Elements that are NaN in one array only.
+  size_t NanMismatches = 0;
+  /// The largest |a - b| over elements that are numbers in both arrays.
+  double MaxAbsDiff = 0;
+  /// The largest |a - b| / |a| over those elements where a (the original)
+  /// is not zero.
+  double MaxRelDiff = 0;
+  /// The first differing element, when one differs.
+  std::optional<size_t> FirstDifference;
+};
+
+/// How the output of the original (A) and of our code (B) compare.
+struct OutputComparison {
+  size_t SizeA = 0;
+  size_t SizeB = 0;
+  bool Identical = false;
+  /// Set when the files differ but have the same size, a multiple of 4.
+  std::optional<Float32Difference> AsFloat32;
+
+  /// One line for the report: "identical (4096 bytes)", "differ as float32:
+  /// 3 of 1024 values, max abs 1e-07, max rel 2e-06", ...
+  std::string describe() const;
+};
+
+/// Compares two byte strings.
+OutputComparison compareOutputBytes(const std::string &A, const std::string &B);
+
+/// Compares the files at \p PathA and \p PathB. Fails when one cannot be read.
+Expected<OutputComparison> compareOutputFiles(const std::string &PathA,
+                                              const std::string &PathB);
+
+} // namespace harness
+} // namespace forgestencil
+
+#endif // FORGESTENCIL_HARNESS_OUTPUTCOMPARE_H

@@ -1,0 +1,68 @@
+//===- OutputParsing.h - The app's own timer and check lines --------------===//
+//
+// Part of ForgeStencil.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The harness trusts only what the application itself prints: its timer line
+/// and its correctness verdict, found with the regular expressions in
+/// app.json (ECMAScript syntax, capture group 1 holds the value).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_HARNESS_OUTPUTPARSING_H
+#define FORGESTENCIL_HARNESS_OUTPUTPARSING_H
+
+#include "forgestencil/Harness/Expected.h"
+
+#include <regex>
+#include <string>
+
+namespace forgestencil {
+namespace harness {
+
+/// How many milliseconds one \p Unit is ("ns", "us", "ms", "s", "min").
+/// Fails on any other spelling.
+Expected<double> millisecondsPerUnit(const std::string &Unit);
+
+/// Compiles \p Pattern, which must have at least one capture group. \p What
+/// names the pattern in the error ("timer.regex"); empty leaves it out.
+Expected<std::regex> compileCapturePattern(const std::string &Pattern,
+                                           const std::string &What);
+
+/// Where an application prints its elapsed time.
+struct TimerPattern {
+  std::string Regex;
+  std::string Unit = "ms";
+};
+
+/// Where an application prints its correctness verdict, and the word that
+/// means it passed.
+struct CheckPattern {
+  std::string Regex;
+  std::string PassWord = "PASS";
+};
+
+/// The time printed in \p Output, in milliseconds. When the timer line occurs
+/// more than once the last occurrence counts (the final, total time of the
+/// run). Fails when the pattern does not match, or its capture is not a
+/// finite, non-negative number.
+Expected<double> parseTimerMs(const std::string &Output,
+                              const TimerPattern &Timer);
+
+/// The verdict an application printed and whether it is the pass word.
+struct CheckVerdict {
+  std::string Word;
+  bool Passed = false;
+};
+
+/// The verdict printed in \p Output (the last one when printed more than
+/// once). Fails when the pattern does not match.
+Expected<CheckVerdict> parseCheck(const std::string &Output,
+                                  const CheckPattern &Check);
+
+} // namespace harness
+} // namespace forgestencil
+
+#endif // FORGESTENCIL_HARNESS_OUTPUTPARSING_H

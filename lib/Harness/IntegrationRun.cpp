@@ -1,0 +1,650 @@
+//===- IntegrationRun.cpp - One end-to-end measurement of an app ----------===//
+//
+// Part of ForgeStencil.
+//
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Harness/IntegrationRun.h"
+
+#include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Harness/Measurement.h"
+#include "forgestencil/Harness/OutputCompare.h"
+#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Harness/Registry.h"
+#include "forgestencil/Harness/Sha256.h"
+#include "forgestencil/Version.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+namespace forgestencil {
+namespace harness {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string utcTimestamp() {
+  std::time_t Now = std::time(nullptr);
+  std::tm Utc;
+  gmtime_r(&Now, &Utc);
+  char Text[32];
+  std::strftime(Text, sizeof(Text), "%Y-%m-%dT%H:%M:%SZ", &Utc);
+  return Text;
+}
+
+Expected<PatchSet> hashPatches(const std::string &PatchesDir) {
+  PatchSet Patches;
+  std::error_code Error;
+  if (PatchesDir.empty() || !fs::is_directory(PatchesDir, Error)) {
+    Patches.Sha256 = Sha256::hexDigest("");
+    return Patches;
+  }
+  std::vector<fs::path> Paths;
+  for (const fs::directory_entry &Entry :
+       fs::directory_iterator(PatchesDir, Error))
+    if (Entry.path().extension() == ".patch" && Entry.is_regular_file(Error))
+      Paths.push_back(Entry.path());
+  if (Error)
+    return fail(PatchesDir + ": cannot list: " + Error.message());
+  // The order vendor.sh applies them in, so the digest names that sequence.
+  std::sort(Paths.begin(), Paths.end());
+
+  Sha256 Hasher;
+  for (const fs::path &Path : Paths) {
+    std::ifstream In(Path, std::ios::binary);
+    if (!In)
+      return fail(Path.string() + ": cannot be read");
+    std::ostringstream Bytes;
+    Bytes << In.rdbuf();
+    Hasher.update(Bytes.str());
+    Patches.Files.push_back(Path.filename().string());
+  }
+  Patches.Sha256 = Sha256::toHex(Hasher.finalize());
+  return Patches;
+}
+
+namespace {
+
+/// The last \p Count lines of \p Text, to show why a step failed without
+/// flooding the terminal.
+std::string lastLines(const std::string &Text, size_t Count) {
+  size_t Position = Text.size();
+  while (Position > 0 && Text[Position - 1] == '\n')
+    --Position;
+  size_t End = Position;
+  for (size_t Seen = 0; Position > 0; --Position)
+    if (Text[Position - 1] == '\n' && ++Seen == Count)
+      break;
+  return Text.substr(Position, End - Position);
+}
+
+std::string formatNumber(double Value, int Decimals) {
+  std::ostringstream Text;
+  Text << std::fixed << std::setprecision(Decimals) << Value;
+  return Text.str();
+}
+
+/// The project root: the first directory from the working directory upwards
+/// that has scripts/vendor.sh and apps/, else the source tree this tool was
+/// built from.
+std::string findProjectRoot() {
+  std::error_code Error;
+  for (fs::path Dir = fs::current_path(Error); !Error && !Dir.empty();
+       Dir = Dir.parent_path()) {
+    if (fs::exists(Dir / "scripts" / "vendor.sh", Error) &&
+        fs::is_directory(Dir / "apps", Error))
+      return Dir.string();
+    if (Dir == Dir.parent_path())
+      break;
+  }
+#ifdef FS_DEFAULT_ROOT
+  return FS_DEFAULT_ROOT;
+#else
+  return "";
+#endif
+}
+
+/// One comparison of the outputs of a round pair.
+struct PairComparison {
+  unsigned Round = 0;
+  OutputComparison Result;
+};
+
+json comparisonToJson(const PairComparison &Pair) {
+  json Value = {{"round", Pair.Round},
+                {"identical", Pair.Result.Identical},
+                {"bytes", {Pair.Result.SizeA, Pair.Result.SizeB}}};
+  if (const auto &D = Pair.Result.AsFloat32) {
+    Value["float32"] = {{"elements", D->Elements},
+                        {"differing", D->DifferingElements},
+                        {"nan_mismatches", D->NanMismatches},
+                        {"max_abs_diff", D->MaxAbsDiff},
+                        {"max_rel_diff", D->MaxRelDiff}};
+  }
+  return Value;
+}
+
+json runToJson(const RunRecord &Run) {
+  json Value = {{"sequence", Run.Sequence},
+                {"round", Run.Round},
+                {"mode", int(Run.RunMode)},
+                {"time_ms", nullptr},
+                {"check", nullptr},
+                {"check_passed", false},
+                {"exit_code", nullptr},
+                {"signal", nullptr},
+                {"timed_out", Run.TimedOut},
+                {"wall_s", Run.WallSeconds},
+                {"problem", nullptr}};
+  if (Run.TimeMs)
+    Value["time_ms"] = *Run.TimeMs;
+  if (Run.Check) {
+    Value["check"] = Run.Check->Word;
+    Value["check_passed"] = Run.Check->Passed;
+  }
+  if (Run.ExitCode)
+    Value["exit_code"] = *Run.ExitCode;
+  if (Run.Signal)
+    Value["signal"] = *Run.Signal;
+  if (!Run.LaunchError.empty())
+    Value["launch_error"] = Run.LaunchError;
+  if (!Run.Problem.empty())
+    Value["problem"] = Run.Problem;
+  return Value;
+}
+
+json modeToJson(const ModeSummary &Summary) {
+  return {{"runs", Summary.Runs},
+          {"median_ms", Summary.MedianMs},
+          {"min_ms", Summary.MinMs},
+          {"max_ms", Summary.MaxMs}};
+}
+
+/// The state of one measurement from start to report.
+class IntegrationRun {
+public:
+  IntegrationRun(const HarnessOptions &Options, std::ostream &Report,
+                 std::ostream &Progress)
+      : Options(Options), Report(Report), Progress(Progress) {}
+
+  int run();
+
+private:
+  Status resolvePaths();
+  Status loadApp();
+  Status vendorAndBuild();
+  Status locateBinary();
+  void selectGpu();
+  Status prepareOutputDirectory();
+  void measure();
+  RunRecord runOnce(unsigned Round, Mode RunMode);
+  void comparePairOutputs(unsigned Round);
+  void judgeOutputs();
+  std::string checkStatus() const;
+  void printReport();
+  json buildRunRecord() const;
+  json buildRegistryEntry() const;
+  int finish();
+
+  std::string outputFile(unsigned Round, Mode RunMode) const {
+    return OutputDir + "/round" + std::to_string(Round) + "-use_ours" +
+           std::to_string(int(RunMode)) + ".out";
+  }
+  size_t plannedRuns() const { return size_t(Options.Rounds) * 2; }
+
+  const HarnessOptions &Options;
+  std::ostream &Report;
+  std::ostream &Progress;
+
+  std::string Root, AppJsonPath, PatchesDir, RegistryPath;
+  AppSpec App;
+  PatchSet Patches;
+  std::string SourceDir, BuildDir, Binary, OutputDir;
+  bool OutputDirIsTemporary = false;
+  std::vector<std::string> RunArgs;
+  std::optional<std::string> VisibleDevices;
+  GpuInfo Gpu;
+  std::string NvccVersion = UnknownValue;
+  uint64_t Seed = 0;
+  std::string Date;
+
+  std::vector<RunRecord> Runs;
+  std::vector<PairComparison> Comparisons;
+  /// Why no speed-up is reported; empty when it is.
+  std::string RefusalReason;
+  std::optional<MeasurementSummary> Summary;
+};
+
+Status IntegrationRun::resolvePaths() {
+  if (Options.AppName.empty() && Options.AppJsonPath.empty())
+    return fail("no app given: use --app NAME or --app-json FILE");
+  if (Options.Rounds == 0)
+    return fail("--rounds must be at least 1");
+  if (Options.Resamples == 0)
+    return fail("--resamples must be at least 1");
+  if (!(Options.RunTimeoutSeconds > 0))
+    return fail("--run-timeout must be positive");
+
+  Root = Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
+  std::string AppsDir = Options.AppsDir.empty() ? Root + "/apps" : Options.AppsDir;
+  AppJsonPath = Options.AppJsonPath.empty()
+                    ? AppsDir + "/" + Options.AppName + "/app.json"
+                    : Options.AppJsonPath;
+  RegistryPath = Options.RegistryPath.empty()
+                     ? Root + "/results/integration_registry.json"
+                     : Options.RegistryPath;
+  if (Options.WriteRegistry && Options.RegistryPath.empty() && Root.empty())
+    return fail("cannot tell where the registry lives: give --registry FILE");
+  return Status::success();
+}
+
+Status IntegrationRun::loadApp() {
+  Expected<AppSpec> Spec = loadAppSpec(AppJsonPath);
+  if (!Spec)
+    return fail(Spec.error());
+  App = std::move(*Spec);
+  if (!Options.AppName.empty() && Options.AppName != App.Name)
+    return fail(AppJsonPath + ": names app '" + App.Name + "', not '" +
+                Options.AppName + "'");
+
+  if (Options.Small && !App.SmallArgs)
+    return fail(AppJsonPath + ": field 'run.small': missing, so --small "
+                              "cannot be used");
+  RunArgs = Options.Small ? *App.SmallArgs : App.FullArgs;
+
+  PatchesDir = !Options.PatchesDir.empty() ? Options.PatchesDir
+               : Root.empty()                ? ""
+                                             : Root + "/patches/" + App.Name;
+  Expected<PatchSet> Hashed = hashPatches(PatchesDir);
+  if (!Hashed)
+    return fail(Hashed.error());
+  Patches = std::move(*Hashed);
+  return Status::success();
+}
+
+Status IntegrationRun::vendorAndBuild() {
+  std::string VendorScript = Root + "/scripts/vendor.sh";
+  if (Root.empty() || access(VendorScript.c_str(), R_OK) != 0)
+    return fail("cannot find scripts/vendor.sh (give --root DIR, or "
+                "--no-build to run an existing build)");
+  Progress << "fs-harness: vendoring " << App.Name << " with patches";
+  for (const std::string &File : Patches.Files)
+    Progress << " " << File;
+  Progress << "\n";
+
+  ProcessSpec Vendor;
+  Vendor.Argv = {"bash", VendorScript, App.Name};
+  if (!Options.WorkDir.empty())
+    Vendor.Argv.push_back(Options.WorkDir);
+  Vendor.WorkingDirectory = Root;
+  Vendor.TimeoutSeconds = Options.BuildTimeoutSeconds;
+  ProcessResult Vendored = runProcess(Vendor);
+  if (!Vendored.succeeded())
+    return fail("vendor.sh " + Vendored.describeEnd() + ":\n" +
+                lastLines(Vendored.Stdout + Vendored.Stderr, 20));
+  // vendor.sh prints the work directory on its last line.
+  SourceDir = lastLines(Vendored.Stdout, 1);
+  std::error_code Error;
+  if (SourceDir.empty() || !fs::is_directory(SourceDir, Error))
+    return fail("vendor.sh did not print the vendored directory on its last "
+                "line (got '" + SourceDir + "')");
+  BuildDir = SourceDir + "/build";
+  fs::create_directories(BuildDir, Error);
+
+  PlaceholderValues Values = {{"SRC_DIR", SourceDir}, {"BUILD_DIR", BuildDir}};
+  for (const std::string &Command : App.BuildCommands) {
+    std::string Expanded = expandPlaceholders(Command, Values);
+    Progress << "fs-harness: build: " << Expanded << "\n";
+    ProcessResult Built =
+        runShellCommand(Expanded, SourceDir, Options.BuildTimeoutSeconds);
+    if (!Built.succeeded())
+      return fail("build command '" + Expanded + "' " + Built.describeEnd() +
+                  ":\n" + lastLines(Built.Stdout + Built.Stderr, 30));
+  }
+  return Status::success();
+}
+
+Status IntegrationRun::locateBinary() {
+  if (Options.NoBuild && !Options.WorkDir.empty()) {
+    SourceDir = Options.WorkDir;
+    BuildDir = SourceDir + "/build";
+  }
+  if (!Options.BinaryPath.empty())
+    Binary = Options.BinaryPath;
+  else if (!BuildDir.empty())
+    Binary = BuildDir + "/" + App.Binary;
+  else
+    return fail("--no-build needs --binary PATH or --work-dir DIR (the "
+                "vendored source with its build/ directory)");
+  if (access(Binary.c_str(), X_OK) != 0)
+    return fail(Binary + ": no executable there");
+  std::error_code Error;
+  Binary = fs::absolute(Binary, Error).lexically_normal().string();
+  return Status::success();
+}
+
+void IntegrationRun::selectGpu() {
+  if (Options.Gpu != "auto") {
+    VisibleDevices = Options.Gpu;
+  } else if (const char *Inherited = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    // A batch scheduler chose the GPU; keep its choice.
+    VisibleDevices = Inherited;
+  } else {
+    VisibleDevices = queryIdlestGpu();
+  }
+  std::string First = VisibleDevices.value_or("");
+  First = First.substr(0, First.find(','));
+  Gpu = queryGpu(First);
+  NvccVersion = queryNvccVersion();
+}
+
+Status IntegrationRun::prepareOutputDirectory() {
+  if (!App.OutputArgs)
+    return Status::success();
+  std::error_code Error;
+  if (!SourceDir.empty()) {
+    OutputDir = SourceDir + "/fs-harness-outputs";
+    fs::create_directories(OutputDir, Error);
+    if (Error)
+      return fail(OutputDir + ": cannot create: " + Error.message());
+    return Status::success();
+  }
+  std::string Template =
+      (fs::temp_directory_path(Error) / "fs-harness-XXXXXX").string();
+  if (!mkdtemp(Template.data()))
+    return fail("cannot create a directory for the output files");
+  OutputDir = Template;
+  OutputDirIsTemporary = true;
+  return Status::success();
+}
+
+RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode) {
+  PlaceholderValues Values = {{"SRC_DIR", SourceDir}, {"BUILD_DIR", BuildDir}};
+  ProcessSpec Spec;
+  Spec.Argv.push_back(Binary);
+  for (const std::string &Arg : RunArgs)
+    Spec.Argv.push_back(expandPlaceholders(Arg, Values));
+  if (App.OutputArgs) {
+    std::string OutFile = outputFile(Round, RunMode);
+    std::error_code Error;
+    fs::remove(OutFile, Error); // A stale file must not pass for new output.
+    Values["OUT_FILE"] = OutFile;
+    for (const std::string &Arg : *App.OutputArgs)
+      Spec.Argv.push_back(expandPlaceholders(Arg, Values));
+  }
+  Spec.EnvOverrides["USE_OURS"] = std::to_string(int(RunMode));
+  if (VisibleDevices)
+    Spec.EnvOverrides["CUDA_VISIBLE_DEVICES"] = *VisibleDevices;
+  std::error_code Error;
+  if (!BuildDir.empty() && fs::is_directory(BuildDir, Error))
+    Spec.WorkingDirectory = BuildDir;
+  Spec.TimeoutSeconds = Options.RunTimeoutSeconds;
+
+  RunRecord Record;
+  Record.Round = Round;
+  Record.RunMode = RunMode;
+  Record.Sequence = unsigned(Runs.size() + 1);
+  judgeRun(runProcess(Spec), App.Timer, App.Check, Record);
+  if (Record.Problem.empty() && App.OutputArgs &&
+      !fs::exists(outputFile(Round, RunMode), Error))
+    Record.Problem = "did not write its output file " + outputFile(Round, RunMode);
+  return Record;
+}
+
+void IntegrationRun::comparePairOutputs(unsigned Round) {
+  std::string Original = outputFile(Round, Mode::Original);
+  std::string Ours = outputFile(Round, Mode::Ours);
+  Expected<OutputComparison> Compared = compareOutputFiles(Original, Ours);
+  if (!Compared) {
+    RefusalReason = "round " + std::to_string(Round) +
+                    ": cannot compare outputs: " + Compared.error();
+    return;
+  }
+  Comparisons.push_back({Round, *Compared});
+  Progress << "fs-harness: [round " << Round << "/" << Options.Rounds
+           << "] outputs " << Compared->describe() << "\n";
+  if (!Options.KeepOutputs) {
+    std::error_code Error;
+    fs::remove(Original, Error);
+    fs::remove(Ours, Error);
+  }
+}
+
+void IntegrationRun::measure() {
+  std::vector<std::array<Mode, 2>> Order = planRoundOrder(Options.Rounds, Seed);
+  for (unsigned Round = 1; Round <= Options.Rounds; ++Round) {
+    bool PairCounts = true;
+    for (Mode RunMode : Order[Round - 1]) {
+      RunRecord Record = runOnce(Round, RunMode);
+      Progress << "fs-harness: [round " << Round << "/" << Options.Rounds
+               << "] " << modeLabel(RunMode) << ": ";
+      if (Record.TimeMs)
+        Progress << formatNumber(*Record.TimeMs, 3) << " ms";
+      else
+        Progress << "no time";
+      Progress << ", check " << (Record.Check ? Record.Check->Word : "missing");
+      if (!Record.Problem.empty())
+        Progress << " -- FAILED: " << Record.Problem;
+      Progress << "\n";
+      PairCounts &= Record.Problem.empty();
+      Runs.push_back(std::move(Record));
+      if (!PairCounts && !Options.KeepGoing)
+        return;
+    }
+    if (PairCounts && App.OutputArgs)
+      comparePairOutputs(Round);
+    if (!RefusalReason.empty() && !Options.KeepGoing)
+      return;
+  }
+}
+
+void IntegrationRun::judgeOutputs() {
+  for (const PairComparison &Pair : Comparisons) {
+    const OutputComparison &Result = Pair.Result;
+    if (Result.Identical)
+      continue;
+    std::string Where = "round " + std::to_string(Pair.Round) + ": outputs ";
+    if (Result.SizeA != Result.SizeB) {
+      RefusalReason = Where + Result.describe();
+      return;
+    }
+    if (!Options.OutputMaxRelDiff)
+      continue;
+    const auto &D = Result.AsFloat32;
+    if (!D || D->NanMismatches > 0 || D->MaxRelDiff > *Options.OutputMaxRelDiff) {
+      RefusalReason = Where + Result.describe() + " (limit: max rel " +
+                      formatNumber(*Options.OutputMaxRelDiff, 9) + ")";
+      return;
+    }
+  }
+}
+
+std::string IntegrationRun::checkStatus() const {
+  for (const RunRecord &Run : Runs)
+    if (Run.Check && !Run.Check->Passed)
+      return "fail";
+  for (const RunRecord &Run : Runs)
+    if (!Run.Check)
+      return "incomplete";
+  return Runs.size() == plannedRuns() ? "pass" : "incomplete";
+}
+
+void IntegrationRun::printReport() {
+  Report << "fs-harness: " << App.Name << " (" << (Options.Small ? "small" : "full")
+         << "), " << Options.Rounds << " rounds, seed " << Seed << ", GPU "
+         << Gpu.Name << " (driver " << Gpu.Driver << "), nvcc " << NvccVersion
+         << "\n";
+  if (!Summary) {
+    Report << "REFUSED: no speed-up reported\n";
+    Report << "  reason: " << RefusalReason << "\n";
+    return;
+  }
+  for (Mode RunMode : {Mode::Original, Mode::Ours}) {
+    const ModeSummary &M =
+        RunMode == Mode::Original ? Summary->Original : Summary->Ours;
+    Report << "  " << modeLabel(RunMode) << ": median "
+           << formatNumber(M.MedianMs, 3) << " ms, min "
+           << formatNumber(M.MinMs, 3) << ", max " << formatNumber(M.MaxMs, 3)
+           << " (" << M.Runs << " runs)\n";
+  }
+  const SpeedupSummary &S = Summary->Speedup;
+  Report << "  speed-up: " << formatNumber(S.Median, 3)
+         << "x (median of " << S.PairRatios.size()
+         << " pair ratios t0/t1), 95% CI [" << formatNumber(S.Confidence95.Low, 3)
+         << ", " << formatNumber(S.Confidence95.High, 3) << "] (bootstrap, "
+         << S.Resamples << " resamples)\n";
+  Report << "  check: PASS in all " << Runs.size() << " runs\n";
+  for (const PairComparison &Pair : Comparisons)
+    Report << "  output, round " << Pair.Round << ": " << Pair.Result.describe()
+           << "\n";
+}
+
+json IntegrationRun::buildRegistryEntry() const {
+  json Entry = {{"app", App.Name},
+                {"kernels", App.Kernels},
+                {"gpu", {{"name", Gpu.Name}, {"driver", Gpu.Driver}}},
+                {"nvcc", NvccVersion},
+                {"problem", Options.Small ? "small" : "full"},
+                {"rounds", Options.Rounds},
+                {"runs_made", Runs.size()},
+                {"seed", Seed},
+                {"status", Summary ? "pass" : "refused"},
+                {"check", checkStatus()},
+                {"date", Date},
+                {"tool_version", FORGESTENCIL_VERSION},
+                {"patches", {{"files", Patches.Files}, {"sha256", Patches.Sha256}}}};
+  if (!Summary) {
+    Entry["reason"] = RefusalReason;
+    return Entry;
+  }
+  Entry["modes"] = {{"0", modeToJson(Summary->Original)},
+                    {"1", modeToJson(Summary->Ours)}};
+  const SpeedupSummary &S = Summary->Speedup;
+  Entry["speedup"] = {{"median", S.Median},
+                      {"ci95", {S.Confidence95.Low, S.Confidence95.High}},
+                      {"method", "median of per-round t0/t1, percentile bootstrap"},
+                      {"resamples", S.Resamples}};
+  if (App.OutputArgs) {
+    bool AllIdentical = std::all_of(
+        Comparisons.begin(), Comparisons.end(),
+        [](const PairComparison &Pair) { return Pair.Result.Identical; });
+    double MaxAbs = 0, MaxRel = 0;
+    for (const PairComparison &Pair : Comparisons)
+      if (Pair.Result.AsFloat32) {
+        MaxAbs = std::max(MaxAbs, Pair.Result.AsFloat32->MaxAbsDiff);
+        MaxRel = std::max(MaxRel, Pair.Result.AsFloat32->MaxRelDiff);
+      }
+    Entry["output"] = {{"identical", AllIdentical},
+                       {"max_abs_diff", MaxAbs},
+                       {"max_rel_diff", MaxRel}};
+  }
+  return Entry;
+}
+
+json IntegrationRun::buildRunRecord() const {
+  json Record = buildRegistryEntry();
+  Record["binary"] = Binary;
+  Record["args"] = RunArgs;
+  Record["cuda_visible_devices"] =
+      VisibleDevices ? json(*VisibleDevices) : json(nullptr);
+  Record["run_timeout_s"] = Options.RunTimeoutSeconds;
+  json RunList = json::array();
+  for (const RunRecord &Run : Runs)
+    RunList.push_back(runToJson(Run));
+  Record["runs"] = RunList;
+  json OutputList = json::array();
+  for (const PairComparison &Pair : Comparisons)
+    OutputList.push_back(comparisonToJson(Pair));
+  Record["outputs"] = OutputList;
+  if (Summary)
+    Record["speedup"]["pair_ratios"] = Summary->Speedup.PairRatios;
+  return Record;
+}
+
+int IntegrationRun::finish() {
+  printReport();
+  if (OutputDirIsTemporary && !Options.KeepOutputs) {
+    std::error_code Error;
+    fs::remove(OutputDir, Error); // Only when empty: never a user's file.
+  }
+  int Code = Summary ? ExitReported : ExitRefused;
+  if (!Options.JsonPath.empty()) {
+    Status Written =
+        writeFileAtomically(Options.JsonPath, buildRunRecord().dump(2) + "\n");
+    if (!Written) {
+      Progress << "fs-harness: error: " << Written.error() << "\n";
+      Code = ExitSetupFailed;
+    }
+  }
+  if (!Options.WriteRegistry)
+    return Code;
+  Status Updated = updateRegistryFile(RegistryPath, buildRegistryEntry());
+  if (!Updated) {
+    Progress << "fs-harness: error: " << Updated.error() << "\n";
+    return ExitSetupFailed;
+  }
+  Report << "  registry: " << RegistryPath << " updated"
+         << (Summary ? "" : " (recorded as refused)") << "\n";
+  return Code;
+}
+
+int IntegrationRun::run() {
+  Status Ready = resolvePaths();
+  if (Ready)
+    Ready = loadApp();
+  if (Ready && !Options.NoBuild)
+    Ready = vendorAndBuild();
+  if (Ready)
+    Ready = locateBinary();
+  if (Ready)
+    Ready = prepareOutputDirectory();
+  if (!Ready) {
+    Progress << "fs-harness: error: " << Ready.error() << "\n";
+    return ExitSetupFailed;
+  }
+
+  selectGpu();
+  Seed = Options.Seed ? *Options.Seed : std::random_device()();
+  Date = utcTimestamp();
+  Progress << "fs-harness: " << App.Name << ": " << Options.Rounds
+           << " rounds, seed " << Seed << " (repeat the order with --seed "
+           << Seed << "), CUDA_VISIBLE_DEVICES="
+           << VisibleDevices.value_or("(inherited, unset)") << ", GPU "
+           << Gpu.Name << "\n";
+
+  measure();
+  if (RefusalReason.empty()) {
+    if (const RunRecord *Failed = findFirstProblem(Runs))
+      RefusalReason = describeRun(*Failed, plannedRuns()) + ": " + Failed->Problem;
+  }
+  if (RefusalReason.empty())
+    judgeOutputs();
+  if (RefusalReason.empty()) {
+    Expected<MeasurementSummary> Summarized =
+        summarizeRuns(Runs, Options.Resamples, Seed);
+    if (Summarized)
+      Summary = *Summarized;
+    else
+      RefusalReason = Summarized.error();
+  }
+  return finish();
+}
+
+} // namespace
+
+int runIntegration(const HarnessOptions &Options, std::ostream &Report,
+                   std::ostream &Progress) {
+  return IntegrationRun(Options, Report, Progress).run();
+}
+
+} // namespace harness
+} // namespace forgestencil

@@ -1,0 +1,98 @@
+//===- OutputParsing.cpp - The app's own timer and check lines ------------===//
+//
+// Part of ForgeStencil.
+//
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Harness/OutputParsing.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+namespace forgestencil {
+namespace harness {
+
+Expected<double> millisecondsPerUnit(const std::string &Unit) {
+  if (Unit == "ns")
+    return 1e-6;
+  if (Unit == "us")
+    return 1e-3;
+  if (Unit == "ms")
+    return 1.0;
+  if (Unit == "s")
+    return 1e3;
+  if (Unit == "min")
+    return 60e3;
+  return fail("unknown time unit '" + Unit +
+              "' (expected one of ns, us, ms, s, min)");
+}
+
+Expected<std::regex> compileCapturePattern(const std::string &Pattern,
+                                           const std::string &What) {
+  std::string Prefix = What.empty() ? "" : What + ": ";
+  std::regex Compiled;
+  try {
+    Compiled = std::regex(Pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error &Error) {
+    return fail(Prefix + "invalid regular expression '" + Pattern +
+                "': " + Error.what());
+  }
+  if (Compiled.mark_count() < 1)
+    return fail(Prefix + "regular expression '" + Pattern +
+                "' has no capture group; group 1 must hold the value");
+  return Compiled;
+}
+
+namespace {
+
+/// Capture group 1 of the last match of \p Pattern in \p Output.
+std::optional<std::string> lastCapture(const std::string &Output,
+                                       const std::regex &Pattern) {
+  std::optional<std::string> Last;
+  for (std::sregex_iterator It(Output.begin(), Output.end(), Pattern), End;
+       It != End; ++It)
+    if ((*It)[1].matched)
+      Last = (*It)[1].str();
+  return Last;
+}
+
+} // namespace
+
+Expected<double> parseTimerMs(const std::string &Output,
+                              const TimerPattern &Timer) {
+  Expected<double> Scale = millisecondsPerUnit(Timer.Unit);
+  if (!Scale)
+    return fail("timer.unit: " + Scale.error());
+  Expected<std::regex> Pattern = compileCapturePattern(Timer.Regex, "timer.regex");
+  if (!Pattern)
+    return fail(Pattern.error());
+
+  std::optional<std::string> Text = lastCapture(Output, *Pattern);
+  if (!Text)
+    return fail("no timer line matching '" + Timer.Regex + "' in the output");
+  errno = 0;
+  char *End = nullptr;
+  double Value = std::strtod(Text->c_str(), &End);
+  if (Text->empty() || End != Text->c_str() + Text->size() || errno == ERANGE)
+    return fail("the timer line holds '" + *Text + "', which is not a number");
+  if (!std::isfinite(Value) || Value < 0)
+    return fail("the timer line holds '" + *Text +
+                "', which is not a finite non-negative time");
+  return Value * *Scale;
+}
+
+Expected<CheckVerdict> parseCheck(const std::string &Output,
+                                  const CheckPattern &Check) {
+  Expected<std::regex> Pattern = compileCapturePattern(Check.Regex, "check.regex");
+  if (!Pattern)
+    return fail(Pattern.error());
+  std::optional<std::string> Word = lastCapture(Output, *Pattern);
+  if (!Word)
+    return fail("no check line matching '" + Check.Regex + "' in the output");
+  return CheckVerdict{*Word, *Word == Check.PassWord};
+}
+
+} // namespace harness
+} // namespace forgestencil
