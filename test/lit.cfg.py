@@ -47,4 +47,4 @@ for tool in ("git", "patch", "cmake", "ninja"):
     if shutil.which(tool):
         config.available_features.add(tool)
 
-llvm_config.with_environment("PATH", tool_dirs, append_path=False)
+llvm_config.with_environment("PATH", tool_dirs, append_path=True)
