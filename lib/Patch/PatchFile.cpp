@@ -9,7 +9,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <vector>
 #include <system_error>
 
 #include <fcntl.h>
@@ -168,6 +171,27 @@ Expected<std::string> nextPatchPath(const std::string &Directory,
   return (fs::path(Directory) /
           (std::string(Number) + "-" + sanitiseSlug(Slug) + ".patch"))
       .string();
+}
+
+std::optional<std::string> findIdenticalPatch(const std::string &Directory,
+                                              std::string_view Content) {
+  std::error_code EC;
+  std::vector<fs::path> Candidates;
+  for (fs::directory_iterator It(Directory, EC), End; !EC && It != End;
+       It.increment(EC))
+    if (patchNumberOf(It->path().filename().string()) != 0 &&
+        It->file_size(EC) == Content.size())
+      Candidates.push_back(It->path());
+  // Directory order is arbitrary; the lowest number wins for stable output.
+  std::sort(Candidates.begin(), Candidates.end());
+  for (const fs::path &Candidate : Candidates) {
+    std::ifstream In(Candidate, std::ios::binary);
+    std::string Existing(Content.size(), '\0');
+    if (In.read(Existing.data(), static_cast<std::streamsize>(Existing.size())) &&
+        Existing == Content)
+      return Candidate.string();
+  }
+  return std::nullopt;
 }
 
 } // namespace patch

@@ -49,6 +49,19 @@ TEST(PatchFileTest, NextNumberFollowsTheHighest) {
   EXPECT_EQ(fs::path(*Path).filename(), "0008-c.patch");
 }
 
+TEST(PatchFileTest, IdenticalPatchIsFound) {
+  TempDir Dir;
+  writeFile(Dir.path() / "0001-a.patch", "first\n");
+  writeFile(Dir.path() / "0002-b.patch", "second\n");
+  writeFile(Dir.path() / "0003-b.patch", "second\n");
+  writeFile(Dir.path() / "notes.txt", "third\n");
+  EXPECT_EQ(findIdenticalPatch(Dir.path().string(), "second\n"),
+            (Dir.path() / "0002-b.patch").string());
+  EXPECT_FALSE(findIdenticalPatch(Dir.path().string(), "third\n"));
+  EXPECT_FALSE(findIdenticalPatch(Dir.path().string(), "second"));
+  EXPECT_FALSE(findIdenticalPatch((Dir.path() / "missing").string(), "x"));
+}
+
 TEST(PatchFileTest, DirectoryThatIsAFileIsAnError) {
   TempDir Dir;
   writeFile(Dir.path() / "file", "x");

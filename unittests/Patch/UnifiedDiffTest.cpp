@@ -302,6 +302,9 @@ TEST(UnifiedDiffTest, GitAgreesOnUnambiguousChanges) {
     GTEST_SKIP() << "git is not installed";
   std::string Twenty = numberedLines(20);
   std::string Function = "static void step(float *u)\n{\n" + Twenty + "}\n";
+  std::string Spaced = "int main(void)\t \r\n{\n" + Twenty + "}\n";
+  std::string Long = "_" + std::string(100, 'f') + "()\n" + Twenty;
+  std::string NotFunctions = " indented\n#define X\n\xc3\xa9t\u00e9\n" + Twenty;
   const FileChange Cases[] = {
       modify("src/x.txt", numberedLines(10),
              replaceLine(numberedLines(10), 5, "five")),
@@ -321,6 +324,9 @@ TEST(UnifiedDiffTest, GitAgreesOnUnambiguousChanges) {
       modify("k.cu", Function, replaceLine(Function, 15, "  u[0] = 1;")),
       modify("k.cu", Function,
              replaceLine(replaceLine(Function, 5, "x"), 20, "y")),
+      modify("m.c", Spaced, replaceLine(Spaced, 12, "x")),
+      modify("l.c", Long, replaceLine(Long, 9, "x")),
+      modify("n.c", NotFunctions, replaceLine(NotFunctions, 12, "x")),
       modify("my dir/f.txt", "a\n", "b\n"),
       create("include/forgestencil/use_ours.h", "hello\n"),
       create("n.txt", "no newline"),

@@ -16,6 +16,7 @@
 
 #include "forgestencil/Patch/Expected.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,12 @@ std::string sanitiseSlug(std::string_view Text);
 /// `NNNN-*.patch` file there (0001 in an empty or missing directory).
 Expected<std::string> nextPatchPath(const std::string &Directory,
                                     std::string_view Slug);
+
+/// The `NNNN-*.patch` file in \p Directory whose bytes equal \p Content, if
+/// any, so that running twice on the same inputs can report the existing
+/// patch instead of numbering a copy.
+std::optional<std::string> findIdenticalPatch(const std::string &Directory,
+                                              std::string_view Content);
 
 } // namespace patch
 } // namespace forgestencil
