@@ -3,6 +3,7 @@
 #include "forgestencil/Driver/CompilationDatabase.h"
 
 #include "clang/Options/Options.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -35,6 +36,21 @@ bool clangKnowsFlag(StringRef Flag) {
   return Distance == 0;
 }
 
+/// Says which parses a job gets: one host, one device, whatever the number
+/// of architectures the command builds for.
+std::string describeParses(const CompileJob &Job) {
+  std::string Arch = Job.deviceArch();
+  std::string Why;
+  if (Job.GpuArchs.empty())
+    Why = "nvcc's default; the command names no architecture";
+  else if (Job.GpuArchs.size() == 1)
+    Why = "the only architecture the command builds for";
+  else
+    Why = "newest of " + join(Job.GpuArchs, ", ");
+  return "parsed twice: host side, and device side for " + Arch + " (" + Why +
+         ")";
+}
+
 } // namespace
 
 Expected<std::unique_ptr<CudaCompilationDatabase>>
@@ -55,6 +71,11 @@ CudaCompilationDatabase::load(StringRef Path, const DatabaseOptions &Opts) {
 Expected<std::unique_ptr<CudaCompilationDatabase>>
 CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
                                         const DatabaseOptions &Opts) {
+  if (!Opts.CudaPath.empty() && !isCudaInstallation(Opts.CudaPath))
+    return createStringError(inconvertibleErrorCode(),
+                             "--cuda-path '%s' is not a CUDA installation (no "
+                             "include/cuda_runtime.h)",
+                             Opts.CudaPath.c_str());
   auto Parsed = json::parse(Json);
   if (!Parsed)
     return jsonError(JsonPath, "malformed JSON: " + toString(Parsed.takeError()));
@@ -135,6 +156,9 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
       DB->Problems.push_back({Job->File, toString(TC.takeError())});
       continue;
     }
+    Job->Notes.insert(Job->Notes.end(), TC->Notes.begin(), TC->Notes.end());
+    Job->Notes.push_back("CUDA toolkit " + TC->CudaPath + " (from " +
+                         TC->CudaPathOrigin + ")");
     // Drop host-compiler flags that clang does not know.
     std::vector<std::string> Known;
     for (const std::string &F : Job->HostFlags) {
@@ -144,6 +168,12 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
         Job->Notes.push_back("dropped host flag unknown to clang: " + F);
     }
     Job->HostFlags = std::move(Known);
+    if (!Job->CommonFlags.empty())
+      Job->Notes.push_back("clang flags, both sides: " +
+                           join(Job->CommonFlags, " "));
+    if (!Job->HostFlags.empty())
+      Job->Notes.push_back("clang flags, host side only: " +
+                           join(Job->HostFlags, " "));
 
     TranslationUnit TU;
     TU.Job = std::move(*Job);
@@ -155,6 +185,7 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
       TU.Commands.back().Heuristic =
           Side == CudaSide::Host ? "cuda-host" : "cuda-device";
     }
+    TU.Job.Notes.push_back(describeParses(TU.Job));
     DB->Order.push_back(TU.Job.File);
     DB->Units.emplace(TU.Job.File, std::move(TU));
   }

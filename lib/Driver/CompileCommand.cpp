@@ -11,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <algorithm>
@@ -53,6 +54,8 @@ enum class NvccAction {
   ForwardUnknown,
   NoWarnings,    // -w
   SkipTU,        // -E, -M, -dlink, -link, -lib, --run: not a compilation
+  HostCompiler,  // -ccbin: the host compiler nvcc would run
+  ToolOptions,   // -Xptxas, -Xnvlink, ...: options for a later build stage
   Drop,          // understood and irrelevant to parsing
 };
 
@@ -82,7 +85,7 @@ const StringMap<NvccOption> &nvccOptions() {
     Add({"gencode", "generate-code"}, A::Gencode, true);
     Add({"code", "gpu-code"}, A::Code, true);
     Add({"Xcompiler", "compiler-options"}, A::XCompiler, true);
-    Add({"x", "x"}, A::Language, true);
+    Add({"x"}, A::Language, true);
     Add({"optf", "options-file"}, A::OptionsFile, true);
     Add({"default-stream"}, A::DefaultStream, true);
     Add({"rdc", "relocatable-device-code"}, A::Rdc, true);
@@ -98,35 +101,36 @@ const StringMap<NvccOption> &nvccOptions() {
          "generate-nonsystem-dependencies", "dlink", "device-link", "link",
          "lib", "run", "dryrun"},
         A::SkipTU, false);
+    Add({"ccbin", "compiler-bindir"}, A::HostCompiler, true);
+    // Options for the assembler, linkers and the CUDA front end's own
+    // back end: they change the binary, never what the source means.
+    Add({"Xptxas", "ptxas-options", "Xnvlink", "nvlink-options", "Xcudafe",
+         "Xfatbin", "fatbin-options", "Xlinker", "linker-options", "Xarchive",
+         "archive-options"},
+        A::ToolOptions, true);
     // Understood, irrelevant to parsing, with a value.
-    Add({"o", "output-file", "ccbin", "compiler-bindir", "Xptxas",
-         "ptxas-options", "Xnvlink", "nvlink-options", "Xcudafe", "Xfatbin",
-         "fatbin-options", "Xlinker", "linker-options", "Xarchive",
-         "archive-options", "L", "library-path", "l", "library", "O",
+    Add({"o", "output-file", "L", "library-path", "l", "library", "O",
          "optimize", "m", "machine", "maxrregcount", "ftz", "prec-div",
-         "prec-sqrt", "fmad", "cudart", "cudadevrt", "keep-dir",
-         "t", "threads", "MF", "dependency-output", "MT",
-         "dependency-target-name", "MQ", "time", "diag-suppress",
-         "diag-warn", "diag-error", "Werror", "split-compile",
-         "generate-line-info", "odir", "output-directory", "dopt",
-         "Xnvlink", "entries", "default-device", "ptxas-path",
-         "allow-unsupported-compiler-version", "ext-lambda-dummy",
+         "prec-sqrt", "fmad", "cudart", "cudadevrt", "keep-dir", "t",
+         "threads", "MF", "dependency-output", "MT", "dependency-target-name",
+         "MQ", "time", "diag-suppress", "diag-warn", "diag-error", "Werror",
+         "split-compile", "odir", "output-directory", "dopt", "entries",
          "static-global-template-stub", "device-entity-has-hidden-visibility",
-         "relocatable-ptx", "Wno-deprecated-gpu-targets-dummy"},
+         "device-stack-protector", "fdevice-time-trace"},
         A::Drop, true);
     // Understood, irrelevant to parsing, flags.
     Add({"c", "compile", "cuda", "ptx", "cubin", "fatbin", "optix-ir",
-         "lineinfo", "g", "debug", "keep", "save-temps", "res-usage",
-         "resource-usage", "v", "verbose", "allow-unsupported-compiler",
-         "Wno-deprecated-gpu-targets", "Wno-deprecated-declarations",
-         "Wreorder", "Wdefault-stream-launch", "Wext-lambda-captures-this",
-         "Wmissing-launch-bounds", "restrict", "extra-device-vectorization",
-         "display-error-number", "no-display-error-number", "MD", "MMD",
-         "MP", "shared", "no-host-device-initializer-list",
-         "no-host-device-move-forward", "expt-relaxed-constexpr-dummy",
-         "err-no", "src-in-ptx", "nohdinitlist", "noprof", "pg",
-         "qpp-config-dummy", "objdir-as-tempdir", "use-local-env",
-         "dw", "device-w", "fdevice-syntax-only", "fdevice-time-trace",
+         "lineinfo", "generate-line-info", "g", "debug", "keep",
+         "save-temps", "res-usage", "resource-usage", "v", "verbose",
+         "allow-unsupported-compiler", "Wno-deprecated-gpu-targets",
+         "Wno-deprecated-declarations", "Wreorder", "Wdefault-stream-launch",
+         "Wext-lambda-captures-this", "Wmissing-launch-bounds", "restrict",
+         "extra-device-vectorization", "display-error-number",
+         "no-display-error-number", "MD", "MMD", "MP", "shared",
+         "no-host-device-initializer-list", "nohdinitlist",
+         "no-host-device-move-forward", "err-no", "src-in-ptx", "noprof",
+         "pg", "objdir-as-tempdir", "use-local-env", "dw", "device-w",
+         "relocatable-ptx", "reloc-ptx", "fdevice-syntax-only",
          "list-gpu-arch", "list-gpu-code", "version", "help"},
         A::Drop, false);
     return T;
@@ -210,16 +214,27 @@ void addGencode(CompileJob &Job, StringRef Spec) {
 /// else to the host side only (as nvcc hands them to the host compiler).
 void addHostCompilerFlags(CompileJob &Job, ArrayRef<std::string> Flags);
 
+/// Walks an nvcc argument list (and the options files it names) and fills
+/// in a CompileJob.
 struct NvccParser {
+  NvccParser(CompileJob &Job, StringRef Directory)
+      : Job(Job), Directory(Directory) {}
+
   CompileJob &Job;
   StringRef Directory;
   BumpPtrAllocator Alloc;
   StringSaver Saver{Alloc};
   bool ForwardUnknown = false;
+  bool LanguageGiven = false;
+  /// The option being applied, as written ("--ptxas-options").
+  StringRef Spelling;
   std::vector<std::string> Unknown;
   std::vector<std::string> Inputs;
   unsigned OptionsFileDepth = 0;
 
+  /// Parses Args and then decides about the options it did not know.
+  Error run(ArrayRef<std::string> Args);
+  /// Parses Args (the command line or an options file's contents).
   Error parse(ArrayRef<std::string> Args);
   Error apply(const NvccOption &Opt, StringRef Name, StringRef Value);
 };
@@ -234,34 +249,25 @@ Error NvccParser::parse(ArrayRef<std::string> Args) {
         Inputs.push_back(absolutePath(Arg, Directory));
       continue;
     }
+    Spelling = Arg.split('=').first;
     StringRef Body = Arg.drop_while([](char C) { return C == '-'; });
     auto [Name, Attached] = Body.split('=');
     bool HasEquals = Body.contains('=');
     const auto &Table = nvccOptions();
     auto It = Table.find(Name);
-    if (It == Table.end() && !HasEquals && !Body.empty()) {
-      // Attached single-letter values: -DFOO, -I/path, -O3, -lm, -Lpath.
+    if (It == Table.end() && !Body.empty() && !Arg.starts_with("--")) {
+      // Attached single-letter values: -DFOO, -DN=64, -I/path, -O3, -lm.
+      // The value may itself hold '=', so this is tried on the whole body.
       StringRef Short = Body.take_front(1);
-      if (StringRef("DUIOLlo").contains(Short) && Arg.starts_with("-") &&
-          !Arg.starts_with("--")) {
-        auto S = Table.find(Short);
-        if (S != Table.end()) {
-          if (Error E = apply(S->second, Short, Body.drop_front(1)))
-            return E;
-          continue;
-        }
-      }
-      // -Wno-..., -Wall and friends are nvcc or host warnings: irrelevant.
-      if (Body.starts_with("W") || Body.starts_with("f") ||
-          Body.starts_with("m")) {
-        if (ForwardUnknown)
-          Job.HostFlags.push_back(Arg.str());
-        else
-          Job.Notes.push_back("ignored " + Arg.str());
+      if (StringRef("DUIOLlo").contains(Short)) {
+        if (Error E = apply(Table.find(Short)->second, Short,
+                            Body.drop_front(1)))
+          return E;
         continue;
       }
     }
     if (It == Table.end()) {
+      // Kept until the end: -forward-unknown-to-host-compiler may follow.
       Unknown.push_back(Arg.str());
       continue;
     }
@@ -281,6 +287,12 @@ Error NvccParser::parse(ArrayRef<std::string> Args) {
     if (Error E = apply(Opt, Name, Value))
       return E;
   }
+  return Error::success();
+}
+
+Error NvccParser::run(ArrayRef<std::string> Args) {
+  if (Error E = parse(Args))
+    return E;
   for (const std::string &U : Unknown) {
     if (ForwardUnknown)
       Job.HostFlags.push_back(U);
@@ -331,6 +343,7 @@ Error NvccParser::apply(const NvccOption &Opt, StringRef Name,
     break;
   }
   case A::Language:
+    LanguageGiven = true;
     if (Value == "cu" || Value == "cuda")
       Job.Language = SourceLanguage::Cuda;
     else if (Value == "c++" || Value == "cpp")
@@ -389,6 +402,16 @@ Error NvccParser::apply(const NvccOption &Opt, StringRef Name,
   case A::SkipTU:
     Job.Skip = true;
     Job.SkipReason = ("nvcc -" + Name + " does not compile a source").str();
+    break;
+  case A::HostCompiler:
+    Job.Notes.push_back(("host compiler " + Value +
+                         " (-ccbin) not run: clang parses the host side")
+                            .str());
+    break;
+  case A::ToolOptions:
+    Job.Notes.push_back(
+        ("dropped " + Spelling + " " + Value + " (not a parsing option)")
+            .str());
     break;
   case A::Drop:
     break;
@@ -476,22 +499,19 @@ Expected<CompileJob> parseNvccCommand(ArrayRef<std::string> Argv,
   Job.Directory = Directory.str();
   Job.Compiler = Argv.empty() ? "" : Argv.front();
   Job.Language = SourceLanguage::Other;
-  // nvcc's own location names the toolkit: <cuda>/bin/nvcc.
-  if (sys::path::is_absolute(Job.Compiler))
+  // nvcc's own location names the toolkit: <cuda>/bin/nvcc. A relative
+  // path is relative to the command's directory, as the build ran it there.
+  if (StringRef(Job.Compiler).contains('/'))
     Job.CudaPathHint = sys::path::parent_path(
-                           sys::path::parent_path(Job.Compiler))
+                           sys::path::parent_path(
+                               absolutePath(Job.Compiler, Directory)))
                            .str();
-  NvccParser P{Job, Directory};
-  bool LanguageGiven = false;
-  for (const std::string &A : Argv)
-    if (StringRef(A) == "-x" || StringRef(A).starts_with("-x=") ||
-        StringRef(A) == "--x" || StringRef(A).starts_with("--x="))
-      LanguageGiven = true;
-  if (Error E = P.parse(Argv.drop_front()))
-    return std::move(E);
+  NvccParser P(Job, Directory);
+  if (Error E = P.run(Argv.drop_front()))
+    return E;
   if (Error E = finishInputs(Job, P.Inputs, File))
-    return std::move(E);
-  if (!LanguageGiven && !Job.File.empty()) {
+    return E;
+  if (!P.LanguageGiven && !Job.File.empty()) {
     // nvcc compiles .cu as CUDA and hands .cpp/.c to the host compiler.
     Job.Language = languageFromExtension(Job.File);
   }
@@ -581,13 +601,19 @@ Expected<CompileJob> parseGccStyleCommand(ArrayRef<std::string> Argv,
       Job.HostFlags.push_back(A.str());
   }
   if (Error E = finishInputs(Job, Inputs, File))
-    return std::move(E);
+    return E;
   Job.Language = Lang ? *Lang : languageFromExtension(Job.File);
   return Job;
 }
 
 Expected<CompileJob> parseCompileCommand(ArrayRef<std::string> Argv,
                                          StringRef Directory, StringRef File) {
+  // CMake's <LANG>_COMPILER_LAUNCHER and wrapper-based build caches put
+  // their own program before the compiler.
+  while (Argv.size() > 1 &&
+         is_contained({"ccache", "sccache", "distcc", "buildcache"},
+                      sys::path::filename(Argv.front())))
+    Argv = Argv.drop_front();
   if (Argv.empty())
     return createStringError(inconvertibleErrorCode(), "empty command line");
   StringRef Name = sys::path::filename(Argv.front());
@@ -600,26 +626,71 @@ static bool isDirectory(const std::string &Path) {
   return !Path.empty() && sys::fs::is_directory(Path);
 }
 
+bool isCudaInstallation(StringRef Root) {
+  if (Root.empty())
+    return false;
+  SmallString<256> Header(Root);
+  sys::path::append(Header, "include", "cuda_runtime.h");
+  return sys::fs::exists(Header);
+}
+
+/// The toolkit root of the nvcc that a command runs by its bare name, as the
+/// build would have found it on PATH.
+static std::string cudaRootOnPath(StringRef Compiler) {
+  if (Compiler.contains('/'))
+    return "";
+  auto Nvcc = sys::findProgramByName(Compiler);
+  if (!Nvcc)
+    return "";
+  std::string Root =
+      sys::path::parent_path(sys::path::parent_path(*Nvcc)).str();
+  if (isCudaInstallation(Root))
+    return Root;
+  // A distribution's /usr/bin/nvcc links into the toolkit's own bin/.
+  SmallString<256> Real;
+  if (sys::fs::real_path(*Nvcc, Real))
+    return Root;
+  return sys::path::parent_path(sys::path::parent_path(Real)).str();
+}
+
 Expected<Toolchain> findToolchain(const CompileJob &Job,
                                   StringRef CudaPathOverride,
                                   StringRef ResourceDirOverride) {
   Toolchain TC;
   TC.ClangPath = FS_CLANG_EXECUTABLE;
+  // An explicit --cuda-path is what the user wants, so a wrong one is an
+  // error rather than a reason to silently parse against another toolkit.
+  if (!CudaPathOverride.empty()) {
+    if (!isCudaInstallation(CudaPathOverride))
+      return createStringError(inconvertibleErrorCode(),
+                               "--cuda-path '%s' is not a CUDA installation "
+                               "(no include/cuda_runtime.h)",
+                               CudaPathOverride.str().c_str());
+    TC.CudaPath = CudaPathOverride.str();
+    TC.CudaPathOrigin = "--cuda-path";
+  }
   std::vector<std::string> Tried;
-  auto TryCuda = [&](const std::string &Candidate) {
+  auto TryCuda = [&](const std::string &Candidate, StringRef Origin) {
     if (!TC.CudaPath.empty() || Candidate.empty())
       return;
-    SmallString<256> Header(Candidate);
-    sys::path::append(Header, "include", "cuda_runtime.h");
     Tried.push_back(Candidate);
-    if (sys::fs::exists(Header))
+    if (isCudaInstallation(Candidate)) {
       TC.CudaPath = Candidate;
+      TC.CudaPathOrigin = Origin.str();
+      return;
+    }
+    TC.Notes.push_back(("ignored " + Origin + " '" + Candidate +
+                        "': no include/cuda_runtime.h there")
+                           .str());
   };
-  TryCuda(CudaPathOverride.str());
-  TryCuda(Job.CudaPathHint);
-  if (auto Env = sys::Process::GetEnv("CUDA_PATH"))
-    TryCuda(*Env);
-  TryCuda("/usr/local/cuda");
+  if (Job.Language == SourceLanguage::Cuda) {
+    TryCuda(Job.CudaPathHint, "the compiler's toolkit");
+    if (Job.CudaPathHint.empty())
+      TryCuda(cudaRootOnPath(Job.Compiler), "the nvcc on PATH");
+    if (auto Env = sys::Process::GetEnv("CUDA_PATH"))
+      TryCuda(*Env, "CUDA_PATH");
+    TryCuda("/usr/local/cuda", "the default location");
+  }
   if (TC.CudaPath.empty() && Job.Language == SourceLanguage::Cuda) {
     std::string Where;
     for (const std::string &T : Tried)
@@ -630,8 +701,9 @@ Expected<Toolchain> findToolchain(const CompileJob &Job,
         "%s); pass --cuda-path or set CUDA_PATH",
         Where.c_str());
   }
-  TC.ResourceDir = ResourceDirOverride.empty() ? std::string(FS_CLANG_RESOURCE_DIR)
-                                               : ResourceDirOverride.str();
+  TC.ResourceDir = ResourceDirOverride.empty()
+                       ? std::string(FS_CLANG_RESOURCE_DIR)
+                       : ResourceDirOverride.str();
   if (!isDirectory(TC.ResourceDir + "/include"))
     return createStringError(
         inconvertibleErrorCode(),

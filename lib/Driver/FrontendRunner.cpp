@@ -3,6 +3,7 @@
 #include "forgestencil/Driver/FrontendRunner.h"
 
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -28,6 +29,16 @@ const char *sideName(CudaSide Side) {
 
 namespace {
 
+/// Whether a clang error is one that nvcc only warns about, so that the
+/// user learns why an app that builds with nvcc fails to parse here.
+bool isErrorNvccOnlyWarnsAbout(const Diagnostic &Info, StringRef Message) {
+  // nvcc (warning #20011-D/#20014-D) accepts a __host__ __device__ function
+  // that calls a __host__ function as long as the device side never runs
+  // it; clang rejects the call whenever the device side is emitted.
+  return Info.getID() == diag::err_ref_bad_target &&
+         Message.ends_with("in __host__ __device__ function");
+}
+
 /// Counts errors and keeps the first few, formatted; prints nothing.
 class CollectingDiagConsumer : public DiagnosticConsumer {
 public:
@@ -48,6 +59,9 @@ public:
     SmallString<256> Msg;
     Info.FormatDiagnostic(Msg);
     D.Message = std::string(Msg);
+    if (isErrorNvccOnlyWarnsAbout(Info, Msg))
+      D.Message += " [nvcc only warns about this; clang's CUDA front end "
+                   "rejects it]";
     if (Info.hasSourceManager() && Info.getLocation().isValid()) {
       const SourceManager &SM = Info.getSourceManager();
       PresumedLoc P = SM.getPresumedLoc(SM.getFileLoc(Info.getLocation()));
@@ -76,6 +90,9 @@ public:
     // Keep parsing past errors: kernels that parsed cleanly are still
     // worth analysing, and the caller decides what to trust.
     CI.getDiagnostics().setErrorLimit(0);
+    // The runner reports errors itself; clang's "N errors generated" line
+    // would only repeat them on stderr.
+    CI.setVerboseOutputStream(std::make_unique<raw_null_ostream>());
     auto C = Factory(CI, TU, Side);
     return C ? std::move(C) : std::make_unique<ASTConsumer>();
   }
@@ -135,6 +152,7 @@ std::vector<ParseResult> runFrontend(const CudaCompilationDatabase &DB,
       CollectingDiagConsumer Diags(MaxErrorsKept);
       Diags.Current = &R;
       Tool.setDiagnosticConsumer(&Diags);
+      Tool.setPrintErrorMessage(false);
       ForwardingActionFactory ActionFactory(Factory, *TU);
       int RC = Tool.run(&ActionFactory);
       R.Ran = RC == 0 || R.NumErrors > 0;

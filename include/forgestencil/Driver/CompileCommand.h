@@ -80,10 +80,18 @@ struct Toolchain {
   std::string ClangPath;   ///< Used as argv[0]; only its name matters.
   std::string ResourceDir; ///< clang's built-in headers (CUDA wrappers).
   std::string CudaPath;    ///< The CUDA toolkit root.
+  /// Where CudaPath came from ("--cuda-path", "CUDA_PATH", ...).
+  std::string CudaPathOrigin;
+  /// Places that were looked at and rejected, for --verbose.
+  std::vector<std::string> Notes;
 };
 
-/// Finds the CUDA toolkit for Job: an explicit override, the nvcc in the
-/// command, $CUDA_PATH, /usr/local/cuda, in that order, and clang's resource
+/// Whether Root holds a CUDA toolkit's headers (include/cuda_runtime.h).
+bool isCudaInstallation(llvm::StringRef Root);
+
+/// Finds the CUDA toolkit for Job: an explicit override (which must be
+/// valid), the nvcc in the command (by its path, or on PATH when named
+/// bare), $CUDA_PATH, /usr/local/cuda, in that order, and clang's resource
 /// directory (override, the one this tool was built against). Fails with a
 /// message naming every place looked at.
 llvm::Expected<Toolchain> findToolchain(const CompileJob &Job,

@@ -1,0 +1,89 @@
+//===- ClangCommandTest.cpp - CompileJobs to clang CUDA command lines -----===//
+///
+/// \file
+/// buildClangCommand: one host-side and one device-side command per CUDA
+/// job, with the nvcc-only macros and the host-only flags where they belong.
+///
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Driver/CompileCommand.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace forgestencil::driver;
+using ::testing::Contains;
+using ::testing::Not;
+
+namespace {
+
+Toolchain fakeToolchain() {
+  Toolchain TC;
+  TC.ClangPath = "clang++";
+  TC.ResourceDir = "/res";
+  TC.CudaPath = "/opt/cuda";
+  return TC;
+}
+
+CompileJob cudaJob() {
+  auto Job = parseNvccCommand(
+      {"nvcc", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+       "arch=compute_90,code=sm_90", "-DRADIUS=2", "-Xcompiler", "-fopenmp",
+       "-rdc=true", "-c", "k.cu"},
+      "/b", "");
+  EXPECT_TRUE(bool(Job));
+  return Job ? std::move(*Job) : CompileJob();
+}
+
+TEST(ClangCommand, HostSide) {
+  std::vector<std::string> Cmd =
+      buildClangCommand(cudaJob(), fakeToolchain(), CudaSide::Host);
+  EXPECT_THAT(Cmd, Contains("--cuda-host-only"));
+  EXPECT_THAT(Cmd, Not(Contains("--cuda-device-only")));
+  EXPECT_THAT(Cmd, Contains("-fopenmp"));
+  EXPECT_THAT(Cmd, Contains("-DRADIUS=2"));
+  EXPECT_THAT(Cmd, Contains("--cuda-path=/opt/cuda"));
+  EXPECT_THAT(Cmd, Contains("-resource-dir=/res"));
+  EXPECT_THAT(Cmd, Contains("-Wno-unknown-cuda-version"));
+  EXPECT_THAT(Cmd, Contains("-D__NVCC__=1"));
+  EXPECT_THAT(Cmd, Contains("-fgpu-rdc"));
+  EXPECT_EQ(Cmd.back(), "/b/k.cu");
+}
+
+TEST(ClangCommand, DeviceSideIsOneParseForTheNewestArch) {
+  std::vector<std::string> Cmd =
+      buildClangCommand(cudaJob(), fakeToolchain(), CudaSide::Device);
+  EXPECT_THAT(Cmd, Contains("--cuda-device-only"));
+  EXPECT_THAT(Cmd, Contains("--cuda-gpu-arch=sm_90"));
+  EXPECT_THAT(Cmd, Not(Contains("--cuda-gpu-arch=sm_80")));
+  EXPECT_EQ(std::count_if(Cmd.begin(), Cmd.end(),
+                          [](const std::string &A) {
+                            return A.rfind("--cuda-gpu-arch=", 0) == 0;
+                          }),
+            1);
+  // Host compiler flags never reach the device side.
+  EXPECT_THAT(Cmd, Not(Contains("-fopenmp")));
+  EXPECT_THAT(Cmd, Contains("-DRADIUS=2"));
+  EXPECT_THAT(Cmd, Contains("-D__NVCC__=1"));
+}
+
+TEST(ClangCommand, NonCudaJobIsPlainCxx) {
+  auto Job = parseCompileCommand({"g++", "-DX=1", "-c", "m.cpp"}, "/b", "");
+  ASSERT_TRUE(bool(Job));
+  std::vector<std::string> Cmd =
+      buildClangCommand(*Job, fakeToolchain(), CudaSide::Host);
+  EXPECT_THAT(Cmd, Contains("c++"));
+  EXPECT_THAT(Cmd, Not(Contains("cuda")));
+  EXPECT_THAT(Cmd, Not(Contains("-D__NVCC__=1")));
+}
+
+TEST(Toolchain, ExplicitCudaPathMustBeValid) {
+  CompileJob Job = cudaJob();
+  auto TC = findToolchain(Job, "/nonexistent/cuda", "");
+  ASSERT_FALSE(bool(TC));
+  EXPECT_THAT(llvm::toString(TC.takeError()),
+              ::testing::HasSubstr("--cuda-path '/nonexistent/cuda' is not a "
+                                   "CUDA installation"));
+}
+
+} // namespace
