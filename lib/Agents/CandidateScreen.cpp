@@ -146,6 +146,7 @@ public:
   std::vector<ScreenFinding> run() {
     checkIncludes();
     std::string Blanked = blankCommentsAndLiterals(Code, /*AlsoLiterals=*/true);
+    blankIncludeDirectives(Blanked); // checkIncludes() judged them already.
     Tokens = tokenize(Blanked);
     for (size_t I = 0; I < Tokens.size(); ++I) {
       checkToken(I);
@@ -280,6 +281,22 @@ private:
       add(Line, Category::Stream, Severity::Refuse, "<<<...>>>",
           "this launch uses the default stream (`" + Stream[0]->Text +
               "`); pass the launcher's stream");
+  }
+
+  static void blankIncludeDirectives(std::string &Text) {
+    size_t Pos = 0;
+    while (Pos < Text.size()) {
+      size_t End = Text.find('\n', Pos);
+      if (End == std::string::npos)
+        End = Text.size();
+      size_t Hash = Text.find_first_not_of(" \t", Pos);
+      if (Hash < End && Text[Hash] == '#') {
+        size_t Word = Text.find_first_not_of(" \t", Hash + 1);
+        if (Word < End && Text.compare(Word, 7, "include") == 0)
+          std::fill(Text.begin() + Pos, Text.begin() + End, ' ');
+      }
+      Pos = End + 1;
+    }
   }
 
   void checkIncludes() {

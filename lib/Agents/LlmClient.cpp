@@ -90,7 +90,32 @@ struct HttpReply {
 struct Transfer {
   HttpReply Reply;
   SseDecoder *Sse = nullptr;
+  milliseconds StallTimeout{0};
+  std::chrono::steady_clock::time_point LastActivity;
+  curl_off_t LastDownloaded = 0;
+  curl_off_t LastUploaded = 0;
+  bool Stalled = false;
 };
+
+/// Aborts a transfer that moved no byte for the stall timeout.
+/// CURLOPT_LOW_SPEED_* cannot do this: libcurl averages the speed over a
+/// window that includes the request upload, so a server that accepts the
+/// request and then says nothing keeps the average above the limit.
+int onProgress(void *User, curl_off_t, curl_off_t Downloaded, curl_off_t,
+               curl_off_t Uploaded) {
+  auto &T = *static_cast<Transfer *>(User);
+  auto Now = std::chrono::steady_clock::now();
+  if (Downloaded != T.LastDownloaded || Uploaded != T.LastUploaded) {
+    T.LastDownloaded = Downloaded;
+    T.LastUploaded = Uploaded;
+    T.LastActivity = Now;
+    return 0;
+  }
+  if (Now - T.LastActivity < T.StallTimeout)
+    return 0;
+  T.Stalled = true;
+  return 1;
+}
 
 /// Parses the status line and `Retry-After` / `retry-after-ms`. A status
 /// line starts a new response (after a redirect or a 100 Continue), so it
@@ -143,6 +168,8 @@ HttpReply perform(const LlmConfig &Config, const std::string &Url,
   initCurlOnce();
   Transfer T;
   T.Sse = Sse;
+  T.StallTimeout = Config.StallTimeout;
+  T.LastActivity = std::chrono::steady_clock::now();
   std::unique_ptr<CURL, CurlHandleDeleter> Handle(curl_easy_init());
   if (!Handle) {
     T.Reply.Transport = CURLE_FAILED_INIT;
@@ -178,9 +205,9 @@ HttpReply perform(const LlmConfig &Config, const std::string &Url,
                    static_cast<long>(Config.ConnectTimeout.count()));
   curl_easy_setopt(H, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(Config.OverallTimeout.count()));
-  curl_easy_setopt(H, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(H, CURLOPT_LOW_SPEED_TIME,
-                   std::max<long>(1, static_cast<long>(Config.StallTimeout.count())));
+  curl_easy_setopt(H, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(H, CURLOPT_XFERINFOFUNCTION, onProgress);
+  curl_easy_setopt(H, CURLOPT_XFERINFODATA, &T);
   curl_easy_setopt(H, CURLOPT_HEADERFUNCTION, onHeader);
   curl_easy_setopt(H, CURLOPT_HEADERDATA, &T);
   curl_easy_setopt(H, CURLOPT_WRITEFUNCTION, onBody);
@@ -195,6 +222,13 @@ HttpReply perform(const LlmConfig &Config, const std::string &Url,
   }
 
   T.Reply.Transport = curl_easy_perform(H);
+  if (T.Stalled) {
+    T.Reply.Transport = CURLE_OPERATION_TIMEDOUT;
+    T.Reply.TransportMessage =
+        "the connection stalled: no data for " +
+        std::to_string(Config.StallTimeout.count()) + " ms (stall timeout)";
+    return T.Reply;
+  }
   if (T.Reply.Transport != CURLE_OK) {
     T.Reply.TransportMessage = ErrorBuffer[0]
                                    ? std::string(ErrorBuffer)
@@ -554,7 +588,7 @@ Result<void> LlmClient::checkReachable() {
 
   LlmConfig Quick = Config;
   Quick.OverallTimeout = std::min(Config.OverallTimeout, milliseconds(30000));
-  Quick.StallTimeout = std::min(Config.StallTimeout, std::chrono::seconds(15));
+  Quick.StallTimeout = std::min(Config.StallTimeout, milliseconds(15000));
   HttpReply Reply = perform(Quick, Url, /*PostBody=*/nullptr, /*Sse=*/nullptr);
   if (Reply.Transport != CURLE_OK)
     return makeError(redactSecret(

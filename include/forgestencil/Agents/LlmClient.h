@@ -48,9 +48,11 @@ struct LlmConfig {
   std::string ApiKey;
 
   std::chrono::milliseconds ConnectTimeout{10000};
-  /// A transfer slower than one byte per second for this long is abandoned.
-  /// libcurl measures it in whole seconds, so it is rounded up to one.
-  std::chrono::seconds StallTimeout{60};
+  /// An attempt during which no byte moves in either direction for this long
+  /// is abandoned as stalled. It is checked from libcurl's progress callback,
+  /// which runs about once a second when idle, so it fires up to a second
+  /// late.
+  std::chrono::milliseconds StallTimeout{60000};
   /// Bound on one attempt, from connect to the last byte.
   std::chrono::milliseconds OverallTimeout{600000};
 
