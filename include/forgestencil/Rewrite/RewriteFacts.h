@@ -1,0 +1,169 @@
+//===- RewriteFacts.h - What rewriting needs to know about an app -*- C++ -*-===//
+///
+/// \file
+/// The facts the rewriter needs from the AST, gathered from the host-side
+/// parse of every translation unit: each kernel definition with the exact
+/// text to copy, each `<<<>>>` launch with the statement that holds it, and
+/// the declarations a launch sees when the kernel's definition is elsewhere.
+/// Facts are keyed by file and offset, so a header parsed through several
+/// translation units contributes each fact once.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_REWRITE_REWRITEFACTS_H
+#define FORGESTENCIL_REWRITE_REWRITEFACTS_H
+
+#include "forgestencil/Driver/FrontendRunner.h"
+
+#include "clang/AST/ASTConsumer.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace forgestencil {
+namespace rewrite {
+
+/// A place in a file: canonical absolute path and byte offset.
+struct FileOffset {
+  std::string File;
+  unsigned Offset = 0;
+  bool operator<(const FileOffset &O) const {
+    return std::tie(File, Offset) < std::tie(O.File, O.Offset);
+  }
+  bool operator==(const FileOffset &O) const {
+    return File == O.File && Offset == O.Offset;
+  }
+};
+
+/// A __global__ function definition, with what it takes to copy it.
+struct KernelDefinition {
+  std::string Name;          ///< Unqualified name.
+  std::string QualifiedName; ///< "ns::k".
+  FileOffset NamePos;        ///< Where the kernel's name is; the key.
+  unsigned Line = 0;
+  /// [Begin, End) of the whole definition, from `template`/`__global__` to
+  /// the closing brace.
+  unsigned Begin = 0, End = 0;
+  /// The definition's text with the name replaced by a placeholder
+  /// (`NameOffsetInText`), so a renamed copy can be made.
+  std::string Text;
+  unsigned NameOffsetInText = 0;
+  bool IsStatic = false;
+  bool IsTemplate = false;
+  /// "template <typename T, int R>" as written, for the launcher.
+  std::string TemplateHeader;
+  /// "T, R" (packs as "Ts..."): the arguments that forward the launcher's
+  /// template parameters to the copy.
+  std::string TemplateForwardArgs;
+  /// The launcher's parameters: the definition's own text where the
+  /// parameter has a name, else its type printed around a made-up name.
+  std::vector<std::string> LauncherParams;
+  std::vector<std::string> ParamNames;
+  /// Why the definition cannot be copied; empty when it can.
+  std::string Problem;
+};
+
+/// Where the launch statement sits, which decides how the guard is braced.
+enum class StatementContext {
+  /// In a `{}` block, or after a case/default/label.
+  InBlock,
+  /// The unbraced body of an if/else/for/while/do.
+  UnbracedBody,
+  /// Not a statement of its own (part of a larger expression).
+  NotAStatement,
+};
+
+/// One `kernel<<<grid, block, shmem, stream>>>(args);` statement.
+struct LaunchStatement {
+  FileOffset Pos;            ///< Start of the launch expression; the key.
+  unsigned Line = 0, Column = 0;
+  std::string Kernel;        ///< Qualified name of the launched kernel.
+  /// The kernel's definition when the launching TU has it.
+  std::optional<FileOffset> KernelDefinitionPos;
+  /// `::ns::` as written before the kernel's name, and `<float, 4>` when
+  /// template arguments are written.
+  std::string Qualifier, ExplicitTemplateArgs;
+  /// Exact source text of each part; empty when absent.
+  std::string Grid, Block, SharedMem, Stream;
+  std::vector<std::string> Args;
+  /// One past the statement's `;`.
+  unsigned StatementEnd = 0;
+  StatementContext Context = StatementContext::InBlock;
+  /// For an unbraced body: one past the token that precedes the body (the
+  /// `)` of the condition, `else` or `do`).
+  unsigned ControlTokenEnd = 0;
+  /// The launch already sits in the else branch of a
+  /// `forgestencil::use_ours()` guard.
+  bool AlreadyGuarded = false;
+  /// The launching TU does not see the kernel's definition before the
+  /// launch, so the launcher must be declared after this declaration.
+  std::optional<FileOffset> DeclarationNeeded;
+  /// Why the launch cannot be rewritten; empty when it can.
+  std::string Problem;
+};
+
+/// A declaration of a kernel after which a launcher declaration goes.
+struct KernelDeclaration {
+  FileOffset Pos; ///< The kernel's name in the declaration; the key.
+  std::string QualifiedName;
+  bool IsStatic = false;
+  std::string TemplateHeader;
+  std::vector<std::string> Params; ///< As written (names optional).
+  unsigned StatementEnd = 0;       ///< One past its `;`.
+  std::string Problem;
+};
+
+/// Everything gathered, merged over all parses.
+class RewriteFacts {
+public:
+  /// Makes the consumer that records one parse (host side; the device side
+  /// sees the same definitions and no host launches).
+  std::unique_ptr<clang::ASTConsumer>
+  makeConsumer(clang::CompilerInstance &CI, const driver::TranslationUnit &TU,
+               driver::CudaSide Side);
+
+  const std::map<FileOffset, KernelDefinition> &kernels() const {
+    return Kernels;
+  }
+  const std::map<FileOffset, LaunchStatement> &launches() const {
+    return Launches;
+  }
+  const std::map<FileOffset, KernelDeclaration> &declarations() const {
+    return Declarations;
+  }
+  /// The content each fact's offsets refer to, as the parser read it.
+  const std::map<std::string, std::string> &contents() const {
+    return Contents;
+  }
+
+  void addKernel(KernelDefinition K) { Kernels.emplace(K.NamePos, std::move(K)); }
+  /// Keeps the first parse's view of a launch; a later parse that does not
+  /// see the kernel's definition first adds the declaration it needs.
+  void addLaunch(LaunchStatement L) {
+    auto [It, Inserted] = Launches.emplace(L.Pos, L);
+    if (!Inserted && L.DeclarationNeeded && !It->second.DeclarationNeeded)
+      It->second.DeclarationNeeded = L.DeclarationNeeded;
+  }
+  void addDeclaration(KernelDeclaration D) {
+    Declarations.emplace(D.Pos, std::move(D));
+  }
+  void addContent(const std::string &File, std::string Content) {
+    Contents.emplace(File, std::move(Content));
+  }
+
+private:
+  std::map<FileOffset, KernelDefinition> Kernels;
+  std::map<FileOffset, LaunchStatement> Launches;
+  std::map<FileOffset, KernelDeclaration> Declarations;
+  std::map<std::string, std::string> Contents;
+};
+
+} // namespace rewrite
+} // namespace forgestencil
+
+#endif

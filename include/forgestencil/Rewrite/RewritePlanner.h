@@ -1,0 +1,89 @@
+//===- RewritePlanner.h - From facts to edited files and a patch -*- C++ -*-===//
+///
+/// \file
+/// Decides which launches to rewrite, turns the decision into edits
+/// (clang::tooling::Replacements, one set per file, merged over every
+/// translation unit that saw the file), applies them in memory and hands the
+/// changed and added files to the patch writer. The user's sources are never
+/// written.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_REWRITE_REWRITEPLANNER_H
+#define FORGESTENCIL_REWRITE_REWRITEPLANNER_H
+
+#include "forgestencil/Patch/UnifiedDiff.h"
+#include "forgestencil/Rewrite/RewriteFacts.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace rewrite {
+
+/// How the replacement kernels are made.
+enum class Strategy {
+  /// The launcher calls a renamed copy of the original kernel with the
+  /// original configuration: the plumbing, the verification reference and
+  /// the fallback. It is never a speed-up.
+  Reference,
+};
+
+/// Parses a --strategy value.
+llvm::Expected<Strategy> parseStrategy(llvm::StringRef Name);
+const char *strategyName(Strategy S);
+
+struct RewriteOptions {
+  /// Absolute directory the patch's paths are relative to; every edited
+  /// file must be under it.
+  std::string SourceRoot;
+  /// Kernels to rewrite, by qualified or plain name; empty means every
+  /// kernel with a launch that can be rewritten.
+  std::vector<std::string> Kernels;
+  Strategy Strat = Strategy::Reference;
+  std::string ToolVersion;
+};
+
+/// Something the user should know about a launch or kernel left alone.
+struct RewriteNote {
+  std::string File; ///< Relative to the source root when under it.
+  unsigned Line = 0, Column = 0;
+  std::string Message;
+  std::string format() const;
+};
+
+/// The outcome of planning: the files to change and to add.
+struct RewritePlan {
+  std::vector<std::string> Kernels; ///< Qualified names, sorted.
+  unsigned LaunchesRewritten = 0;
+  /// Launches that already sit behind a forgestencil::use_ours() guard.
+  unsigned LaunchesAlreadyGuarded = 0;
+  std::vector<patch::FileChange> Files;
+  std::vector<RewriteNote> Notes;
+
+  /// The tree already carries a ForgeStencil patch for everything asked.
+  bool alreadyApplied() const {
+    return LaunchesRewritten == 0 && LaunchesAlreadyGuarded > 0;
+  }
+};
+
+/// Plans and applies, in memory, the rewrite of the launches in \p Facts.
+/// Fails when a kernel named in the options does not exist, when an edited
+/// file is outside the source root, or when two edits of a file conflict.
+llvm::Expected<RewritePlan> planRewrites(const RewriteFacts &Facts,
+                                         const RewriteOptions &Opts);
+
+/// Writes \p Plan as a patch whose header states the kernels and the
+/// strategy. Fails when the plan changes nothing.
+llvm::Expected<std::string> buildPatch(const RewritePlan &Plan,
+                                       const RewriteOptions &Opts);
+
+/// The file-name slug of the patch for \p Plan.
+std::string patchSlug(const RewritePlan &Plan, const RewriteOptions &Opts);
+
+} // namespace rewrite
+} // namespace forgestencil
+
+#endif

@@ -1,0 +1,81 @@
+//===- PatchEmission.cpp - fs-rewrite's --emit-patch, end to end ----------===//
+
+#include "forgestencil/Rewrite/PatchEmission.h"
+
+#include "forgestencil/Driver/FrontendRunner.h"
+#include "forgestencil/Patch/AlreadyApplied.h"
+#include "forgestencil/Patch/PatchFile.h"
+#include "forgestencil/Rewrite/RewriteFacts.h"
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace rewrite {
+
+static Error failure(const Twine &Message) {
+  return createStringError(inconvertibleErrorCode(), Message.str());
+}
+
+Error emitPatch(const driver::CudaCompilationDatabase &DB,
+                const EmitOptions &Opts, raw_ostream &Out, raw_ostream &Log) {
+  RewriteFacts Facts;
+  std::vector<driver::ParseResult> Results = driver::runFrontend(
+      DB, {},
+      [&](clang::CompilerInstance &CI, const driver::TranslationUnit &TU,
+          driver::CudaSide Side) { return Facts.makeConsumer(CI, TU, Side); });
+  // Rewriting code that did not parse could corrupt it: refuse.
+  for (const driver::ParseResult &R : Results) {
+    if (R.ok())
+      continue;
+    std::string First = R.Errors.empty() ? "" : "; first: " + R.Errors[0].format();
+    return failure("failed to parse " + R.File + " (" +
+                   driver::sideName(R.Side) + " side), so nothing is "
+                   "rewritten" + First);
+  }
+
+  Expected<RewritePlan> Plan = planRewrites(Facts, Opts.Rewrite);
+  if (!Plan)
+    return Plan.takeError();
+  for (const RewriteNote &N : Plan->Notes)
+    Log << "fs-rewrite: note: " << N.format() << "\n";
+  if (Plan->alreadyApplied()) {
+    Log << "fs-rewrite: the tree already carries a ForgeStencil USE_OURS "
+           "patch (" << Plan->LaunchesAlreadyGuarded
+        << " launch(es) already guarded); no patch written\n";
+    return Error::success();
+  }
+  if (Plan->LaunchesRewritten == 0)
+    return failure("no launch can be rewritten");
+
+  patch::ApplyCheck Check =
+      patch::detectAlreadyAppliedInTree(Opts.Rewrite.SourceRoot, Plan->Files);
+  if (Check.State == patch::ApplyState::AlreadyApplied) {
+    Log << "fs-rewrite: " << Check.Reason << "; no patch written\n";
+    return Error::success();
+  }
+  if (Check.State == patch::ApplyState::Diverged)
+    return failure("the tree already carries part of a ForgeStencil patch: " +
+                   Check.Reason);
+
+  Expected<std::string> Text = buildPatch(*Plan, Opts.Rewrite);
+  if (!Text)
+    return Text.takeError();
+  if (Opts.ToStream) {
+    Out << *Text;
+    return Error::success();
+  }
+  patch::Expected<std::string> Path = patch::nextPatchPath(
+      Opts.OutputDirectory, patch::sanitiseSlug(patchSlug(*Plan, Opts.Rewrite)));
+  if (!Path)
+    return failure(Path.error());
+  patch::Status Written = patch::writePatchFileAtomically(*Path, *Text);
+  if (!Written.ok())
+    return failure(Written.error());
+  Log << "fs-rewrite: wrote " << *Path << " (" << Plan->LaunchesRewritten
+      << " launch(es) of " << Plan->Kernels.size() << " kernel(s), strategy "
+      << strategyName(Opts.Rewrite.Strat) << ")\n";
+  return Error::success();
+}
+
+} // namespace rewrite
+} // namespace forgestencil

@@ -1,0 +1,458 @@
+//===- RewriteFacts.cpp - What rewriting needs to know about an app -------===//
+
+#include "forgestencil/Rewrite/RewriteFacts.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace forgestencil {
+namespace rewrite {
+
+namespace {
+
+std::string canonicalPath(StringRef Path) {
+  SmallString<256> Real;
+  if (!sys::fs::real_path(Path, Real))
+    return std::string(Real);
+  SmallString<256> P(Path);
+  sys::path::remove_dots(P, true);
+  return std::string(P);
+}
+
+/// Where a launch statement sits, found while visiting its parent.
+struct StatementSlot {
+  StatementContext Context = StatementContext::InBlock;
+  SourceLocation ControlToken; ///< For an unbraced body.
+  bool AlreadyGuarded = false;
+};
+
+/// True when \p Cond is a call of forgestencil::use_ours().
+bool isUseOursCall(const Expr *Cond) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(Cond ? Cond->IgnoreImplicit()
+                                                     : nullptr);
+  if (!Call)
+    return false;
+  const FunctionDecl *FD = Call->getDirectCallee();
+  return FD && FD->getQualifiedNameAsString() == "forgestencil::use_ours";
+}
+
+class FactCollector : public RecursiveASTVisitor<FactCollector> {
+public:
+  FactCollector(ASTContext &Ctx, RewriteFacts &Facts)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()),
+        Facts(Facts) {}
+
+  // Launches are collected once, in the pattern a template is written as.
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->hasAttr<CUDAGlobalAttr>() || FD->isTemplateInstantiation())
+      return true;
+    if (FD->doesThisDeclarationHaveABody())
+      recordDefinition(FD);
+    return true;
+  }
+
+  bool VisitCompoundStmt(CompoundStmt *S) {
+    for (Stmt *Child : S->body())
+      markSlot(Child, {});
+    return true;
+  }
+  bool VisitCaseStmt(CaseStmt *S) { return markSlot(S->getSubStmt(), {}); }
+  bool VisitDefaultStmt(DefaultStmt *S) {
+    return markSlot(S->getSubStmt(), {});
+  }
+  bool VisitLabelStmt(LabelStmt *S) { return markSlot(S->getSubStmt(), {}); }
+
+  bool VisitIfStmt(IfStmt *S) {
+    markSlot(S->getThen(), unbraced(S->getRParenLoc()));
+    StatementSlot Else = unbraced(S->getElseLoc());
+    Else.AlreadyGuarded = isUseOursCall(S->getCond());
+    markSlot(S->getElse(), Else);
+    // The guard's else branch is a block holding the original launch.
+    if (Else.AlreadyGuarded)
+      if (auto *Block = dyn_cast_or_null<CompoundStmt>(S->getElse()))
+        for (Stmt *Child : Block->body())
+          markSlot(Child, StatementSlot{StatementContext::InBlock, {}, true});
+    return true;
+  }
+  bool VisitForStmt(ForStmt *S) {
+    return markSlot(S->getBody(), unbraced(S->getRParenLoc()));
+  }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *S) {
+    return markSlot(S->getBody(), unbraced(S->getRParenLoc()));
+  }
+  bool VisitWhileStmt(WhileStmt *S) {
+    return markSlot(S->getBody(), unbraced(S->getRParenLoc()));
+  }
+  bool VisitDoStmt(DoStmt *S) {
+    return markSlot(S->getBody(), unbraced(S->getDoLoc()));
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    recordLaunch(E);
+    return true;
+  }
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const FunctionDecl *Saved = CurrentFunction;
+    CurrentFunction = FD;
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    CurrentFunction = Saved;
+    return R;
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *MD) {
+    const FunctionDecl *Saved = CurrentFunction;
+    CurrentFunction = MD;
+    bool R = RecursiveASTVisitor::TraverseCXXMethodDecl(MD);
+    CurrentFunction = Saved;
+    return R;
+  }
+
+private:
+  static StatementSlot unbraced(SourceLocation ControlToken) {
+    return StatementSlot{StatementContext::UnbracedBody, ControlToken, false};
+  }
+
+  bool markSlot(Stmt *S, StatementSlot Slot) {
+    if (!S || isa<CompoundStmt>(S))
+      return true;
+    if (auto *E = dyn_cast<Expr>(S))
+      if (auto *Launch = dyn_cast<CUDAKernelCallExpr>(E->IgnoreImplicit()))
+        Slots[Launch] = Slot;
+    return true;
+  }
+
+  /// The file and offset of a location spelled directly in a file.
+  std::optional<FileOffset> fileOffset(SourceLocation Loc) {
+    if (Loc.isInvalid() || Loc.isMacroID())
+      return std::nullopt;
+    FileID FID = SM.getFileID(Loc);
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    if (!FE)
+      return std::nullopt;
+    FileOffset P{canonicalPath(FE->getName()), SM.getFileOffset(Loc)};
+    if (!Facts.contents().count(P.File))
+      Facts.addContent(P.File, SM.getBufferData(FID).str());
+    return P;
+  }
+
+  /// One past the last character of the token at \p Loc.
+  SourceLocation tokenEnd(SourceLocation Loc) {
+    return Lexer::getLocForEndOfToken(Loc, 0, SM, LO);
+  }
+
+  /// Exact text of a token range that is spelled in one file.
+  std::optional<std::string> exactText(SourceRange R) {
+    CharSourceRange CR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(R), SM, LO);
+    if (CR.isInvalid())
+      return std::nullopt;
+    return Lexer::getSourceText(CR, SM, LO).str();
+  }
+
+  /// One past the `;` that ends a statement or declaration ending at \p End.
+  std::optional<unsigned> offsetAfterSemicolon(SourceLocation End) {
+    if (End.isMacroID())
+      return std::nullopt;
+    std::optional<Token> Next = Lexer::findNextToken(End, SM, LO);
+    if (!Next || Next->isNot(tok::semi) || Next->getLocation().isMacroID())
+      return std::nullopt;
+    return SM.getFileOffset(Next->getLocation()) + 1;
+  }
+
+  std::string templateHeader(const TemplateParameterList *TPL) {
+    return exactText(TPL->getSourceRange()).value_or("");
+  }
+
+  void recordDefinition(FunctionDecl *FD) {
+    KernelDefinition K;
+    K.Name = FD->getNameAsString();
+    K.QualifiedName = FD->getQualifiedNameAsString();
+    std::optional<FileOffset> NamePos = fileOffset(FD->getLocation());
+    if (!NamePos)
+      return; // Defined by a macro: no place to copy it from.
+    K.NamePos = *NamePos;
+    K.Line = SM.getSpellingLineNumber(FD->getLocation());
+    K.IsStatic = FD->getStorageClass() == SC_Static;
+
+    SourceLocation Begin = FD->getBeginLoc();
+    if (FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate()) {
+      K.IsTemplate = true;
+      Begin = FTD->getBeginLoc();
+      K.TemplateHeader = templateHeader(FTD->getTemplateParameters());
+      K.TemplateForwardArgs = forwardArgs(FTD->getTemplateParameters(), K);
+    }
+    // `__global__` comes from a macro and may precede what the declaration
+    // counts as its start.
+    for (const Attr *A : FD->attrs()) {
+      SourceLocation AL = SM.getExpansionLoc(A->getLocation());
+      if (AL.isValid() && SM.isWrittenInSameFile(AL, Begin) &&
+          SM.isBeforeInTranslationUnit(AL, Begin))
+        Begin = AL;
+    }
+    Begin = SM.getExpansionLoc(Begin);
+    SourceLocation End = FD->getEndLoc();
+    std::optional<FileOffset> B = fileOffset(Begin), E = fileOffset(End);
+    if (!B || !E || B->File != K.NamePos.File) {
+      K.Problem = "its definition is not spelled in one file";
+      Facts.addKernel(std::move(K));
+      return;
+    }
+    K.Begin = B->Offset;
+    K.End = E->Offset + 1; // The closing brace.
+    const std::string &Content = Facts.contents().at(K.NamePos.File);
+    K.Text = Content.substr(K.Begin, K.End - K.Begin);
+    K.NameOffsetInText = K.NamePos.Offset - K.Begin;
+    if (FD->getQualifierLoc())
+      K.Problem = "it is defined out of line with a qualified name";
+
+    unsigned Index = 0;
+    for (const ParmVarDecl *P : FD->parameters()) {
+      std::string Name = P->getName().str();
+      std::optional<std::string> Written = exactText(P->getSourceRange());
+      if (Name.empty()) {
+        Name = "fs_arg" + std::to_string(Index);
+        std::string Printed;
+        raw_string_ostream OS(Printed);
+        P->getOriginalType().print(OS, Ctx.getPrintingPolicy(), Name);
+        Written = Printed;
+      }
+      if (!Written) {
+        K.Problem = "a parameter is spelled by a macro";
+        Written = "";
+      }
+      if (P->isParameterPack())
+        Name += "...";
+      K.LauncherParams.push_back(*Written);
+      K.ParamNames.push_back(Name);
+      ++Index;
+    }
+    Facts.addKernel(std::move(K));
+  }
+
+  std::string forwardArgs(const TemplateParameterList *TPL,
+                          KernelDefinition &K) {
+    std::string Out;
+    for (const NamedDecl *P : *TPL) {
+      if (P->getName().empty()) {
+        K.Problem = "a template parameter has no name";
+        return "";
+      }
+      if (!Out.empty())
+        Out += ", ";
+      Out += P->getName().str();
+      if (P->isParameterPack())
+        Out += "...";
+    }
+    return Out;
+  }
+
+  /// The kernel a launch calls, with the callee expression that names it.
+  const FunctionDecl *launchedKernel(const CUDAKernelCallExpr *E,
+                                     const Expr *&Callee) {
+    Callee = E->getCallee()->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
+      return dyn_cast<FunctionDecl>(DRE->getDecl());
+    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
+      const FunctionDecl *Found = nullptr;
+      for (const NamedDecl *D : ULE->decls()) {
+        const FunctionDecl *FD = D->getAsFunction();
+        if (!FD || (Found && Found->getCanonicalDecl() != FD->getCanonicalDecl()))
+          return nullptr;
+        Found = FD;
+      }
+      return Found;
+    }
+    return nullptr;
+  }
+
+  template <typename RefExpr>
+  void recordCalleeSpelling(const RefExpr *Ref, LaunchStatement &L) {
+    if (NestedNameSpecifierLoc Q = Ref->getQualifierLoc())
+      L.Qualifier = exactText(Q.getSourceRange()).value_or("");
+    if (Ref->hasExplicitTemplateArgs())
+      L.ExplicitTemplateArgs =
+          exactText({Ref->getLAngleLoc(), Ref->getRAngleLoc()}).value_or("");
+  }
+
+  void recordLaunch(CUDAKernelCallExpr *E) {
+    LaunchStatement L;
+    SourceLocation Begin = E->getBeginLoc();
+    std::optional<FileOffset> Pos = fileOffset(SM.getExpansionLoc(Begin));
+    if (!Pos)
+      return;
+    L.Pos = *Pos;
+    SourceLocation Spelled = SM.getExpansionLoc(Begin);
+    L.Line = SM.getSpellingLineNumber(Spelled);
+    L.Column = SM.getSpellingColumnNumber(Spelled);
+    auto Done = [&](std::string Problem) {
+      if (L.Problem.empty())
+        L.Problem = std::move(Problem);
+      Facts.addLaunch(std::move(L));
+    };
+
+    const Expr *Callee = nullptr;
+    const FunctionDecl *Kernel = launchedKernel(E, Callee);
+    L.Kernel = Kernel ? Kernel->getQualifiedNameAsString()
+                      : exactText(E->getCallee()->getSourceRange()).value_or("");
+
+    auto Slot = Slots.find(E);
+    if (Slot != Slots.end())
+      L.AlreadyGuarded = Slot->second.AlreadyGuarded;
+    if (Begin.isMacroID() || E->getEndLoc().isMacroID()) {
+      StringRef Macro = Lexer::getImmediateMacroName(Begin, SM, LO);
+      if (SM.isMacroArgExpansion(Begin))
+        return Done(("the launch is an argument of macro '" + Macro +
+                     "'; a guard cannot be placed inside a macro argument")
+                        .str());
+      return Done(("the launch is spelled in the body of macro '" + Macro +
+                   "'; rewriting it would change every expansion")
+                      .str());
+    }
+    if (CurrentFunction && (CurrentFunction->hasAttr<CUDAGlobalAttr>() ||
+                            CurrentFunction->hasAttr<CUDADeviceAttr>()))
+      return Done("the launch is in device code (dynamic parallelism)");
+    if (!Kernel)
+      return Done("the launched kernel is not named directly (a function "
+                  "pointer or an overload set)");
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
+      recordCalleeSpelling(DRE, L);
+    else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+      recordCalleeSpelling(ULE, L);
+
+    const CallExpr *Config = E->getConfig();
+    auto ConfigText = [&](unsigned I) -> std::string {
+      if (!Config || I >= Config->getNumArgs() ||
+          isa<CXXDefaultArgExpr>(Config->getArg(I)))
+        return "";
+      return exactText(Config->getArg(I)->getSourceRange()).value_or("");
+    };
+    L.Grid = ConfigText(0);
+    L.Block = ConfigText(1);
+    L.SharedMem = ConfigText(2);
+    L.Stream = ConfigText(3);
+    for (const Expr *A : E->arguments()) {
+      if (isa<CXXDefaultArgExpr>(A))
+        return Done("the launch relies on a default argument of the kernel");
+      std::optional<std::string> T = exactText(A->getSourceRange());
+      if (!T)
+        return Done("an argument cannot be read from the source");
+      L.Args.push_back(*T);
+    }
+    if (L.Grid.empty() || L.Block.empty())
+      return Done("the launch configuration cannot be read from the source");
+
+    if (Slot == Slots.end()) {
+      L.Context = StatementContext::NotAStatement;
+      return Done("the launch is part of a larger expression, not a "
+                  "statement of its own");
+    }
+    L.Context = Slot->second.Context;
+    std::optional<unsigned> StmtEnd = offsetAfterSemicolon(E->getEndLoc());
+    if (!StmtEnd)
+      return Done("the statement's ';' is not spelled after the launch");
+    L.StatementEnd = *StmtEnd;
+    if (L.Context == StatementContext::UnbracedBody) {
+      std::optional<FileOffset> Control =
+          fileOffset(tokenEnd(Slot->second.ControlToken));
+      if (Control && Control->File == L.Pos.File)
+        L.ControlTokenEnd = Control->Offset;
+    }
+    recordDefinitionVisibility(Kernel, Spelled, L);
+    Done("");
+  }
+
+  /// Records the kernel's definition, and when the launch does not follow
+  /// it, the declaration after which a launcher declaration must go.
+  void recordDefinitionVisibility(const FunctionDecl *Kernel,
+                                  SourceLocation LaunchLoc,
+                                  LaunchStatement &L) {
+    const FunctionDecl *Pattern = Kernel;
+    if (const FunctionDecl *P = Kernel->getTemplateInstantiationPattern())
+      Pattern = P;
+    if (const FunctionTemplateDecl *Primary = Pattern->getPrimaryTemplate())
+      Pattern = Primary->getTemplatedDecl();
+    const FunctionDecl *Definition = nullptr;
+    for (const FunctionDecl *D : Pattern->redecls())
+      if (D->doesThisDeclarationHaveABody())
+        Definition = D;
+    if (Definition)
+      L.KernelDefinitionPos = fileOffset(Definition->getLocation());
+    if (Definition && L.KernelDefinitionPos &&
+        SM.isBeforeInTranslationUnit(Definition->getLocation(), LaunchLoc))
+      return;
+    const FunctionDecl *First = Pattern->getFirstDecl();
+    if (First == Definition) {
+      L.Problem = "the launch comes before the kernel's definition and no "
+                  "earlier declaration exists";
+      return;
+    }
+    recordDeclaration(First, L);
+  }
+
+  void recordDeclaration(const FunctionDecl *FD, LaunchStatement &L) {
+    KernelDeclaration D;
+    D.QualifiedName = FD->getQualifiedNameAsString();
+    D.IsStatic = FD->getStorageClass() == SC_Static;
+    std::optional<FileOffset> Pos = fileOffset(FD->getLocation());
+    std::optional<unsigned> End = offsetAfterSemicolon(FD->getEndLoc());
+    if (!Pos || !End) {
+      L.Problem = "the kernel's declaration seen by this launch is spelled "
+                  "in a macro";
+      return;
+    }
+    D.Pos = *Pos;
+    D.StatementEnd = *End;
+    if (const FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate())
+      D.TemplateHeader = templateHeader(FTD->getTemplateParameters());
+    for (const ParmVarDecl *P : FD->parameters())
+      D.Params.push_back(exactText(P->getSourceRange()).value_or(""));
+    L.DeclarationNeeded = D.Pos;
+    Facts.addDeclaration(std::move(D));
+  }
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const LangOptions &LO;
+  RewriteFacts &Facts;
+  const FunctionDecl *CurrentFunction = nullptr;
+  llvm::DenseMap<const CUDAKernelCallExpr *, StatementSlot> Slots;
+};
+
+class FactConsumer : public ASTConsumer {
+public:
+  explicit FactConsumer(RewriteFacts &Facts) : Facts(Facts) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    FactCollector C(Ctx, Facts);
+    C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  }
+
+private:
+  RewriteFacts &Facts;
+};
+
+} // namespace
+
+std::unique_ptr<ASTConsumer>
+RewriteFacts::makeConsumer(CompilerInstance &, const driver::TranslationUnit &,
+                           driver::CudaSide Side) {
+  if (Side != driver::CudaSide::Host)
+    return nullptr;
+  return std::make_unique<FactConsumer>(*this);
+}
+
+} // namespace rewrite
+} // namespace forgestencil

@@ -1,0 +1,397 @@
+//===- RewritePlanner.cpp - From facts to edited files and a patch --------===//
+
+#include "forgestencil/Rewrite/RewritePlanner.h"
+
+#include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Patch/PatchWriter.h"
+#include "forgestencil/Rewrite/LauncherGen.h"
+#include "forgestencil/Rewrite/SourceLayout.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace rewrite {
+
+Expected<Strategy> parseStrategy(StringRef Name) {
+  if (Name == "reference")
+    return Strategy::Reference;
+  return createStringError(inconvertibleErrorCode(),
+                           "unknown strategy '%s' (known: reference)",
+                           Name.str().c_str());
+}
+
+const char *strategyName(Strategy S) {
+  switch (S) {
+  case Strategy::Reference:
+    return "reference";
+  }
+  return "?";
+}
+
+std::string RewriteNote::format() const {
+  std::string S = File;
+  if (Line)
+    S += ":" + std::to_string(Line) + ":" + std::to_string(Column);
+  return S + ": " + Message;
+}
+
+namespace {
+
+/// What each kind of insertion at one offset comes before: the switch's
+/// include, then launcher declarations, then the kernel header's include.
+enum class EditOrder { UseOursInclude, LauncherDeclaration, KernelHeader, Other };
+
+struct OrderedEdit {
+  EditOrder Order;
+  TextEdit Edit;
+  bool operator<(const OrderedEdit &O) const {
+    return std::tie(Edit.Offset, Order, Edit.Length, Edit.Text) <
+           std::tie(O.Edit.Offset, O.Order, O.Edit.Length, O.Edit.Text);
+  }
+};
+
+/// The header that holds one kernel's variants.
+struct KernelOutput {
+  const KernelDefinition *Kernel = nullptr;
+  std::string HeaderName; ///< "fs_k.cuh"
+  std::vector<const LaunchStatement *> Launches;
+};
+
+bool isGeneratedKernel(StringRef QualifiedName) {
+  StringRef Name = QualifiedName.rsplit("::").second;
+  if (Name.empty())
+    Name = QualifiedName;
+  return Name.starts_with("fs_ref_");
+}
+
+bool matchesName(const KernelDefinition &K, StringRef Wanted) {
+  return K.QualifiedName == Wanted || K.Name == Wanted;
+}
+
+class Planner {
+public:
+  Planner(const RewriteFacts &Facts, const RewriteOptions &Opts)
+      : Facts(Facts), Opts(Opts) {}
+
+  Expected<RewritePlan> run() {
+    if (Error E = checkRequestedKernels())
+      return E;
+    selectLaunches();
+    if (Plan.LaunchesRewritten == 0)
+      return std::move(Plan);
+    nameHeaders();
+    if (Error E = planEdits())
+      return E;
+    if (Error E = applyEdits())
+      return E;
+    addNewFiles();
+    return std::move(Plan);
+  }
+
+private:
+  std::string relative(StringRef File) const {
+    return analysis::relativeTo(File, Opts.SourceRoot);
+  }
+  bool underRoot(StringRef File) const { return relative(File) != File; }
+
+  void note(StringRef File, unsigned Line, unsigned Column, const Twine &Msg) {
+    Plan.Notes.push_back({relative(File), Line, Column, Msg.str()});
+  }
+
+  bool wanted(const KernelDefinition &K) const {
+    if (Opts.Kernels.empty())
+      return true;
+    return any_of(Opts.Kernels,
+                  [&](const std::string &W) { return matchesName(K, W); });
+  }
+
+  Error checkRequestedKernels() {
+    for (const std::string &W : Opts.Kernels) {
+      bool Found = any_of(Facts.kernels(), [&](const auto &Entry) {
+        return matchesName(Entry.second, W);
+      });
+      if (!Found)
+        return createStringError(inconvertibleErrorCode(),
+                                 "no kernel named '%s' is defined in the "
+                                 "parsed translation units",
+                                 W.c_str());
+    }
+    return Error::success();
+  }
+
+  /// The definition a launch calls: the one its TU saw, else the only one
+  /// with its name.
+  const KernelDefinition *definitionOf(const LaunchStatement &L) const {
+    if (L.KernelDefinitionPos) {
+      auto It = Facts.kernels().find(*L.KernelDefinitionPos);
+      if (It != Facts.kernels().end())
+        return &It->second;
+    }
+    const KernelDefinition *Found = nullptr;
+    for (const auto &[Pos, K] : Facts.kernels()) {
+      if (K.QualifiedName != L.Kernel)
+        continue;
+      if (Found)
+        return nullptr; // Two kernels of that name; which one is unknown.
+      Found = &K;
+    }
+    return Found;
+  }
+
+  void selectLaunches() {
+    for (const auto &[Pos, L] : Facts.launches()) {
+      if (isGeneratedKernel(L.Kernel))
+        continue; // A launcher's own launch, from an earlier patch.
+      const KernelDefinition *K = definitionOf(L);
+      if (K && !wanted(*K))
+        continue;
+      if (!K && !Opts.Kernels.empty() &&
+          none_of(Opts.Kernels, [&](const std::string &W) {
+            return L.Kernel == W || StringRef(L.Kernel).ends_with("::" + W);
+          }))
+        continue;
+      if (L.AlreadyGuarded) {
+        ++Plan.LaunchesAlreadyGuarded;
+        note(Pos.File, L.Line, L.Column,
+             "launch of '" + L.Kernel +
+                 "' is already guarded by forgestencil::use_ours()");
+        continue;
+      }
+      if (!L.Problem.empty()) {
+        note(Pos.File, L.Line, L.Column,
+             "launch of '" + L.Kernel + "' not rewritten: " + L.Problem);
+        continue;
+      }
+      if (!K) {
+        note(Pos.File, L.Line, L.Column,
+             "launch of '" + L.Kernel +
+                 "' not rewritten: the kernel's definition was not found in "
+                 "exactly one parsed translation unit");
+        continue;
+      }
+      if (!K->Problem.empty()) {
+        note(Pos.File, L.Line, L.Column,
+             "launch of '" + L.Kernel + "' not rewritten: the kernel cannot "
+                                        "be copied: " + K->Problem);
+        continue;
+      }
+      if (!underRoot(Pos.File) || !underRoot(K->NamePos.File)) {
+        note(Pos.File, L.Line, L.Column,
+             "launch of '" + L.Kernel +
+                 "' not rewritten: the launch or the kernel is outside the "
+                 "source root " + Opts.SourceRoot);
+        continue;
+      }
+      KernelOutput &Out = Outputs[K->NamePos];
+      Out.Kernel = K;
+      Out.Launches.push_back(&L);
+      ++Plan.LaunchesRewritten;
+    }
+    for (const std::string &W : Opts.Kernels)
+      if (none_of(Outputs, [&](const auto &Entry) {
+            return matchesName(*Entry.second.Kernel, W);
+          }))
+        note("", 0, 0, "kernel '" + W + "' has no launch that can be rewritten");
+  }
+
+  void nameHeaders() {
+    std::set<std::string> Used;
+    for (auto &[Pos, Out] : Outputs) {
+      std::string Base = "fs_" + Out.Kernel->QualifiedName;
+      for (size_t I; (I = Base.find("::")) != std::string::npos;)
+        Base.replace(I, 2, "__");
+      std::string Name = Base + ".cuh";
+      for (unsigned N = 2; Used.count(Name); ++N)
+        Name = Base + "_" + std::to_string(N) + ".cuh";
+      Used.insert(Name);
+      Out.HeaderName = Name;
+      Plan.Kernels.push_back(Out.Kernel->QualifiedName);
+    }
+    llvm::sort(Plan.Kernels);
+    Plan.Kernels.erase(std::unique(Plan.Kernels.begin(), Plan.Kernels.end()),
+                       Plan.Kernels.end());
+  }
+
+  /// `#include` spelling of a generated file from a file of the app: a path
+  /// relative to the including file's directory, which every compiler
+  /// searches first for a quoted include.
+  std::string includePathFrom(StringRef File, StringRef Generated) const {
+    StringRef Dir = sys::path::parent_path(relative(File));
+    std::string Up;
+    for (auto It = sys::path::begin(Dir), End = sys::path::end(Dir); It != End;
+         ++It)
+      Up += "../";
+    return Up + GeneratedDirectory + "/" + Generated.str();
+  }
+
+  const std::string &content(StringRef File) const {
+    return Facts.contents().at(File.str());
+  }
+
+  void addEdit(StringRef File, EditOrder Order, TextEdit E) {
+    Edits[File.str()].insert({Order, std::move(E)});
+  }
+
+  /// Where each file must see forgestencil/use_ours.h by: its first edit.
+  void needUseOurs(StringRef File, unsigned Before) {
+    auto [It, Inserted] = UseOursBefore.emplace(File.str(), Before);
+    if (!Inserted)
+      It->second = std::min(It->second, Before);
+  }
+
+  Error planEdits() {
+    for (auto &[Pos, Out] : Outputs) {
+      const KernelDefinition &K = *Out.Kernel;
+      StringRef DefFile = K.NamePos.File;
+      // The variants and the launcher go right after the original's
+      // definition, in its scope: see kernelHeader().
+      addEdit(DefFile, EditOrder::KernelHeader,
+              insertLineAfter(content(DefFile), K.End,
+                              "#include \"" +
+                                  includePathFrom(DefFile, Out.HeaderName) +
+                                  "\""));
+      needUseOurs(DefFile, K.Begin);
+      for (const LaunchStatement *L : Out.Launches) {
+        const std::string &Content = content(L->Pos.File);
+        TextEdit E = guardedLaunchEdit(Content, *L, K);
+        needUseOurs(L->Pos.File, std::min(E.Offset, L->Pos.Offset));
+        addEdit(L->Pos.File, EditOrder::Other, std::move(E));
+        if (L->DeclarationNeeded)
+          planDeclaration(*L->DeclarationNeeded, K);
+      }
+    }
+    for (const auto &[File, Before] : UseOursBefore) {
+      StringRef Content = content(File);
+      addEdit(File, EditOrder::UseOursInclude,
+              insertIncludeAt(Content, includeInsertionLine(Content, Before),
+                              includePathFrom(File, UseOursHeaderName)));
+    }
+    return Error::success();
+  }
+
+  void planDeclaration(const FileOffset &DeclPos, const KernelDefinition &K) {
+    auto It = Facts.declarations().find(DeclPos);
+    if (It == Facts.declarations().end())
+      return;
+    const KernelDeclaration &D = It->second;
+    const std::string &Content = content(D.Pos.File);
+    std::string Line = lineIndentation(Content, D.StatementEnd - 1) +
+                       launcherDeclaration(D, K);
+    addEdit(D.Pos.File, EditOrder::LauncherDeclaration,
+            insertLineAfter(Content, D.StatementEnd - 1, Line));
+  }
+
+  /// Merges each file's edits into Replacements (insertions at one offset
+  /// concatenated in EditOrder), reports conflicts and applies them.
+  Error applyEdits() {
+    for (const auto &[File, Set] : Edits) {
+      std::vector<TextEdit> Merged;
+      for (const OrderedEdit &OE : Set) {
+        if (!Merged.empty() && Merged.back().Offset == OE.Edit.Offset &&
+            Merged.back().Length == 0 && OE.Edit.Length == 0) {
+          Merged.back().Text += OE.Edit.Text;
+          continue;
+        }
+        Merged.push_back(OE.Edit);
+      }
+      clang::tooling::Replacements Repls;
+      for (const TextEdit &E : Merged) {
+        if (Error Err = Repls.add(clang::tooling::Replacement(
+                File, E.Offset, E.Length, E.Text)))
+          return createStringError(
+              inconvertibleErrorCode(), "conflicting edits in %s: %s",
+              relative(File).c_str(), toString(std::move(Err)).c_str());
+      }
+      const std::string &Old = content(File);
+      Expected<std::string> New =
+          clang::tooling::applyAllReplacements(Old, Repls);
+      if (!New)
+        return New.takeError();
+      if (!underRoot(File))
+        return createStringError(inconvertibleErrorCode(),
+                                 "%s must change but is outside the source "
+                                 "root %s; pass --source-root",
+                                 File.c_str(), Opts.SourceRoot.c_str());
+      Plan.Files.push_back({relative(File), Old, std::move(*New)});
+    }
+    return Error::success();
+  }
+
+  void addNewFiles() {
+    std::string Dir = GeneratedDirectory;
+    Plan.Files.push_back({Dir + "/" + UseOursHeaderName, std::nullopt,
+                          useOursHeader(Opts.ToolVersion)});
+    for (const auto &[Pos, Out] : Outputs) {
+      std::string Guard = "FORGESTENCIL_" + Out.HeaderName;
+      for (char &C : Guard)
+        C = isAlnum(C) ? toUpper(C) : '_';
+      std::string Path = Dir + "/" + Out.HeaderName;
+      Plan.Files.push_back(
+          {Path, std::nullopt,
+           kernelHeader(*Out.Kernel, Path, Guard,
+                        relative(Out.Kernel->NamePos.File), Opts.ToolVersion)});
+    }
+  }
+
+  const RewriteFacts &Facts;
+  const RewriteOptions &Opts;
+  RewritePlan Plan;
+  std::map<FileOffset, KernelOutput> Outputs;
+  std::map<std::string, std::set<OrderedEdit>> Edits;
+  std::map<std::string, unsigned> UseOursBefore;
+};
+
+} // namespace
+
+Expected<RewritePlan> planRewrites(const RewriteFacts &Facts,
+                                   const RewriteOptions &Opts) {
+  return Planner(Facts, Opts).run();
+}
+
+std::string patchSlug(const RewritePlan &Plan, const RewriteOptions &Opts) {
+  std::string Slug = std::string(strategyName(Opts.Strat)) + " launchers for";
+  for (const std::string &K : Plan.Kernels)
+    Slug += " " + K;
+  return Slug;
+}
+
+Expected<std::string> buildPatch(const RewritePlan &Plan,
+                                 const RewriteOptions &Opts) {
+  patch::PatchHeader Header;
+  Header.Subject = "Route launches of " + join(Plan.Kernels, ", ") +
+                   " through USE_OURS-guarded launchers";
+  Header.Kernels = Plan.Kernels;
+  Header.ToolVersion = Opts.ToolVersion;
+  Header.Notes.push_back(
+      "Strategy: " + std::string(strategyName(Opts.Strat)) + ". " +
+      std::to_string(Plan.LaunchesRewritten) +
+      " launch(es) now run `if (forgestencil::use_ours()) { <launcher>(...); } "
+      "else { <original launch>; }`; USE_OURS unset or 0 keeps the original "
+      "path.");
+  if (Opts.Strat == Strategy::Reference) {
+    Header.SpeedupSummary =
+        "none: the reference strategy launches a renamed copy of the original "
+        "kernel with the original configuration";
+    Header.Notes.push_back(
+        "The reference strategy gives no speed-up. Its launchers call a "
+        "renamed copy of each original kernel; it is the baseline that "
+        "faster variants are verified against and the fallback when none "
+        "verifies.");
+  }
+  patch::Expected<std::string> Text = patch::writePatch(Header, Plan.Files);
+  if (!Text)
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             Text.error().c_str());
+  return *Text;
+}
+
+} // namespace rewrite
+} // namespace forgestencil
