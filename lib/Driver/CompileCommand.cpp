@@ -458,6 +458,15 @@ SourceLanguage languageFromExtension(StringRef File) {
 
 Error finishInputs(CompileJob &Job, ArrayRef<std::string> Inputs,
                    StringRef File) {
+  if (!File.empty() && Inputs.empty() && !isSourceFile(File)) {
+    // bear records link steps with an object file as "file".
+    Job.File = absolutePath(File, Job.Directory);
+    if (!Job.Skip) {
+      Job.Skip = true;
+      Job.SkipReason = "the command names no source file";
+    }
+    return Error::success();
+  }
   if (!File.empty()) {
     Job.File = absolutePath(File, Job.Directory);
   } else if (Inputs.size() == 1) {

@@ -311,6 +311,14 @@ TEST(NvccSkip, LinkStepWithoutSources) {
   EXPECT_THAT(Job->SkipReason, HasSubstr("no source"));
 }
 
+TEST(NvccSkip, LinkStepWithObjectAsFile) {
+  // bear names the first object file as the entry's "file".
+  auto Job = parseNvccCommand({"nvcc", "-o", "app", "a.o", "b.o"}, Dir, "a.o");
+  ASSERT_TRUE(bool(Job)) << llvm::toString(Job.takeError());
+  EXPECT_TRUE(Job->Skip);
+  EXPECT_THAT(Job->SkipReason, HasSubstr("no source"));
+}
+
 TEST(NvccErrors, MissingValue) {
   EXPECT_THAT(parseError({"kernel.cu", "-arch"}),
               HasSubstr("'-arch' expects a value"));
