@@ -9,6 +9,7 @@
 #include "forgestencil/Analysis/Inventory.h"
 #include "forgestencil/Driver/CompilationDatabase.h"
 #include "forgestencil/Driver/FrontendRunner.h"
+#include "forgestencil/Rewrite/PatchEmission.h"
 #include "forgestencil/Version.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -127,6 +128,69 @@ void printJson(const analysis::Inventory &Inv, StringRef Root,
 
 } // namespace
 
+//===--- Patch emission (lib/Rewrite) -------------------------------------===//
+// --emit-patch / --stdout: option handling only; the work is
+// rewrite::emitPatch. The hook in main() calls runPatchEmission.
+
+static cl::opt<bool>
+    EmitPatch("emit-patch",
+              cl::desc("Write patches/<app>/NNNN-<slug>.patch that guards the "
+                       "rewritten launches with USE_OURS (needs --app)"),
+              cl::cat(Category));
+static cl::opt<bool> PatchToStdout("stdout",
+                                   cl::desc("Print the patch instead of "
+                                            "writing a file"),
+                                   cl::cat(Category));
+static cl::opt<std::string>
+    PatchOutputDir("output-dir",
+                   cl::desc("Directory for the patch file (default: "
+                            "./patches/<app>)"),
+                   cl::value_desc("dir"), cl::cat(Category));
+static cl::list<std::string>
+    RewriteKernels("kernels", cl::CommaSeparated,
+                   cl::desc("Kernels to rewrite (default: every kernel with a "
+                            "launch that can be rewritten)"),
+                   cl::value_desc("a,b"), cl::cat(Category));
+static cl::opt<std::string>
+    RewriteStrategy("strategy",
+                    cl::desc("How replacement kernels are made: reference (a "
+                             "renamed copy of the original; no speed-up)"),
+                    cl::init("reference"), cl::cat(Category));
+
+static bool wantsPatch() { return EmitPatch || PatchToStdout; }
+
+/// Runs --emit-patch/--stdout; returns the exit code.
+static int runPatchEmission(const driver::CudaCompilationDatabase &DB) {
+  auto Err = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+    return 1;
+  };
+  if (!PatchToStdout && AppName.empty())
+    return Err("--emit-patch needs --app NAME (or use --stdout)");
+  Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
+  if (!Strat)
+    return Err(toString(Strat.takeError()));
+  rewrite::EmitOptions Opts;
+  SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
+                                           : SourceRoot.getValue());
+  sys::fs::make_absolute(Root);
+  sys::fs::real_path(Root, Root);
+  Opts.Rewrite.SourceRoot = std::string(Root);
+  Opts.Rewrite.Kernels.assign(RewriteKernels.begin(), RewriteKernels.end());
+  Opts.Rewrite.Strat = *Strat;
+  Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
+  Opts.ToStream = PatchToStdout;
+  SmallString<256> OutDir(PatchOutputDir.getValue());
+  if (OutDir.empty())
+    sys::path::append(OutDir, "patches", AppName.getValue());
+  sys::fs::make_absolute(OutDir);
+  Opts.OutputDirectory = std::string(OutDir);
+  if (Error E = rewrite::emitPatch(DB, Opts, outs(), errs()))
+    return Err(toString(std::move(E)));
+  return 0;
+}
+//===--- End of patch emission --------------------------------------------===//
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Category);
@@ -164,6 +228,8 @@ int main(int argc, char **argv) {
     Err((*DB)->path() + ": no CUDA translation units in the database");
     return 1;
   }
+  if (wantsPatch()) // Patch emission (lib/Rewrite).
+    return runPatchEmission(**DB);
 
   analysis::Inventory Inv;
   auto Results = driver::runFrontend(
