@@ -1,0 +1,93 @@
+//===- Bench.h - One stencil, our kernels against the baselines ------------===//
+///
+/// \file
+/// What fs-bench does: generate the CUDA sources for a set of candidate
+/// strategies, the straightforward kernel the IR describes (the "original"),
+/// a float64 reference, a float4 copy kernel and a driver that verifies every
+/// candidate against the original (bit-identity, or a stated tolerance
+/// against float64, with untouched points bit-identical) and times them
+/// interleaved with CUDA events over buffers larger than L2; compile with
+/// nvcc, run, read the results back.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_FORGE_BENCH_H
+#define FORGESTENCIL_FORGE_BENCH_H
+
+#include "forgestencil/Forge/Strategy.h"
+#include "forgestencil/IR/StencilIR.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace forgestencil {
+namespace forge {
+
+struct BenchConfig {
+  /// Extents per IR axis, fastest first.
+  std::vector<long long> Shape;
+  std::vector<StrategyParams> Candidates;
+  unsigned Reps = 40, Warmup = 5;
+  int Gpu = 0;
+};
+
+/// A generated file, relative to the bench directory.
+struct BenchFile {
+  std::string Path, Text;
+};
+
+struct BenchSources {
+  std::vector<BenchFile> Files;
+  /// Candidates that were generated, in launch order.
+  std::vector<StrategyParams> Candidates;
+  /// "id: reason" for candidates that could not be generated.
+  std::vector<std::string> Skipped;
+  /// The .cu files to compile, in link order.
+  std::vector<std::string> Units;
+  std::string Error;
+};
+
+/// The driver's block for the original kernel: (32, 4, 2) in 3-D, (32, 8)
+/// in 2-D, 256 in 1-D.
+std::vector<unsigned> originalBlock(unsigned Dims);
+
+BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C);
+
+/// Writes the files under Dir (created).
+bool writeBench(const BenchSources &S, const std::string &Dir,
+                std::string &Error);
+
+/// Compiles every unit of S in Dir with at most Jobs nvcc processes at once
+/// and links `Dir/bench`. Compiler messages go to Dir/<unit>.log.
+bool buildBench(const BenchSources &S, const std::string &Dir,
+                const std::string &Nvcc, const std::string &Arch,
+                unsigned Jobs, std::string &Error);
+
+/// Runs Dir/bench and returns the JSON document it prints last.
+bool runBench(const std::string &Dir, nlohmann::json &Result,
+              std::string &Error);
+
+/// One row of the summary: per variant time, rates and verdict.
+struct BenchRow {
+  std::string Variant;
+  double MedianMs = 0, GStencils = 0, EffectiveGBs = 0, FractionOfCopy = 0;
+  double SpeedupVsOriginal = 0;
+  std::string Verdict;
+};
+
+/// Rates from the driver's result: compulsory bytes per point from the IR,
+/// points of the timed domain from the driver.
+std::vector<BenchRow> summarise(const ir::StencilIR &IR,
+                                const nlohmann::json &Result);
+
+/// A fixed-width table of the rows.
+std::string formatTable(const std::vector<BenchRow> &Rows,
+                        const nlohmann::json &Result);
+
+} // namespace forge
+} // namespace forgestencil
+
+#endif

@@ -1,0 +1,127 @@
+//===- CodeGen.h - Pieces every stencil code generator shares --------------===//
+///
+/// \file
+/// The parts of a generated kernel that do not depend on the strategy: the
+/// 3-D view of an IR (contiguous axis, middle axis, slowest axis), the
+/// update expression in the IR's tree order, the launcher that turns the
+/// original grid/block and arguments into the exact iteration domain, and
+/// the `__constant__` coefficient arrays. Also the "original" kernel that
+/// the IR describes, which fs-bench launches as the straightforward
+/// baseline and as the reference the candidates must match.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_FORGE_CODEGEN_H
+#define FORGESTENCIL_FORGE_CODEGEN_H
+
+#include "forgestencil/Forge/Strategy.h"
+#include "forgestencil/IR/StencilIR.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace forge {
+
+/// A stencil seen in three dimensions whatever its rank: view axis 0 is the
+/// contiguous axis, 2 the slowest axis (the one a z-march streams along) and
+/// 1 the middle axis. A 2-D stencil has no middle axis, a 1-D one neither a
+/// middle nor a slowest axis; missing axes have the range [0, 1).
+class StencilView {
+public:
+  struct Array {
+    std::string Name;
+    bool Read = false, Written = false;
+    /// Offsets it is read at, in view axes, sorted and unique.
+    std::vector<ir::Offset> Offsets;
+    bool readOnly() const { return Read && !Written; }
+  };
+
+  /// Checks what every generator relies on; std::nullopt and a reason when
+  /// the IR is outside that (e.g. an output read at a neighbour's offset,
+  /// which would race in the original too).
+  static std::optional<StencilView> create(const ir::StencilIR &IR,
+                                           std::string &Error);
+
+  const ir::StencilIR &ir() const { return *IR; }
+  /// The IR axis behind view axis A, or -1.
+  int irAxis(int A) const { return IRAxis[A]; }
+  /// An IR offset (dx, dy, dz in IR axis order) in view axes.
+  ir::Offset toView(const ir::Offset &IROff) const;
+  const std::vector<Array> &arrays() const { return Arrays; }
+  const Array *array(const std::string &Name) const;
+  /// Smallest / largest read offset along view axis A over all arrays.
+  int minOffset(int A) const;
+  int maxOffset(int A) const;
+  /// Write offset of the output in view axes.
+  ir::Offset writeOffset(const std::string &Output) const;
+  const std::string &elementType() const { return IR->ElementType; }
+  /// "float4", "float2", "double2" or "" when no such vector exists.
+  std::string vectorType(unsigned Width) const;
+
+private:
+  const ir::StencilIR *IR = nullptr;
+  int IRAxis[3] = {-1, -1, -1};
+  std::vector<Array> Arrays;
+};
+
+/// Produces the code that reads Array at an offset in IR axes.
+using ReadEmitter =
+    std::function<std::string(const std::string &Array, const ir::Offset &)>;
+
+/// The expression in the IR's tree order, fully parenthesised so nvcc sees
+/// the same operation order as in the original (no reassociation).
+std::string emitExpr(const ir::Expr &E, const ReadEmitter &Read);
+
+/// The generated kernel's parameters: the original's arrays re-typed as
+/// `const T *__restrict__` (read only) or `T *__restrict__` (written), its
+/// other parameters as spelled, then `Idx lo0, hi0, lo1, hi1, lo2, hi2, s0,
+/// s1, s2` (the domain and the element strides in view axes).
+std::string kernelParams(const StencilView &V, const std::string &IdxType);
+/// The arguments for kernelParams from inside the launcher.
+std::string kernelArgs(const StencilView &V, const std::string &IdxType);
+
+/// The launcher's signature and body up to the point where it has, in view
+/// axes, `long long fs_lo[3], fs_hi[3], fs_st[3]` (empty domains return
+/// early) and `bool fs_fits32` (every index the kernel forms fits in int,
+/// with Slack elements to spare). The caller appends the launch and `}`.
+std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
+                             unsigned Slack);
+/// The condition, in the launcher, under which a vector kernel of Width may
+/// run: unit stride, aligned pointers, row strides and write offsets that
+/// are multiples of Width.
+std::string emitVectorAlignmentCheck(const StencilView &V, unsigned Width);
+
+/// __constant__ coefficient arrays (and their setters) as O asks.
+std::string emitConstants(const StencilView &V, const GenerateOptions &O);
+
+/// One point's updates: computes every value first, then stores them,
+/// indexing with the flat index IndexVar and strides s0, s1, s2.
+std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
+                            const std::string &IndexVar);
+
+/// Element type used for reads of Array in generated code: `__ldg` for
+/// read-only arrays, a plain load otherwise.
+std::string emitLoad(const StencilView &V, const std::string &Array,
+                     const std::string &TypeName, const std::string &Address);
+
+/// A file holding the kernel the IR describes, launched exactly like the
+/// original (thread axes from blockIdx/threadIdx plus ThreadOffset, guards
+/// Lower <= i < Upper, loop axes as loops, updates stored one after
+/// another), and a launcher with the usual signature. With ElementType set,
+/// every parameter of the IR's element type is retyped (a float64 reference
+/// from a float kernel).
+std::string emitOriginalSource(const ir::StencilIR &IR,
+                               const GenerateOptions &O,
+                               const std::string &ElementType = "");
+
+/// The common header of every generated file.
+std::string emitFilePrologue(const ir::StencilIR &IR,
+                             const StrategyParams &P);
+
+} // namespace forge
+} // namespace forgestencil
+
+#endif

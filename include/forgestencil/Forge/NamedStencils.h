@@ -1,0 +1,38 @@
+//===- NamedStencils.h - The stencils fs-bench knows by name ---------------===//
+///
+/// \file
+/// Star and box stencils of radius 1-4 in 2-D and 3-D (`star2d_r1` is the
+/// 5-point, `box2d_r1` the 9-point, `star3d_r1` the 7-point, `box3d_r1` the
+/// 27-point, `star3d_r4` the 25-point stencil), the RTM update (`rtm`: a
+/// radius-4 star plus a per-point velocity, second order in time) and the
+/// Yee FDTD updates (`fdtd_e`, `fdtd_h`: three field components from the
+/// other three and two per-point material coefficients), each as the
+/// Stencil IR of a plain kernel with one thread per point.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_FORGE_NAMEDSTENCILS_H
+#define FORGESTENCIL_FORGE_NAMEDSTENCILS_H
+
+#include "forgestencil/IR/StencilIR.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace forge {
+
+/// Every name namedStencil accepts.
+std::vector<std::string> namedStencilNames();
+
+/// The IR of the named stencil with elements of ElementType ("float" or
+/// "double"); std::nullopt and a message for an unknown name or type.
+std::optional<ir::StencilIR> namedStencil(const std::string &Name,
+                                          const std::string &ElementType,
+                                          std::string &Error);
+
+} // namespace forge
+} // namespace forgestencil
+
+#endif

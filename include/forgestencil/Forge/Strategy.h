@@ -1,0 +1,110 @@
+//===- Strategy.h - How a stencil is mapped onto the GPU -------------------===//
+///
+/// \file
+/// A Strategy is the *how* of a stencil kernel: block shape, points per
+/// thread and along which axis, streaming along the slowest axis with a
+/// register queue, shared-memory tiles, vector width, unrolling and launch
+/// bounds. The Stencil IR is the *what*. A strategy turns (IR, parameters)
+/// into CUDA source text: a kernel plus a launcher with the original kernel's
+/// parameters that honours the replacement semantics (docs/forge.md).
+///
+/// Adding a strategy is one file pair in lib/Forge/Strategies/ and one line
+/// in lib/Forge/StrategyRegistry.cpp.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_FORGE_STRATEGY_H
+#define FORGESTENCIL_FORGE_STRATEGY_H
+
+#include "forgestencil/IR/StencilIR.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace forge {
+
+/// The tunable parameters of every strategy. A strategy reads the ones it
+/// understands and documents the rest as ignored.
+struct StrategyParams {
+  std::string Strategy;
+  unsigned BlockX = 32, BlockY = 4, BlockZ = 1;
+  /// Consecutive points per thread along the contiguous axis, loaded and
+  /// stored as one vector (1, 2 or 4) where alignment allows.
+  unsigned VectorWidth = 1;
+  /// Points per thread along the middle axis (3-D only).
+  unsigned PointsY = 1;
+  /// Points per thread along the slowest axis, visited in order.
+  unsigned ZChunk = 1;
+  /// Keep the centre column's values along the slowest axis in registers.
+  bool RegisterQueue = false;
+  /// Stage the plane at the current slowest-axis position in shared memory.
+  bool SharedTile = false;
+  /// Second argument of __launch_bounds__ (0: none).
+  unsigned MinBlocksPerSM = 0;
+  /// Unroll factor of the slowest-axis loop (1: none).
+  unsigned Unroll = 1;
+
+  /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
+  std::string id() const;
+  nlohmann::json toJson() const;
+  static std::optional<StrategyParams> fromJson(const nlohmann::json &J,
+                                                std::string &Error);
+  bool operator==(const StrategyParams &O) const {
+    return toJson() == O.toJson();
+  }
+};
+
+/// How generated code reaches __constant__ coefficient arrays.
+enum class ConstantMode {
+  /// The generated file defines its own `static __constant__` copies and a
+  /// host setter `<launcher>_set_<name>(const void *, size_t)` (fs-bench).
+  DefineWithSetter,
+  /// The original symbols are visible where the file is included (patches).
+  UseExisting,
+};
+
+struct GenerateOptions {
+  /// Name of the extern launcher function.
+  std::string LauncherName = "fs_launch";
+  ConstantMode Constants = ConstantMode::UseExisting;
+};
+
+/// The generated CUDA source, or why there is none.
+struct GeneratedSource {
+  std::string Source;
+  std::string Error;
+  bool ok() const { return Error.empty(); }
+};
+
+class Strategy {
+public:
+  virtual ~Strategy() = default;
+  /// The registry key, e.g. "zmarch".
+  virtual const char *name() const = 0;
+  /// One line for --help and the docs.
+  virtual const char *description() const = 0;
+  /// Empty when this strategy can generate code for IR; otherwise why not.
+  virtual std::string whyNot(const ir::StencilIR &IR) const;
+  /// The parameters worth measuring for IR, best guess first.
+  virtual std::vector<StrategyParams>
+  searchSpace(const ir::StencilIR &IR) const = 0;
+  /// Source text for (IR, P).
+  virtual GeneratedSource generate(const ir::StencilIR &IR,
+                                   const StrategyParams &P,
+                                   const GenerateOptions &Opts) const = 0;
+};
+
+/// Every registered strategy, in registration order.
+const std::vector<std::unique_ptr<Strategy>> &allStrategies();
+/// The strategy called Name, or nullptr.
+const Strategy *findStrategy(const std::string &Name);
+
+} // namespace forge
+} // namespace forgestencil
+
+#endif

@@ -1,0 +1,547 @@
+//===- CodeGen.cpp - Pieces every stencil code generator shares ------------===//
+
+#include "forgestencil/Forge/CodeGen.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace forgestencil {
+namespace forge {
+
+using ir::Expr;
+using ir::Offset;
+using ir::StencilIR;
+
+namespace {
+
+void collectReads(const Expr &E,
+                  std::vector<std::pair<std::string, Offset>> &Reads) {
+  if (E.Kind == Expr::Read)
+    Reads.emplace_back(E.Name, E.Off);
+  for (const Expr &A : E.Args)
+    collectReads(A, Reads);
+}
+
+const ir::Param *findParam(const StencilIR &IR, const std::string &Name) {
+  for (const ir::Param &P : IR.Params)
+    if (P.Name == Name)
+      return &P;
+  return nullptr;
+}
+
+const ir::OutputArray *findOutput(const StencilIR &IR,
+                                  const std::string &Name) {
+  for (const ir::OutputArray &O : IR.Outputs)
+    if (O.Param == Name)
+      return &O;
+  return nullptr;
+}
+
+/// "s0", "s1", "s2" terms of an offset, e.g. " + (-1) * s1".
+std::string offsetTerms(const Offset &ViewOff) {
+  std::string S;
+  for (int A = 0; A < 3; ++A) {
+    if (ViewOff[A] == 0)
+      continue;
+    S += " + (" + std::to_string(ViewOff[A]) + ") * s" + std::to_string(A);
+  }
+  return S;
+}
+
+/// Replaces the whole word From by To in Text.
+std::string replaceWord(const std::string &Text, const std::string &From,
+                        const std::string &To) {
+  if (From.empty() || From == To)
+    return Text;
+  std::regex Word("\\b" + From + "\\b");
+  return std::regex_replace(Text, Word, To);
+}
+
+char threadDimChar(char D) { return (D == 'y' || D == 'z') ? D : 'x'; }
+
+} // namespace
+
+std::optional<StencilView> StencilView::create(const StencilIR &IR,
+                                               std::string &Error) {
+  if (IR.Dims < 1 || IR.Dims > 3) {
+    Error = "the IR has " + std::to_string(IR.Dims) + " dimensions";
+    return std::nullopt;
+  }
+  if (IR.Axes.size() != IR.Dims || IR.Strides.size() != IR.Dims) {
+    Error = "the IR needs one axis and one stride per dimension";
+    return std::nullopt;
+  }
+  for (const ir::Axis &A : IR.Axes) {
+    if (A.Source == ir::AxisSource::Linear) {
+      Error = "axis '" + A.Name +
+              "' is split from a linear thread id; the generators need "
+              "thread, loop or grid-stride axes";
+      return std::nullopt;
+    }
+    if (A.Upper.empty()) {
+      Error = "axis '" + A.Name + "' has no upper bound";
+      return std::nullopt;
+    }
+  }
+  if (IR.ElementType != "float" && IR.ElementType != "double") {
+    Error = "element type '" + IR.ElementType + "' is not float or double";
+    return std::nullopt;
+  }
+  if (IR.Updates.empty()) {
+    Error = "the IR has no update";
+    return std::nullopt;
+  }
+
+  StencilView V;
+  V.IR = &IR;
+  V.IRAxis[0] = 0;
+  if (IR.Dims >= 2)
+    V.IRAxis[2] = static_cast<int>(IR.Dims) - 1;
+  if (IR.Dims == 3)
+    V.IRAxis[1] = 1;
+
+  std::map<std::string, std::set<Offset>> ReadOffsets;
+  std::set<std::string> Targets;
+  for (const ir::Update &U : IR.Updates) {
+    const ir::OutputArray *Out = findOutput(IR, U.Target);
+    if (!Out) {
+      Error = "update target '" + U.Target + "' is not an output";
+      return std::nullopt;
+    }
+    if (!Targets.insert(U.Target).second) {
+      Error = "output '" + U.Target + "' is updated twice";
+      return std::nullopt;
+    }
+    std::vector<std::pair<std::string, Offset>> Reads;
+    collectReads(U.Value, Reads);
+    if (U.Accumulate)
+      Reads.emplace_back(U.Target, Out->WriteOffset);
+    for (auto &[Name, Off] : Reads) {
+      const ir::Param *P = findParam(IR, Name);
+      if (!P) {
+        Error = "array '" + Name + "' is not a kernel parameter";
+        return std::nullopt;
+      }
+      ReadOffsets[Name].insert(Off);
+    }
+  }
+  // An output may be read only by its own update and only where it is
+  // written: anything else depends on the order threads run in.
+  for (const ir::Update &U : IR.Updates) {
+    std::vector<std::pair<std::string, Offset>> Reads;
+    collectReads(U.Value, Reads);
+    for (auto &[Name, Off] : Reads) {
+      const ir::OutputArray *Out = findOutput(IR, Name);
+      if (!Out)
+        continue;
+      if (Name != U.Target) {
+        Error = "output '" + Name + "' is read by the update of '" +
+                U.Target + "'";
+        return std::nullopt;
+      }
+      if (Off != Out->WriteOffset) {
+        Error = "output '" + Name +
+                "' is read at a neighbour's offset (a race in the original)";
+        return std::nullopt;
+      }
+    }
+  }
+
+  std::set<std::string> Seen;
+  for (const ir::Param &P : IR.Params) {
+    bool Read = ReadOffsets.count(P.Name) != 0;
+    bool Written = Targets.count(P.Name) != 0;
+    if (!Read && !Written)
+      continue;
+    Array A;
+    A.Name = P.Name;
+    A.Read = Read;
+    A.Written = Written;
+    if (Read) {
+      std::set<Offset> ViewOffs;
+      for (const Offset &O : ReadOffsets[P.Name])
+        ViewOffs.insert(V.toView(O));
+      A.Offsets.assign(ViewOffs.begin(), ViewOffs.end());
+    }
+    V.Arrays.push_back(std::move(A));
+  }
+  return V;
+}
+
+Offset StencilView::toView(const Offset &IROff) const {
+  Offset O{0, 0, 0};
+  for (int A = 0; A < 3; ++A)
+    if (IRAxis[A] >= 0)
+      O[A] = IROff[IRAxis[A]];
+  return O;
+}
+
+const StencilView::Array *StencilView::array(const std::string &Name) const {
+  for (const Array &A : Arrays)
+    if (A.Name == Name)
+      return &A;
+  return nullptr;
+}
+
+int StencilView::minOffset(int Axis) const {
+  int M = 0;
+  for (const Array &A : Arrays)
+    for (const Offset &O : A.Offsets)
+      M = std::min(M, O[Axis]);
+  return M;
+}
+
+int StencilView::maxOffset(int Axis) const {
+  int M = 0;
+  for (const Array &A : Arrays)
+    for (const Offset &O : A.Offsets)
+      M = std::max(M, O[Axis]);
+  return M;
+}
+
+Offset StencilView::writeOffset(const std::string &Output) const {
+  const ir::OutputArray *Out = findOutput(*IR, Output);
+  return Out ? toView(Out->WriteOffset) : Offset{0, 0, 0};
+}
+
+std::string StencilView::vectorType(unsigned Width) const {
+  if (Width == 1)
+    return elementType();
+  if (elementType() == "float" && (Width == 2 || Width == 4))
+    return "float" + std::to_string(Width);
+  if (elementType() == "double" && Width == 2)
+    return "double2";
+  return "";
+}
+
+std::string emitExpr(const Expr &E, const ReadEmitter &Read) {
+  auto Arg = [&](size_t I) {
+    return I < E.Args.size() ? emitExpr(E.Args[I], Read) : std::string("0");
+  };
+  switch (E.Kind) {
+  case Expr::Read:
+    return Read(E.Name, E.Off);
+  case Expr::Coef:
+    if (E.Index >= 0)
+      return E.Name + "[" + std::to_string(E.Index) + "]";
+    return E.Name;
+  case Expr::ParamRef:
+    return E.Name;
+  case Expr::Literal:
+    return E.Value;
+  case Expr::Unary:
+    return "(" + std::string(E.Op == "neg" ? "-" : E.Op) + Arg(0) + ")";
+  case Expr::Binary:
+    return "(" + Arg(0) + " " + E.Op + " " + Arg(1) + ")";
+  case Expr::Call: {
+    std::string S = E.Op + "(";
+    for (size_t I = 0; I < E.Args.size(); ++I)
+      S += (I ? ", " : "") + Arg(I);
+    return S + ")";
+  }
+  case Expr::Select:
+    return "(" + Arg(0) + " ? " + Arg(1) + " : " + Arg(2) + ")";
+  }
+  return "0";
+}
+
+std::string kernelParams(const StencilView &V, const std::string &IdxType) {
+  const std::string &T = V.elementType();
+  std::string S;
+  for (const ir::Param &P : V.ir().Params) {
+    if (!S.empty())
+      S += ", ";
+    const StencilView::Array *A = V.array(P.Name);
+    if (!A)
+      S += P.Type + " " + P.Name;
+    else if (A->Written)
+      S += T + " *__restrict__ " + P.Name;
+    else
+      S += "const " + T + " *__restrict__ " + P.Name;
+  }
+  for (const char *Name :
+       {"lo0", "hi0", "lo1", "hi1", "lo2", "hi2", "s0", "s1", "s2"})
+    S += (S.empty() ? "" : ", ") + IdxType + " " + Name;
+  return S;
+}
+
+std::string kernelArgs(const StencilView &V, const std::string &IdxType) {
+  std::string S;
+  for (const ir::Param &P : V.ir().Params)
+    S += (S.empty() ? "" : ", ") + P.Name;
+  for (int A = 0; A < 3; ++A)
+    S += ", (" + IdxType + ")fs_lo[" + std::to_string(A) + "], (" + IdxType +
+         ")fs_hi[" + std::to_string(A) + "]";
+  for (int A = 0; A < 3; ++A)
+    S += ", (" + IdxType + ")fs_st[" + std::to_string(A) + "]";
+  return S;
+}
+
+std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
+                             unsigned Slack) {
+  const StencilIR &IR = V.ir();
+  std::ostringstream OS;
+  OS << "void " << O.LauncherName
+     << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
+  for (const ir::Param &P : IR.Params)
+    OS << ", " << P.Type << " " << P.Name;
+  OS << ") {\n";
+  OS << "  (void)shmem;\n";
+  OS << "  // The original launch's domain, in view axes (contiguous, middle,\n"
+        "  // slowest): its guards intersected with what its grid covers.\n";
+  OS << "  long long fs_lo[3] = {0, 0, 0}, fs_hi[3] = {1, 1, 1}, "
+        "fs_st[3] = {0, 0, 0};\n";
+  for (int VA = 0; VA < 3; ++VA) {
+    int A = V.irAxis(VA);
+    if (A < 0)
+      continue;
+    const ir::Axis &X = IR.Axes[A];
+    std::string I = std::to_string(VA);
+    OS << "  { // axis '" << X.Name << "'\n";
+    if (X.Source == ir::AxisSource::Thread) {
+      char D = threadDimChar(X.ThreadDim);
+      OS << "    const long long fs_first = (long long)(" << X.ThreadOffset
+         << ");\n";
+      OS << "    const long long fs_covered = (long long)grid." << D
+         << " * (long long)block." << D << ";\n";
+      OS << "    fs_lo[" << I << "] = fs_max((long long)(" << X.Lower
+         << "), fs_first);\n";
+      OS << "    fs_hi[" << I << "] = fs_min((long long)(" << X.Upper
+         << "), fs_first + fs_covered);\n";
+    } else {
+      OS << "    fs_lo[" << I << "] = (long long)(" << X.Lower << ");\n";
+      OS << "    fs_hi[" << I << "] = (long long)(" << X.Upper << ");\n";
+    }
+    OS << "    fs_st[" << I << "] = (long long)(" << IR.Strides[A] << ");\n";
+    OS << "  }\n";
+  }
+  OS << "  for (int a = 0; a < 3; ++a)\n"
+        "    if (fs_hi[a] <= fs_lo[a])\n"
+        "      return; // nothing to compute: the original writes nothing\n";
+  // Every index the kernel forms lies within the reads' and writes' reach.
+  int MinOff[3], MaxOff[3];
+  for (int A = 0; A < 3; ++A) {
+    MinOff[A] = V.minOffset(A);
+    MaxOff[A] = V.maxOffset(A);
+    for (const ir::OutputArray &Out : IR.Outputs) {
+      Offset W = V.writeOffset(Out.Param);
+      MinOff[A] = std::min(MinOff[A], W[A]);
+      MaxOff[A] = std::max(MaxOff[A], W[A]);
+    }
+  }
+  OS << "  long long fs_reach = " << Slack << ";\n";
+  for (int A = 0; A < 3; ++A) {
+    OS << "  fs_reach += fs_max(fs_abs(fs_lo[" << A << "] + (" << MinOff[A]
+       << ")), fs_abs(fs_hi[" << A << "] - 1 + (" << MaxOff[A]
+       << ") + " << Slack << ")) * fs_abs(fs_st[" << A << "]);\n";
+  }
+  OS << "  const bool fs_fits32 = fs_reach < 2147483647LL;\n";
+  return OS.str();
+}
+
+std::string emitVectorAlignmentCheck(const StencilView &V, unsigned Width) {
+  std::ostringstream OS;
+  unsigned Bytes = Width * ir::elementSize(V.elementType());
+  OS << "(fs_st[0] == 1 && fs_st[1] % " << Width << " == 0 && fs_st[2] % "
+     << Width << " == 0 && fs_lo[0] >= 0";
+  for (const StencilView::Array &A : V.arrays())
+    OS << " && ((uintptr_t)" << A.Name << " % " << Bytes << ") == 0";
+  for (const ir::OutputArray &Out : V.ir().Outputs) {
+    int W = V.writeOffset(Out.Param)[0];
+    if (W % static_cast<int>(Width) != 0)
+      return "false";
+  }
+  OS << ")";
+  return OS.str();
+}
+
+std::string emitConstants(const StencilView &V, const GenerateOptions &O) {
+  std::ostringstream OS;
+  for (const ir::Coefficient &C : V.ir().Coefficients) {
+    if (C.Kind != ir::Coefficient::ConstantArray &&
+        C.Kind != ir::Coefficient::ConstantScalar)
+      continue;
+    std::string T = C.Type.empty() ? V.elementType() : C.Type;
+    if (O.Constants == ConstantMode::UseExisting) {
+      OS << "// __constant__ " << T << " " << C.Name
+         << ": the original's symbol, visible where this file is included.\n";
+      continue;
+    }
+    bool IsArray = C.Kind == ir::Coefficient::ConstantArray;
+    OS << "static __constant__ " << T << " " << C.Name;
+    if (IsArray)
+      OS << "[" << C.Size << "]";
+    OS << ";\n";
+    OS << "cudaError_t " << O.LauncherName << "_set_" << C.Name
+       << "(const void *host, size_t bytes) {\n"
+       << "  return cudaMemcpyToSymbol(" << C.Name << ", host, bytes);\n}\n";
+  }
+  return OS.str();
+}
+
+std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
+                            const std::string &IndexVar) {
+  std::ostringstream OS;
+  const StencilIR &IR = V.ir();
+  auto Read = [&](const std::string &Name, const Offset &IROff) {
+    return Name + "[" + IndexVar + offsetTerms(V.toView(IROff)) + "]";
+  };
+  for (size_t U = 0; U < IR.Updates.size(); ++U) {
+    const ir::Update &Up = IR.Updates[U];
+    std::string Value = emitExpr(Up.Value, Read);
+    if (Up.Accumulate) {
+      Offset W = V.writeOffset(Up.Target);
+      Value = "(" + Up.Target + "[" + IndexVar + offsetTerms(W) + "] + " +
+              Value + ")";
+    }
+    OS << Indent << "const " << V.elementType() << " fs_u" << U << " = "
+       << Value << ";\n";
+  }
+  for (size_t U = 0; U < IR.Updates.size(); ++U) {
+    const ir::Update &Up = IR.Updates[U];
+    OS << Indent << Up.Target << "[" << IndexVar
+       << offsetTerms(V.writeOffset(Up.Target)) << "] = fs_u" << U << ";\n";
+  }
+  return OS.str();
+}
+
+std::string emitLoad(const StencilView &V, const std::string &Array,
+                     const std::string &TypeName, const std::string &Address) {
+  const StencilView::Array *A = V.array(Array);
+  if (A && A->readOnly())
+    return "__ldg((const " + TypeName + " *)(" + Address + "))";
+  return "(*(const " + TypeName + " *)(" + Address + "))";
+}
+
+std::string emitFilePrologue(const StencilIR &IR, const StrategyParams &P) {
+  std::ostringstream OS;
+  OS << "// Generated by ForgeStencil: do not edit.\n"
+     << "// Stencil: " << IR.Kernel << " (" << IR.summary() << ")\n"
+     << "// Strategy: " << P.id() << "\n"
+     << "#include <cuda_runtime.h>\n"
+     << "#include <stdint.h>\n\n"
+     << "namespace {\n"
+     << "inline long long fs_max(long long a, long long b) { return a > b ? "
+        "a : b; }\n"
+     << "inline long long fs_min(long long a, long long b) { return a < b ? "
+        "a : b; }\n"
+     << "inline long long fs_abs(long long a) { return a < 0 ? -a : a; }\n"
+     << "inline unsigned fs_blocks(long long n, long long per, long long cap) "
+        "{\n"
+     << "  long long b = (n + per - 1) / per;\n"
+     << "  return (unsigned)(b < cap ? b : cap);\n"
+     << "}\n"
+     << "} // namespace\n\n";
+  return OS.str();
+}
+
+std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
+                               const std::string &ElementType) {
+  const std::string From = IR.ElementType;
+  const std::string To = ElementType.empty() ? IR.ElementType : ElementType;
+  auto Retype = [&](const std::string &T) { return replaceWord(T, From, To); };
+  std::ostringstream OS;
+  OS << "// Generated by ForgeStencil: do not edit.\n"
+     << "// The kernel " << IR.Kernel << " as its Stencil IR describes it"
+     << (To != From ? " (retyped to " + To + ")" : std::string()) << ".\n"
+     << "#include <cuda_runtime.h>\n\n";
+  for (const ir::Coefficient &C : IR.Coefficients) {
+    if (C.Kind != ir::Coefficient::ConstantArray &&
+        C.Kind != ir::Coefficient::ConstantScalar)
+      continue;
+    std::string T = Retype(C.Type.empty() ? IR.ElementType : C.Type);
+    if (O.Constants == ConstantMode::UseExisting)
+      continue;
+    OS << "static __constant__ " << T << " " << C.Name;
+    if (C.Kind == ir::Coefficient::ConstantArray)
+      OS << "[" << C.Size << "]";
+    OS << ";\n";
+    OS << "cudaError_t " << O.LauncherName << "_set_" << C.Name
+       << "(const void *host, size_t bytes) {\n"
+       << "  return cudaMemcpyToSymbol(" << C.Name << ", host, bytes);\n}\n";
+  }
+  std::string Params;
+  std::string Args;
+  for (const ir::Param &P : IR.Params) {
+    Params += (Params.empty() ? "" : ", ") + Retype(P.Type) + " " + P.Name;
+    Args += (Args.empty() ? "" : ", ") + P.Name;
+  }
+  OS << "\nnamespace {\n__global__ void fs_original_kernel(" << Params
+     << ") {\n";
+  std::string Indent = "  ";
+  int Loops = 0;
+  // Thread axes first (their guards return early), then loops, slowest
+  // outermost.
+  for (const ir::Axis &X : IR.Axes) {
+    if (X.Source != ir::AxisSource::Thread)
+      continue;
+    char D = threadDimChar(X.ThreadDim);
+    OS << Indent << "const long long " << X.Name << " = (long long)blockIdx."
+       << D << " * blockDim." << D << " + threadIdx." << D << " + ("
+       << X.ThreadOffset << ");\n";
+    OS << Indent << "if (" << X.Name << " < (" << X.Lower << ") || " << X.Name
+       << " >= (" << X.Upper << "))\n"
+       << Indent << "  return;\n";
+  }
+  for (size_t I = IR.Axes.size(); I-- > 0;) {
+    const ir::Axis &X = IR.Axes[I];
+    if (X.Source == ir::AxisSource::Loop) {
+      OS << Indent << "for (long long " << X.Name << " = (" << X.Lower << "); "
+         << X.Name << " < (" << X.Upper << "); ++" << X.Name << ") {\n";
+    } else if (X.Source == ir::AxisSource::GridStride) {
+      char D = threadDimChar(X.ThreadDim);
+      OS << Indent << "for (long long " << X.Name << " = (" << X.Lower
+         << ") + (long long)blockIdx." << D << " * blockDim." << D
+         << " + threadIdx." << D << "; " << X.Name << " < (" << X.Upper
+         << "); " << X.Name << " += (long long)gridDim." << D << " * blockDim."
+         << D << ") {\n";
+    } else {
+      continue;
+    }
+    Indent += "  ";
+    ++Loops;
+  }
+  std::string Index;
+  for (size_t A = 0; A < IR.Axes.size(); ++A)
+    Index += (A ? " + " : "") + IR.Axes[A].Name + " * (long long)(" +
+             IR.Strides[A] + ")";
+  OS << Indent << "const long long fs_i = " << Index << ";\n";
+  auto Offs = [&](const Offset &Off) {
+    std::string S;
+    for (size_t A = 0; A < IR.Axes.size(); ++A)
+      if (Off[A] != 0)
+        S += " + (" + std::to_string(Off[A]) + ") * (long long)(" +
+             IR.Strides[A] + ")";
+    return S;
+  };
+  auto Read = [&](const std::string &Name, const Offset &Off) {
+    return Name + "[fs_i" + Offs(Off) + "]";
+  };
+  for (const ir::Update &U : IR.Updates) {
+    Offset W{0, 0, 0};
+    if (const ir::OutputArray *Out = findOutput(IR, U.Target))
+      W = Out->WriteOffset;
+    OS << Indent << U.Target << "[fs_i" << Offs(W) << "] "
+       << (U.Accumulate ? "+=" : "=") << " " << emitExpr(U.Value, Read)
+       << ";\n";
+  }
+  while (Loops-- > 0) {
+    Indent.resize(Indent.size() - 2);
+    OS << Indent << "}\n";
+  }
+  OS << "}\n} // namespace\n\n";
+  OS << "void " << O.LauncherName
+     << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
+  for (const ir::Param &P : IR.Params)
+    OS << ", " << Retype(P.Type) << " " << P.Name;
+  OS << ") {\n  fs_original_kernel<<<grid, block, shmem, stream>>>(" << Args
+     << ");\n}\n";
+  return OS.str();
+}
+
+} // namespace forge
+} // namespace forgestencil

@@ -1,0 +1,347 @@
+//===- ColumnKernel.cpp - Points per thread, streamed along z --------------===//
+
+#include "ColumnKernel.h"
+
+#include "forgestencil/Forge/CodeGen.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace forgestencil {
+namespace forge {
+
+namespace {
+
+using ir::Offset;
+
+int floorDiv(int A, int B) { return A >= 0 ? A / B : -((-A + B - 1) / B); }
+
+/// A variable-name fragment for a signed number: -2 -> "m2".
+std::string tag(int N) {
+  return N < 0 ? "m" + std::to_string(-N) : std::to_string(N);
+}
+
+const char *const Lanes[] = {"x", "y", "z", "w"};
+
+/// The vector a thread loads for one array, row (middle axis, relative to
+/// y0), plane (relative to z) and chunk (in vectors, relative to x0).
+struct Chunk {
+  std::string Array;
+  int Row, Plane, Column;
+  bool operator<(const Chunk &O) const {
+    return std::tie(Array, Row, Plane, Column) <
+           std::tie(O.Array, O.Row, O.Plane, O.Column);
+  }
+};
+
+class ColumnEmitter {
+public:
+  ColumnEmitter(const StencilView &V, const StrategyParams &P, unsigned VW)
+      : V(V), P(P), VW(VW), T(V.elementType()), VT(V.vectorType(VW)),
+        Queue(P.RegisterQueue) {
+    classifyReads();
+  }
+
+  std::string kernel(const std::string &Name) const;
+
+private:
+  const StencilView &V;
+  const StrategyParams &P;
+  unsigned VW;
+  std::string T, VT;
+  bool Queue;
+  /// Per array, the planes of the centre column kept in registers.
+  std::map<std::string, std::pair<int, int>> QueuePlanes;
+  /// Vectors loaded afresh at every step.
+  std::set<Chunk> Loaded;
+
+  void locate(const std::string &Array, const Offset &O, unsigned Row,
+              unsigned Lane, Chunk &C, unsigned &Component) const {
+    int E = static_cast<int>(Lane) + O[0];
+    C.Array = Array;
+    C.Column = floorDiv(E, static_cast<int>(VW));
+    Component = static_cast<unsigned>(E - C.Column * static_cast<int>(VW));
+    C.Row = static_cast<int>(Row) + O[1];
+    C.Plane = O[2];
+  }
+
+  bool inQueue(const Chunk &C) const {
+    return Queue && C.Column == 0 && C.Row >= 0 &&
+           C.Row < static_cast<int>(P.PointsY);
+  }
+
+  void classifyReads() {
+    for (const StencilView::Array &A : V.arrays())
+      for (const Offset &O : A.Offsets)
+        for (unsigned Row = 0; Row < P.PointsY; ++Row)
+          for (unsigned Lane = 0; Lane < VW; ++Lane) {
+            Chunk C;
+            unsigned Comp;
+            locate(A.Name, O, Row, Lane, C, Comp);
+            if (!inQueue(C)) {
+              Loaded.insert(C);
+              continue;
+            }
+            auto It = QueuePlanes.find(A.Name);
+            if (It == QueuePlanes.end())
+              QueuePlanes[A.Name] = {C.Plane, C.Plane};
+            else
+              It->second = {std::min(It->second.first, C.Plane),
+                            std::max(It->second.second, C.Plane)};
+          }
+  }
+
+  static std::string queueVar(const std::string &A, int Row, int Plane) {
+    return "q_" + A + "_" + tag(Row) + "_" + tag(Plane);
+  }
+  static std::string chunkVar(const Chunk &C) {
+    return "r_" + C.Array + "_" + tag(C.Row) + "_" + tag(C.Plane) + "_" +
+           tag(C.Column);
+  }
+  /// Address of a chunk relative to the flat index Base.
+  std::string address(const std::string &Array, const std::string &Base,
+                      int Row, const std::string &Plane, int Column) const {
+    std::string S = Array + " + " + Base;
+    if (Row)
+      S += " + (" + std::to_string(Row) + ") * s1";
+    if (!Plane.empty())
+      S += " + (" + Plane + ") * s2";
+    if (Column)
+      S += " + (" + std::to_string(Column * static_cast<int>(VW)) + ") * s0";
+    return S;
+  }
+  std::string element(const std::string &Var, unsigned Component) const {
+    return VW == 1 ? Var : Var + "." + Lanes[Component];
+  }
+  std::string read(const std::string &Array, const Offset &ViewOff,
+                   unsigned Row, unsigned Lane) const {
+    Chunk C;
+    unsigned Comp;
+    locate(Array, ViewOff, Row, Lane, C, Comp);
+    if (inQueue(C))
+      return element(queueVar(Array, C.Row, C.Plane), Comp);
+    return element(chunkVar(C), Comp);
+  }
+  std::string makeVector(const std::vector<std::string> &Parts) const {
+    if (VW == 1)
+      return Parts[0];
+    std::string S = "make_" + VT + "(";
+    for (size_t I = 0; I < Parts.size(); ++I)
+      S += (I ? ", " : "") + Parts[I];
+    return S + ")";
+  }
+
+  std::string fastPath(const std::string &In) const;
+  std::string slowPath(const std::string &In) const;
+};
+
+std::string ColumnEmitter::fastPath(const std::string &In) const {
+  std::ostringstream OS;
+  const ir::StencilIR &IR = V.ir();
+  OS << In << "const Idx fs_b = x0 * s0 + y0 * s1;\n";
+  // The queue: planes [lo, hi] of the centre column; all but the last are
+  // loaded before the loop, the last at each step, then all shift by one.
+  for (auto &[A, Range] : QueuePlanes) {
+    for (unsigned Row = 0; Row < P.PointsY; ++Row) {
+      OS << In << VT << " ";
+      for (int D = Range.first; D <= Range.second; ++D)
+        OS << (D == Range.first ? "" : ", ") << queueVar(A, Row, D);
+      OS << ";\n";
+      for (int D = Range.first; D < Range.second; ++D)
+        OS << In << queueVar(A, Row, D) << " = "
+           << emitLoad(V, A, VT,
+                       address(A, "fs_b", Row, "zs + (" + std::to_string(D) +
+                                                   ")", 0))
+           << ";\n";
+    }
+  }
+  if (P.Unroll > 1)
+    OS << In << "#pragma unroll " << P.Unroll << "\n";
+  else
+    OS << In << "#pragma unroll 1\n";
+  OS << In << "for (Idx z = zs; z < ze; ++z) {\n";
+  std::string In2 = In + "  ";
+  OS << In2 << "const Idx fs_p = fs_b + z * s2;\n";
+  for (auto &[A, Range] : QueuePlanes)
+    for (unsigned Row = 0; Row < P.PointsY; ++Row)
+      OS << In2 << queueVar(A, Row, Range.second) << " = "
+         << emitLoad(V, A, VT,
+                     address(A, "fs_p", Row, std::to_string(Range.second), 0))
+         << ";\n";
+  for (const Chunk &C : Loaded)
+    OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
+       << emitLoad(V, C.Array, VT,
+                   address(C.Array, "fs_p", C.Row,
+                           C.Plane ? std::to_string(C.Plane) : "", C.Column))
+       << ";\n";
+  // Values of every update at every point, then the stores.
+  for (unsigned Row = 0; Row < P.PointsY; ++Row)
+    for (unsigned Lane = 0; Lane < VW; ++Lane)
+      for (size_t U = 0; U < IR.Updates.size(); ++U) {
+        const ir::Update &Up = IR.Updates[U];
+        auto Read = [&](const std::string &Name, const Offset &IROff) {
+          return read(Name, V.toView(IROff), Row, Lane);
+        };
+        std::string Value = emitExpr(Up.Value, Read);
+        if (Up.Accumulate)
+          Value = "(" + read(Up.Target, V.writeOffset(Up.Target), Row, Lane) +
+                  " + " + Value + ")";
+        OS << In2 << "const " << T << " fs_u" << U << "_" << Row << "_"
+           << Lane << " = " << Value << ";\n";
+      }
+  for (size_t U = 0; U < IR.Updates.size(); ++U) {
+    const ir::Update &Up = IR.Updates[U];
+    Offset W = V.writeOffset(Up.Target);
+    for (unsigned Row = 0; Row < P.PointsY; ++Row) {
+      std::vector<std::string> Parts;
+      for (unsigned Lane = 0; Lane < VW; ++Lane)
+        Parts.push_back("fs_u" + std::to_string(U) + "_" +
+                        std::to_string(Row) + "_" + std::to_string(Lane));
+      std::string Addr = Up.Target + " + fs_p";
+      if (Row + W[1])
+        Addr += " + (" + std::to_string(static_cast<int>(Row) + W[1]) +
+                ") * s1";
+      if (W[2])
+        Addr += " + (" + std::to_string(W[2]) + ") * s2";
+      if (W[0])
+        Addr += " + (" + std::to_string(W[0]) + ") * s0";
+      OS << In2 << "*(" << VT << " *)(" << Addr << ") = " << makeVector(Parts)
+         << ";\n";
+    }
+  }
+  for (auto &[A, Range] : QueuePlanes)
+    for (unsigned Row = 0; Row < P.PointsY; ++Row)
+      for (int D = Range.first; D < Range.second; ++D)
+        OS << In2 << queueVar(A, Row, D) << " = " << queueVar(A, Row, D + 1)
+           << ";\n";
+  OS << In << "}\n";
+  return OS.str();
+}
+
+std::string ColumnEmitter::slowPath(const std::string &In) const {
+  std::ostringstream OS;
+  OS << In << "#pragma unroll 1\n"
+     << In << "for (Idx z = zs; z < ze; ++z)\n"
+     << In << "  for (int fs_row = 0; fs_row < " << P.PointsY
+     << "; ++fs_row)\n"
+     << In << "    for (int fs_lane = 0; fs_lane < " << VW
+     << "; ++fs_lane) {\n"
+     << In << "      const Idx x = x0 + fs_lane, y = y0 + fs_row;\n"
+     << In << "      if (x < lo0 || x >= hi0 || y >= hi1)\n"
+     << In << "        continue;\n"
+     << In << "      const Idx fs_i = x * s0 + y * s1 + z * s2;\n"
+     << emitPointUpdate(V, In + "      ", "fs_i") << In << "    }\n";
+  return OS.str();
+}
+
+std::string ColumnEmitter::kernel(const std::string &Name) const {
+  const unsigned BX = P.BlockX, BY = P.BlockY, PY = P.PointsY,
+                 ZC = P.ZChunk;
+  std::ostringstream OS;
+  OS << "template <typename Idx>\n__global__ void __launch_bounds__("
+     << BX * BY;
+  if (P.MinBlocksPerSM)
+    OS << ", " << P.MinBlocksPerSM;
+  OS << ")\n" << Name << "(" << kernelParams(V, "Idx") << ") {\n";
+  if (VW > 1)
+    OS << "  // Groups start at multiples of " << VW
+       << " so vector accesses are aligned.\n"
+       << "  const Idx fs_xb = (lo0 / " << VW << ") * " << VW << ";\n";
+  else
+    OS << "  const Idx fs_xb = lo0;\n";
+  OS << "  const Idx x0 = fs_xb + ((Idx)blockIdx.x * " << BX
+     << " + (Idx)threadIdx.x) * " << VW << ";\n"
+     << "  if (x0 >= hi0)\n    return;\n"
+     << "  for (Idx bs = blockIdx.z; lo2 + bs * " << ZC
+     << " < hi2; bs += gridDim.z) {\n"
+     << "    const Idx zs = lo2 + bs * " << ZC << ";\n"
+     << "    const Idx ze = zs + " << ZC << " < hi2 ? zs + " << ZC
+     << " : hi2;\n"
+     << "    for (Idx bm = blockIdx.y; lo1 + bm * " << BY * PY
+     << " < hi1; bm += gridDim.y) {\n"
+     << "      const Idx y0 = lo1 + (bm * " << BY << " + (Idx)threadIdx.y) * "
+     << PY << ";\n"
+     << "      if (y0 >= hi1)\n        continue;\n";
+  if (VW == 1 && PY == 1) {
+    // A group of one point inside [lo, hi) is always whole.
+    OS << fastPath("      ");
+  } else {
+    OS << "      if (x0 >= lo0 && x0 + " << VW << " <= hi0 && y0 + " << PY
+       << " <= hi1) {\n"
+       << fastPath("        ") << "      } else {\n"
+       << "        // A group on the domain's edge: point by point.\n"
+       << slowPath("        ") << "      }\n";
+  }
+  OS << "    }\n  }\n}\n";
+  return OS.str();
+}
+
+} // namespace
+
+std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
+  std::string Error;
+  auto V = StencilView::create(IR, Error);
+  if (!V)
+    return Error;
+  if (V->vectorType(P.VectorWidth).empty())
+    return "no " + std::to_string(P.VectorWidth) + "-wide vector of " +
+           IR.ElementType;
+  if (IR.Dims < 3 && (P.PointsY != 1 || P.BlockY != 1))
+    return "points_y and block y are 1 below three dimensions";
+  if (P.BlockX * P.BlockY > 1024 || P.BlockZ != 1)
+    return "the block is (x, y, 1) with at most 1024 threads";
+  return "";
+}
+
+GeneratedSource generateColumnSource(const ir::StencilIR &IR,
+                                     const StrategyParams &P,
+                                     const GenerateOptions &Opts) {
+  GeneratedSource Out;
+  Out.Error = columnWhyNot(IR, P);
+  if (!Out.ok())
+    return Out;
+  auto V = StencilView::create(IR, Out.Error);
+  const unsigned VW = P.VectorWidth;
+  std::ostringstream OS;
+  OS << emitFilePrologue(IR, P) << emitConstants(*V, Opts) << "namespace {\n";
+  OS << ColumnEmitter(*V, P, VW).kernel("fs_column_kernel");
+  if (VW > 1) {
+    OS << "\n// Unaligned arrays or strides: the same mapping, one point wide.\n"
+       << ColumnEmitter(*V, P, 1).kernel("fs_column_kernel_scalar");
+  }
+  OS << "} // namespace\n\n";
+  OS << emitLauncherHead(*V, Opts, 2 * VW);
+  const unsigned BX = P.BlockX, BY = P.BlockY;
+  OS << "  const dim3 fs_block(" << BX << ", " << BY << ", 1);\n"
+     << "  const unsigned fs_gy = fs_blocks(fs_hi[1] - fs_lo[1], "
+     << BY * P.PointsY << ", 65535);\n"
+     << "  const unsigned fs_gz = fs_blocks(fs_hi[2] - fs_lo[2], " << P.ZChunk
+     << ", 65535);\n";
+  std::string Scalar = VW > 1 ? "fs_column_kernel_scalar" : "fs_column_kernel";
+  if (VW > 1) {
+    OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW) << ") {\n"
+       << "    const long long fs_xb = (fs_lo[0] / " << VW << ") * " << VW
+       << ";\n"
+       << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xb, " << BX * VW
+       << ", 2147483647LL), fs_gy, fs_gz);\n"
+       << "    fs_column_kernel<int><<<fs_grid, fs_block, 0, stream>>>("
+       << kernelArgs(*V, "int") << ");\n"
+       << "    return;\n  }\n";
+  }
+  OS << "  const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_lo[0], " << BX
+     << ", 2147483647LL), fs_gy, fs_gz);\n"
+     << "  if (fs_fits32)\n"
+     << "    " << Scalar << "<int><<<fs_grid, fs_block, 0, stream>>>("
+     << kernelArgs(*V, "int") << ");\n"
+     << "  else\n"
+     << "    " << Scalar << "<long long><<<fs_grid, fs_block, 0, stream>>>("
+     << kernelArgs(*V, "long long") << ");\n"
+     << "}\n";
+  Out.Source = OS.str();
+  return Out;
+}
+
+} // namespace forge
+} // namespace forgestencil

@@ -1,0 +1,335 @@
+//===- NamedStencils.cpp - The stencils fs-bench knows by name -------------===//
+
+#include "forgestencil/Forge/NamedStencils.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+namespace forgestencil {
+namespace forge {
+
+namespace {
+
+using ir::Expr;
+using ir::Offset;
+using ir::StencilIR;
+
+Expr read(const std::string &Array, Offset O) {
+  Expr E;
+  E.Kind = Expr::Read;
+  E.Name = Array;
+  E.Off = O;
+  return E;
+}
+
+Expr binary(const char *Op, Expr A, Expr B) {
+  Expr E;
+  E.Kind = Expr::Binary;
+  E.Op = Op;
+  E.Args.push_back(std::move(A));
+  E.Args.push_back(std::move(B));
+  return E;
+}
+
+Expr coef(const std::string &Name, int Index = -1) {
+  Expr E;
+  E.Kind = Expr::Coef;
+  E.Name = Name;
+  E.Index = Index;
+  return E;
+}
+
+Expr literal(const std::string &Value) {
+  Expr E;
+  E.Kind = Expr::Literal;
+  E.Value = Value;
+  return E;
+}
+
+/// Builds one plain kernel: axes i, j(, k) mapped to threads x, y(, z), each
+/// guarded by [Lower, extent - UpperMargin), arrays in row-major order.
+class Builder {
+public:
+  Builder(std::string Name, unsigned Dims, std::string Elem)
+      : Elem(std::move(Elem)) {
+    IR.Kernel = std::move(Name);
+    IR.SourceFile = "fs-bench/named";
+    IR.ElementType = this->Elem;
+    IR.Dims = Dims;
+    static const char *const Names[] = {"i", "j", "k"};
+    static const char *const Sizes[] = {"nx", "ny", "nz"};
+    static const char Threads[] = {'x', 'y', 'z'};
+    static const char *const Strides[] = {"1", "nx", "nx * ny"};
+    for (unsigned A = 0; A < Dims; ++A) {
+      ir::Axis X;
+      X.Name = Names[A];
+      X.Source = ir::AxisSource::Thread;
+      X.ThreadDim = Threads[A];
+      X.Extent = Sizes[A];
+      IR.Axes.push_back(X);
+      IR.Strides.push_back(Strides[A]);
+    }
+  }
+
+  void range(int Lower, int UpperMargin) {
+    for (ir::Axis &X : IR.Axes) {
+      X.Lower = std::to_string(Lower);
+      X.Upper = UpperMargin ? X.Extent + " - " + std::to_string(UpperMargin)
+                            : X.Extent;
+    }
+  }
+  void input(const std::string &Name, bool PerPoint = false) {
+    Arrays.push_back({Name, false, PerPoint});
+  }
+  void output(const std::string &Name) { Arrays.push_back({Name, true, false}); }
+  void scalar(const std::string &Name) {
+    Scalars.push_back(Name);
+    ir::Coefficient C;
+    C.Name = Name;
+    C.Kind = ir::Coefficient::ScalarParam;
+    C.Type = Elem;
+    IR.Coefficients.push_back(C);
+  }
+  void constantArray(const std::string &Name, unsigned Size) {
+    ir::Coefficient C;
+    C.Name = Name;
+    C.Kind = ir::Coefficient::ConstantArray;
+    C.Type = Elem;
+    C.Size = Size;
+    IR.Coefficients.push_back(C);
+  }
+  void update(const std::string &Target, Expr Value) {
+    ir::Update U;
+    U.Target = Target;
+    U.Value = std::move(Value);
+    IR.Updates.push_back(std::move(U));
+  }
+  /// A literal of the element type, e.g. "2.0f" or "2.0".
+  Expr lit(const std::string &Digits) const {
+    return literal(Elem == "float" ? Digits + "f" : Digits);
+  }
+
+  StencilIR finish() {
+    std::map<std::string, std::set<Offset>> Reads;
+    for (const ir::Update &U : IR.Updates)
+      collect(U.Value, Reads);
+    std::set<std::string> Written;
+    for (const ir::Update &U : IR.Updates)
+      Written.insert(U.Target);
+    for (const ArrayInfo &A : Arrays) {
+      ir::Param P;
+      P.Name = A.Name;
+      bool IsRead = Reads.count(A.Name) != 0;
+      bool IsWritten = Written.count(A.Name) != 0;
+      P.Type = (IsWritten ? "" : "const ") + Elem + " *__restrict__";
+      P.Role = IsWritten ? (IsRead ? ir::Param::InOut : ir::Param::Output)
+                         : ir::Param::Input;
+      IR.Params.push_back(P);
+      if (IsRead) {
+        ir::InputArray In;
+        In.Param = A.Name;
+        In.Offsets.assign(Reads[A.Name].begin(), Reads[A.Name].end());
+        In.Restrict = true;
+        In.PerPointCoefficient = A.PerPoint;
+        IR.Inputs.push_back(In);
+      }
+      if (IsWritten) {
+        ir::OutputArray Out;
+        Out.Param = A.Name;
+        IR.Outputs.push_back(Out);
+      }
+    }
+    for (const ir::Axis &X : IR.Axes)
+      IR.Params.push_back({X.Extent, "int", ir::Param::Size});
+    for (const std::string &S : Scalars)
+      IR.Params.push_back({S, Elem, ir::Param::Scalar});
+    IR.computeDerived();
+    return IR;
+  }
+
+private:
+  struct ArrayInfo {
+    std::string Name;
+    bool Written, PerPoint;
+  };
+  StencilIR IR;
+  std::string Elem;
+  std::vector<ArrayInfo> Arrays;
+  std::vector<std::string> Scalars;
+
+  static void collect(const Expr &E,
+                      std::map<std::string, std::set<Offset>> &Reads) {
+    if (E.Kind == Expr::Read)
+      Reads[E.Name].insert(E.Off);
+    for (const Expr &A : E.Args)
+      collect(A, Reads);
+  }
+};
+
+Offset along(unsigned Axis, int D) {
+  Offset O{0, 0, 0};
+  O[Axis] = D;
+  return O;
+}
+
+/// c0*u + c1*(neighbours at distance 1) + ... with the sum over axes in
+/// axis order, minus before plus.
+Expr starSum(const std::string &U, unsigned Dims, unsigned Radius,
+             const std::function<Expr(unsigned)> &Coef) {
+  Expr Sum = binary("*", Coef(0), read(U, {0, 0, 0}));
+  for (unsigned Q = 1; Q <= Radius; ++Q) {
+    Expr Ring = binary("+", read(U, along(0, -int(Q))), read(U, along(0, Q)));
+    for (unsigned A = 1; A < Dims; ++A) {
+      Ring = binary("+", std::move(Ring), read(U, along(A, -int(Q))));
+      Ring = binary("+", std::move(Ring), read(U, along(A, Q)));
+    }
+    Sum = binary("+", std::move(Sum), binary("*", Coef(Q), std::move(Ring)));
+  }
+  return Sum;
+}
+
+StencilIR star(unsigned Dims, unsigned Radius, const std::string &Elem) {
+  Builder B("star" + std::to_string(Dims) + "d_r" + std::to_string(Radius),
+            Dims, Elem);
+  B.range(Radius, Radius);
+  B.input("in");
+  B.output("out");
+  std::function<Expr(unsigned)> Coef;
+  if (Radius == 1) {
+    B.scalar("c0");
+    B.scalar("c1");
+    Coef = [](unsigned Q) { return coef(Q == 0 ? "c0" : "c1"); };
+  } else {
+    B.constantArray("c", Radius + 1);
+    Coef = [](unsigned Q) { return coef("c", static_cast<int>(Q)); };
+  }
+  B.update("out", starSum("in", Dims, Radius, Coef));
+  return B.finish();
+}
+
+StencilIR box(unsigned Dims, unsigned Radius, const std::string &Elem) {
+  Builder B("box" + std::to_string(Dims) + "d_r" + std::to_string(Radius),
+            Dims, Elem);
+  B.range(Radius, Radius);
+  B.input("in");
+  B.output("out");
+  unsigned Side = 2 * Radius + 1;
+  unsigned Count = Dims == 3 ? Side * Side * Side : Side * Side;
+  B.constantArray("w", Count);
+  int R = static_cast<int>(Radius);
+  int ZR = Dims == 3 ? R : 0;
+  Expr Sum;
+  int W = 0;
+  for (int Z = -ZR; Z <= ZR; ++Z)
+    for (int Y = -R; Y <= R; ++Y)
+      for (int X = -R; X <= R; ++X) {
+        Expr Term = binary("*", coef("w", W++), read("in", {X, Y, Z}));
+        Sum = W == 1 ? std::move(Term) : binary("+", std::move(Sum), std::move(Term));
+      }
+  B.update("out", std::move(Sum));
+  return B.finish();
+}
+
+StencilIR rtm(const std::string &Elem) {
+  Builder B("rtm", 3, Elem);
+  B.range(4, 4);
+  B.input("u");
+  B.input("u_prev");
+  B.input("vel", /*PerPoint=*/true);
+  B.output("u_next");
+  B.constantArray("c", 5);
+  Expr Lap = starSum("u", 3, 4, [](unsigned Q) {
+    return coef("c", static_cast<int>(Q));
+  });
+  // u_next = 2 u - u_prev + vel * lap(u)
+  Expr Value = binary(
+      "+",
+      binary("-", binary("*", B.lit("2.0"), read("u", {0, 0, 0})),
+             read("u_prev", {0, 0, 0})),
+      binary("*", read("vel", {0, 0, 0}), std::move(Lap)));
+  B.update("u_next", std::move(Value));
+  return B.finish();
+}
+
+/// Yee updates: E from the curl of H (backward differences) or H from the
+/// curl of E (forward differences), with per-point coefficients.
+StencilIR fdtd(bool Electric, const std::string &Elem) {
+  Builder B(Electric ? "fdtd_e" : "fdtd_h", 3, Elem);
+  const char *Own[] = {"Ex", "Ey", "Ez"};
+  const char *Other[] = {"Hx", "Hy", "Hz"};
+  if (!Electric)
+    std::swap(Own, Other);
+  // E: [1, n) reading index - 1; H: [0, n - 1) reading index + 1.
+  if (Electric)
+    B.range(1, 0);
+  else
+    B.range(0, 1);
+  int D = Electric ? -1 : 1;
+  for (const char *F : Own)
+    B.output(F);
+  for (const char *F : Other)
+    B.input(F);
+  std::string Ca = Electric ? "ca" : "da", Cb = Electric ? "cb" : "db";
+  B.input(Ca, true);
+  B.input(Cb, true);
+  for (int C = 0; C < 3; ++C) {
+    int A1 = (C + 1) % 3, A2 = (C + 2) % 3;
+    // curl_c = d(F_{c+2})/d(axis c+1) - d(F_{c+1})/d(axis c+2)
+    auto Diff = [&](int Field, int Axis) {
+      return Electric ? binary("-", read(Other[Field], {0, 0, 0}),
+                               read(Other[Field], along(Axis, D)))
+                      : binary("-", read(Other[Field], along(Axis, D)),
+                               read(Other[Field], {0, 0, 0}));
+    };
+    Expr Curl = binary("-", Diff(A2, A1), Diff(A1, A2));
+    Expr Value = binary(
+        Electric ? "+" : "-",
+        binary("*", read(Ca, {0, 0, 0}), read(Own[C], {0, 0, 0})),
+        binary("*", read(Cb, {0, 0, 0}), std::move(Curl)));
+    B.update(Own[C], std::move(Value));
+  }
+  return B.finish();
+}
+
+} // namespace
+
+std::vector<std::string> namedStencilNames() {
+  std::vector<std::string> Names;
+  for (const char *Shape : {"star", "box"})
+    for (int D = 2; D <= 3; ++D)
+      for (int R = 1; R <= 4; ++R)
+        Names.push_back(std::string(Shape) + std::to_string(D) + "d_r" +
+                        std::to_string(R));
+  Names.push_back("rtm");
+  Names.push_back("fdtd_e");
+  Names.push_back("fdtd_h");
+  return Names;
+}
+
+std::optional<StencilIR> namedStencil(const std::string &Name,
+                                      const std::string &ElementType,
+                                      std::string &Error) {
+  if (ElementType != "float" && ElementType != "double") {
+    Error = "element type must be float or double, not '" + ElementType + "'";
+    return std::nullopt;
+  }
+  if (Name == "rtm")
+    return rtm(ElementType);
+  if (Name == "fdtd_e" || Name == "fdtd_h")
+    return fdtd(Name == "fdtd_e", ElementType);
+  for (const char *Shape : {"star", "box"})
+    for (unsigned D = 2; D <= 3; ++D)
+      for (unsigned R = 1; R <= 4; ++R) {
+        if (Name != std::string(Shape) + std::to_string(D) + "d_r" +
+                        std::to_string(R))
+          continue;
+        return Shape[0] == 's' ? star(D, R, ElementType)
+                               : box(D, R, ElementType);
+      }
+  Error = "unknown stencil '" + Name + "'";
+  return std::nullopt;
+}
+
+} // namespace forge
+} // namespace forgestencil

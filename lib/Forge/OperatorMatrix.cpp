@@ -1,0 +1,202 @@
+//===- OperatorMatrix.cpp - What won, where, by how much -------------------===//
+
+#include "forgestencil/Forge/OperatorMatrix.h"
+
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace forgestencil {
+namespace forge {
+
+using nlohmann::json;
+
+namespace {
+
+const char *const CoefKindNames[] = {"literal", "scalar-param",
+                                     "constant-array", "constant-scalar"};
+
+std::string dtypeTag(const std::string &T) {
+  return T == "double" ? "f64" : T == "float" ? "f32" : T;
+}
+
+json *findEntry(json &Matrix, const json &Key) {
+  for (json &E : Matrix["entries"])
+    if (E["key"] == Key)
+      return &E;
+  return nullptr;
+}
+
+json keyOf(const std::string &Sig, const std::string &Arch,
+           const std::string &Size) {
+  return {{"signature", Sig}, {"arch", Arch}, {"size_class", Size}};
+}
+
+/// Adds a history item to Matrix, keeping best up to date; duplicates (the
+/// same item merged twice) are recorded once.
+void addItem(json &Matrix, const json &Key, const json &Item) {
+  json *E = findEntry(Matrix, Key);
+  if (!E) {
+    Matrix["entries"].push_back({{"key", Key}, {"best", Item},
+                                 {"history", json::array({Item})}});
+    return;
+  }
+  for (const json &H : (*E)["history"])
+    if (H == Item)
+      return;
+  (*E)["history"].push_back(Item);
+  if (Item.value("fraction_of_copy", 0.0) >
+      (*E)["best"].value("fraction_of_copy", 0.0))
+    (*E)["best"] = Item;
+}
+
+} // namespace
+
+std::string stencilSignature(const ir::StencilIR &IR) {
+  unsigned PerPoint = 0;
+  for (const ir::InputArray &In : IR.Inputs)
+    PerPoint += In.PerPointCoefficient;
+  std::set<std::string> Kinds;
+  for (const ir::Coefficient &C : IR.Coefficients)
+    Kinds.insert(CoefKindNames[C.Kind]);
+  std::ostringstream OS;
+  OS << IR.Dims << "d." << IR.Shape << ".r" << IR.Radius << ".pts"
+     << IR.Points << ".in" << IR.Inputs.size() << ".out" << IR.Outputs.size()
+     << ".pp" << PerPoint << ".coef";
+  if (Kinds.empty())
+    OS << "-none";
+  for (const std::string &K : Kinds)
+    OS << "-" << K;
+  OS << "." << dtypeTag(IR.ElementType);
+  return OS.str();
+}
+
+std::string sizeClass(const ir::StencilIR &IR, long long Points,
+                      long long L2Bytes) {
+  double Bytes = static_cast<double>(Points) * IR.BytesPerPoint;
+  return Bytes * 2 <= static_cast<double>(L2Bytes) ? "small" : "large";
+}
+
+json emptyMatrix() {
+  return {{"schema", MatrixSchemaId}, {"version", 1},
+          {"entries", json::array()}};
+}
+
+void addMeasurement(json &Matrix, const Measurement &M) {
+  json Item = {{"strategy", M.Best.toJson()},
+               {"id", M.Best.id()},
+               {"effective_gbps", M.EffectiveGBs},
+               {"copy_gbps", M.CopyGBs},
+               {"fraction_of_copy", M.FractionOfCopy},
+               {"speedup_vs_naive", M.SpeedupVsNaive},
+               {"evidence", M.Evidence}};
+  addItem(Matrix, keyOf(M.Signature, M.Arch, M.SizeClass), Item);
+}
+
+void mergeMatrix(json &Matrix, const json &Other) {
+  if (!Other.contains("entries"))
+    return;
+  for (const json &E : Other["entries"])
+    for (const json &H : E.value("history", json::array()))
+      addItem(Matrix, E["key"], H);
+}
+
+bool loadMatrix(const std::string &Path, json &Matrix, std::string &Error) {
+  std::ifstream In(Path);
+  if (!In) {
+    Matrix = emptyMatrix();
+    return true;
+  }
+  try {
+    Matrix = json::parse(In);
+  } catch (const json::exception &E) {
+    Error = Path + ": " + E.what();
+    return false;
+  }
+  if (Matrix.value("schema", "") != MatrixSchemaId ||
+      !Matrix.contains("entries")) {
+    Error = Path + ": not an operator matrix";
+    return false;
+  }
+  return true;
+}
+
+bool recordMeasurement(const std::string &Path, const Measurement &M,
+                       std::string &Error) {
+  std::string LockPath = Path + ".lock";
+  int Fd = open(LockPath.c_str(), O_CREAT | O_RDWR, 0644);
+  if (Fd < 0 || flock(Fd, LOCK_EX) != 0) {
+    Error = "cannot lock " + LockPath;
+    if (Fd >= 0)
+      close(Fd);
+    return false;
+  }
+  json Matrix;
+  bool Ok = loadMatrix(Path, Matrix, Error);
+  if (Ok) {
+    addMeasurement(Matrix, M);
+    std::string Tmp = Path + ".tmp." + std::to_string(getpid());
+    {
+      std::ofstream Out(Tmp);
+      Out << Matrix.dump(2) << "\n";
+      Ok = static_cast<bool>(Out);
+    }
+    if (!Ok || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+      Error = "cannot replace " + Path;
+      std::remove(Tmp.c_str());
+      Ok = false;
+    }
+  }
+  flock(Fd, LOCK_UN);
+  close(Fd);
+  return Ok;
+}
+
+StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
+                            const std::string &Arch,
+                            const std::string &SizeClass,
+                            std::string *Source) {
+  json Key = keyOf(stencilSignature(IR), Arch, SizeClass);
+  if (Matrix.contains("entries"))
+    for (const json &E : Matrix["entries"]) {
+      if (E["key"] != Key)
+        continue;
+      std::string Error;
+      auto P = StrategyParams::fromJson(E["best"]["strategy"], Error);
+      if (P && findStrategy(P->Strategy) &&
+          findStrategy(P->Strategy)->whyNot(IR).empty()) {
+        if (Source)
+          *Source = "knowledge";
+        return *P;
+      }
+    }
+  if (Source)
+    *Source = "default";
+  StrategyParams P;
+  if (IR.Dims < 2) {
+    P.Strategy = "naive";
+    P.BlockX = 256;
+    P.BlockY = 1;
+    return P;
+  }
+  P.Strategy = "zmarch";
+  P.RegisterQueue = true;
+  P.ZChunk = 32;
+  P.Unroll = 2;
+  P.VectorWidth = IR.ElementType == "float" ? 4 : 2;
+  if (IR.Dims == 3) {
+    P.BlockX = 32;
+    P.BlockY = 4;
+  } else {
+    P.BlockX = 128;
+    P.BlockY = 1;
+  }
+  return P;
+}
+
+} // namespace forge
+} // namespace forgestencil

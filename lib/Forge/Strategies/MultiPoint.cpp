@@ -1,0 +1,49 @@
+//===- MultiPoint.cpp - Several points per thread, vector loads ------------===//
+
+#include "MultiPoint.h"
+
+#include "../ColumnKernel.h"
+
+namespace forgestencil {
+namespace forge {
+
+std::vector<StrategyParams>
+MultiPointStrategy::searchSpace(const ir::StencilIR &IR) const {
+  std::vector<StrategyParams> Space;
+  const unsigned VMax = IR.ElementType == "float" ? 4 : 2;
+  auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
+                 unsigned ZC) {
+    StrategyParams P;
+    P.Strategy = name();
+    P.BlockX = BX;
+    P.BlockY = BY;
+    P.VectorWidth = VW;
+    P.PointsY = PY;
+    P.ZChunk = ZC;
+    Space.push_back(P);
+  };
+  if (IR.Dims == 3) {
+    Add(32, 4, VMax, 1, 1);
+    Add(32, 4, VMax, 2, 1);
+    Add(32, 8, 2, 1, 1);
+    Add(64, 4, 2, 2, 1);
+    Add(32, 4, VMax, 1, 2);
+  } else {
+    Add(128, 1, VMax, 1, 1);
+    Add(128, 1, VMax, 1, 2);
+    Add(256, 1, VMax, 1, 4);
+    Add(128, 1, 2, 1, 2);
+  }
+  return Space;
+}
+
+GeneratedSource MultiPointStrategy::generate(const ir::StencilIR &IR,
+                                             const StrategyParams &P,
+                                             const GenerateOptions &Opts) const {
+  StrategyParams Q = P;
+  Q.RegisterQueue = false;
+  return generateColumnSource(IR, Q, Opts);
+}
+
+} // namespace forge
+} // namespace forgestencil

@@ -1,0 +1,298 @@
+//===- FsBench.cpp - One stencil op, our kernels against the baselines -----===//
+///
+/// \file
+/// fs-bench --stencil star3d_r1 --shape 512 --strategy all
+/// Generates the candidates, the straightforward kernel, a copy kernel and a
+/// verify-and-time driver, compiles them with nvcc, runs them and prints
+/// time, GStencils/s, effective GB/s and the fraction of copy bandwidth.
+///
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Forge/Bench.h"
+#include "forgestencil/Forge/NamedStencils.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
+#include "forgestencil/Version.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+using namespace forgestencil;
+using nlohmann::json;
+
+namespace {
+
+std::vector<long long> parseShape(const std::string &S, unsigned Dims) {
+  std::vector<long long> Shape;
+  std::stringstream SS(S);
+  std::string Part;
+  while (std::getline(SS, Part, ','))
+    Shape.push_back(std::stoll(Part));
+  if (Shape.size() == 1)
+    Shape.assign(Dims, Shape[0]);
+  return Shape;
+}
+
+std::string detectArch(int Gpu) {
+  std::string Cmd = "nvidia-smi --query-gpu=compute_cap --format=csv,noheader "
+                    "-i " + std::to_string(Gpu) + " 2>/dev/null";
+  FILE *P = popen(Cmd.c_str(), "r");
+  if (!P)
+    return "";
+  char Buf[64] = {0};
+  std::string Out = fgets(Buf, sizeof Buf, P) ? Buf : "";
+  pclose(P);
+  std::string Arch;
+  for (char C : Out)
+    if (std::isdigit(static_cast<unsigned char>(C)))
+      Arch += C;
+  return Arch;
+}
+
+std::string commandOutput(const std::string &Cmd) {
+  FILE *P = popen(Cmd.c_str(), "r");
+  if (!P)
+    return "";
+  std::string Out;
+  char Buf[256];
+  while (fgets(Buf, sizeof Buf, P))
+    Out += Buf;
+  pclose(P);
+  while (!Out.empty() && (Out.back() == '\n' || Out.back() == '\r'))
+    Out.pop_back();
+  return Out;
+}
+
+std::string today() {
+  std::time_t T = std::time(nullptr);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%d", std::gmtime(&T));
+  return Buf;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  CLI::App App{"fs-bench: one stencil, generated kernels against a "
+               "straightforward kernel and a copy, on one GPU"};
+  std::string Stencil, StencilFile, Dtype = "f32", StrategyName = "all";
+  std::vector<std::string> Shapes;
+  std::string EmitDir, WorkDir, Arch, Nvcc = "nvcc", JsonOut, Knowledge;
+  std::string Record;
+  int Gpu = 0;
+  unsigned Reps = 40, Jobs = 4;
+  bool List = false;
+  App.add_option("--stencil", Stencil, "a named stencil (--list)");
+  App.add_option("--stencil-file", StencilFile, "a Stencil IR JSON file");
+  App.add_option("--shape", Shapes,
+                 "extents, fastest first: 512 or 512,512,512 (repeatable)");
+  App.add_option("--dtype", Dtype, "f32 or f64 (named stencils)");
+  App.add_option("--strategy", StrategyName,
+                 "a strategy name, 'best' (from the knowledge) or 'all'");
+  App.add_option("--gpu", Gpu, "CUDA device number");
+  App.add_option("--arch", Arch, "sm number, e.g. 90 (default: detected)");
+  App.add_option("--nvcc", Nvcc, "the nvcc to use");
+  App.add_option("--emit-dir", EmitDir,
+                 "write the generated sources there and stop");
+  App.add_option("--work-dir", WorkDir, "where to build and run");
+  App.add_option("--reps", Reps, "timed repetitions per variant");
+  App.add_option("--jobs", Jobs, "parallel nvcc processes");
+  App.add_option("--json-out", JsonOut, "write the full result there");
+  App.add_option("--knowledge", Knowledge,
+                 "operator matrix to read for --strategy best");
+  App.add_option("--record", Record,
+                 "operator matrix to add the best verified result to");
+  App.add_flag("--list", List, "list the named stencils and strategies");
+  CLI11_PARSE(App, Argc, Argv);
+
+  if (List) {
+    for (const std::string &N : forge::namedStencilNames())
+      std::cout << N << "\n";
+    for (const auto &S : forge::allStrategies())
+      std::cout << "strategy " << S->name() << ": " << S->description()
+                << "\n";
+    return 0;
+  }
+  std::string Error;
+  std::optional<ir::StencilIR> IR;
+  if (!StencilFile.empty()) {
+    std::ifstream In(StencilFile);
+    try {
+      IR = ir::fromJson(json::parse(In), Error);
+    } catch (const json::exception &E) {
+      Error = E.what();
+    }
+  } else if (!Stencil.empty()) {
+    if (Dtype != "f32" && Dtype != "f64") {
+      std::cerr << "fs-bench: --dtype is f32 or f64\n";
+      return 1;
+    }
+    IR = forge::namedStencil(Stencil, Dtype == "f32" ? "float" : "double",
+                             Error);
+  } else {
+    Error = "give --stencil or --stencil-file";
+  }
+  if (!IR) {
+    std::cerr << "fs-bench: " << Error << "\n";
+    return 1;
+  }
+  if (Shapes.empty())
+    Shapes.push_back(IR->Dims == 3 ? "512" : IR->Dims == 2 ? "8192" : "67108864");
+  if (Arch.empty() && EmitDir.empty())
+    Arch = detectArch(Gpu);
+  if (Arch.empty())
+    Arch = "90";
+
+  // The candidates.
+  std::vector<forge::StrategyParams> Cands;
+  if (StrategyName == "best") {
+    json Matrix = forge::emptyMatrix();
+    if (!Knowledge.empty() && !forge::loadMatrix(Knowledge, Matrix, Error)) {
+      std::cerr << "fs-bench: " << Error << "\n";
+      return 1;
+    }
+    std::string Source;
+    Cands.push_back(forge::pickStrategy(Matrix, *IR, "sm_" + Arch, "large",
+                                        &Source));
+    std::cerr << "fs-bench: best known (" << Source << "): " << Cands[0].id()
+              << "\n";
+    if (Cands[0].Strategy != "naive")
+      Cands.push_back(forge::findStrategy("naive")->searchSpace(*IR)[0]);
+  } else {
+    bool Found = false;
+    for (const auto &S : forge::allStrategies()) {
+      if (StrategyName != "all" && StrategyName != S->name())
+        continue;
+      Found = true;
+      std::string Why = S->whyNot(*IR);
+      if (!Why.empty()) {
+        std::cerr << "fs-bench: " << S->name() << " does not apply: " << Why
+                  << "\n";
+        continue;
+      }
+      for (const forge::StrategyParams &P : S->searchSpace(*IR))
+        Cands.push_back(P);
+    }
+    if (!Found) {
+      std::cerr << "fs-bench: no strategy '" << StrategyName << "'\n";
+      return 1;
+    }
+  }
+
+  json AllResults = json::array();
+  int Status = 0;
+  for (const std::string &ShapeText : Shapes) {
+    forge::BenchConfig C;
+    C.Shape = parseShape(ShapeText, IR->Dims);
+    C.Candidates = Cands;
+    C.Reps = Reps;
+    C.Gpu = Gpu;
+    forge::BenchSources S = forge::generateBench(*IR, C);
+    if (!S.Error.empty()) {
+      std::cerr << "fs-bench: " << S.Error << "\n";
+      return 1;
+    }
+    for (const std::string &Skip : S.Skipped)
+      std::cerr << "fs-bench: skipped " << Skip << "\n";
+    std::string Dir = !EmitDir.empty() ? EmitDir : WorkDir;
+    if (Dir.empty())
+      Dir = "fs-bench-" + IR->Kernel;
+    if (Shapes.size() > 1)
+      Dir += "/" + ShapeText;
+    if (!forge::writeBench(S, Dir, Error)) {
+      std::cerr << "fs-bench: " << Error << "\n";
+      return 1;
+    }
+    if (!EmitDir.empty()) {
+      std::cout << "wrote " << S.Files.size() << " files for "
+                << S.Candidates.size() << " candidates to " << Dir << "\n";
+      continue;
+    }
+    auto Start = std::chrono::steady_clock::now();
+    if (!forge::buildBench(S, Dir, Nvcc, Arch, Jobs, Error)) {
+      std::cerr << "fs-bench: " << Error << "\n";
+      return 1;
+    }
+    double BuildS = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
+    json Result;
+    if (!forge::runBench(Dir, Result, Error)) {
+      std::cerr << "fs-bench: " << Error << "\n";
+      return 1;
+    }
+    auto Rows = forge::summarise(*IR, Result);
+    std::cout << "== " << IR->Kernel << " (" << IR->summary() << ", "
+              << IR->BytesPerPoint << " B/point) sm_" << Arch << ", build "
+              << static_cast<int>(BuildS) << " s\n"
+              << forge::formatTable(Rows, Result);
+    Result["stencil"] = IR->Kernel;
+    Result["summary"] = IR->summary();
+    Result["bytes_per_point"] = IR->BytesPerPoint;
+    json RowsJson = json::array();
+    const forge::BenchRow *Best = nullptr, *Naive = nullptr, *Copy = nullptr;
+    for (size_t I = 0; I < Rows.size(); ++I) {
+      const forge::BenchRow &R = Rows[I];
+      RowsJson.push_back({{"variant", R.Variant},
+                          {"median_ms", R.MedianMs},
+                          {"gstencils", R.GStencils},
+                          {"effective_gbps", R.EffectiveGBs},
+                          {"fraction_of_copy", R.FractionOfCopy},
+                          {"speedup_vs_original", R.SpeedupVsOriginal},
+                          {"verdict", R.Verdict}});
+      if (R.Verdict == "FAIL")
+        Status = 2;
+      if (R.Variant == "copy")
+        Copy = &R;
+      bool Verified = R.Verdict == "bitexact" || R.Verdict == "tolerance";
+      if (Verified && R.Variant.rfind("naive.", 0) == 0 &&
+          (!Naive || R.MedianMs < Naive->MedianMs))
+        Naive = &R;
+      if (Verified && (!Best || R.MedianMs < Best->MedianMs))
+        Best = &R;
+    }
+    Result["rows"] = RowsJson;
+    AllResults.push_back(Result);
+    if (Best)
+      std::cout << "best: " << Best->Variant << " "
+                << static_cast<int>(Best->FractionOfCopy * 1000) / 10.0
+                << "% of copy\n";
+    if (!Record.empty() && Best && Copy) {
+      forge::Measurement M;
+      M.Signature = forge::stencilSignature(*IR);
+      M.Arch = "sm_" + Arch;
+      M.SizeClass = forge::sizeClass(*IR, Result.value("points", 0LL),
+                                     Result["gpu"].value("l2_bytes", 0LL));
+      for (size_t I = 0; I < S.Candidates.size(); ++I)
+        if (S.Candidates[I].id() == Best->Variant)
+          M.Best = S.Candidates[I];
+      M.EffectiveGBs = Best->EffectiveGBs;
+      M.CopyGBs = Copy->EffectiveGBs;
+      M.FractionOfCopy = Best->FractionOfCopy;
+      M.SpeedupVsNaive = Naive ? Naive->MedianMs / Best->MedianMs : 0;
+      std::string CommandLine;
+      for (int I = 0; I < Argc; ++I)
+        CommandLine += (I ? " " : "") + std::string(Argv[I]);
+      M.Evidence = {{"date", today()},
+                    {"gpu", Result["gpu"]},
+                    {"nvcc", commandOutput(Nvcc + " --version | tail -1")},
+                    {"tool", std::string("fs-bench ") + FORGESTENCIL_VERSION},
+                    {"command", CommandLine},
+                    {"extents", Result["ext"]},
+                    {"verdict", Best->Verdict}};
+      if (!M.Best.Strategy.empty() &&
+          !forge::recordMeasurement(Record, M, Error)) {
+        std::cerr << "fs-bench: " << Error << "\n";
+        return 1;
+      }
+    }
+  }
+  if (!JsonOut.empty())
+    std::ofstream(JsonOut) << AllResults.dump(2) << "\n";
+  return Status;
+}
