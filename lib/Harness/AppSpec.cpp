@@ -6,6 +6,8 @@
 
 #include "forgestencil/Harness/AppSpec.h"
 
+#include "forgestencil/Harness/OutputCompare.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -141,6 +143,12 @@ void readCheck(FieldReader &Reader, const json &Root, AppSpec &Spec) {
 }
 
 void readOutput(FieldReader &Reader, const json &Root, AppSpec &Spec) {
+  if (auto Type = Reader.string(Root, "output_type", "output_type", false)) {
+    Spec.OutputType = *Type;
+    Expected<ElementType> Parsed = parseElementType(*Type);
+    if (!Parsed)
+      Reader.report("output_type", Parsed.error());
+  }
   Spec.OutputArgs = Reader.stringList(Root, "output", "output", false);
   if (!Spec.OutputArgs)
     return;

@@ -74,19 +74,6 @@ Expected<PatchSet> hashPatches(const std::string &PatchesDir) {
 
 namespace {
 
-/// The last \p Count lines of \p Text, to show why a step failed without
-/// flooding the terminal.
-std::string lastLines(const std::string &Text, size_t Count) {
-  size_t Position = Text.size();
-  while (Position > 0 && Text[Position - 1] == '\n')
-    --Position;
-  size_t End = Position;
-  for (size_t Seen = 0; Position > 0; --Position)
-    if (Text[Position - 1] == '\n' && ++Seen == Count)
-      break;
-  return Text.substr(Position, End - Position);
-}
-
 std::string formatNumber(double Value, int Decimals) {
   std::ostringstream Text;
   Text << std::fixed << std::setprecision(Decimals) << Value;
@@ -123,8 +110,9 @@ json comparisonToJson(const PairComparison &Pair) {
   json Value = {{"round", Pair.Round},
                 {"identical", Pair.Result.Identical},
                 {"bytes", {Pair.Result.SizeA, Pair.Result.SizeB}}};
-  if (const auto &D = Pair.Result.AsFloat32) {
-    Value["float32"] = {{"elements", D->Elements},
+  if (const auto &D = Pair.Result.AsValues) {
+    Value["values"] = {{"type", elementTypeName(D->Type)},
+                       {"elements", D->Elements},
                         {"differing", D->DifferingElements},
                         {"nan_mismatches", D->NanMismatches},
                         {"max_abs_diff", D->MaxAbsDiff},
@@ -157,8 +145,10 @@ json runToJson(const RunRecord &Run) {
     Value["signal"] = *Run.Signal;
   if (!Run.LaunchError.empty())
     Value["launch_error"] = Run.LaunchError;
-  if (!Run.Problem.empty())
+  if (!Run.Problem.empty()) {
     Value["problem"] = Run.Problem;
+    Value["output_tail"] = Run.OutputTail;
+  }
   return Value;
 }
 
@@ -205,13 +195,14 @@ private:
   std::ostream &Report;
   std::ostream &Progress;
 
-  std::string Root, AppJsonPath, PatchesDir, RegistryPath;
+  std::string Root, AppsDir, AppJsonPath, PatchesDir, RegistryPath;
   AppSpec App;
   PatchSet Patches;
   std::string SourceDir, BuildDir, Binary, OutputDir;
   bool OutputDirIsTemporary = false;
   std::vector<std::string> RunArgs;
   std::optional<std::string> VisibleDevices;
+  ElementType OutputType = ElementType::Float32;
   GpuInfo Gpu;
   std::string NvccVersion = UnknownValue;
   uint64_t Seed = 0;
@@ -235,7 +226,7 @@ Status IntegrationRun::resolvePaths() {
     return fail("--run-timeout must be positive");
 
   Root = Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
-  std::string AppsDir = Options.AppsDir.empty() ? Root + "/apps" : Options.AppsDir;
+  AppsDir = Options.AppsDir.empty() ? Root + "/apps" : Options.AppsDir;
   AppJsonPath = Options.AppJsonPath.empty()
                     ? AppsDir + "/" + Options.AppName + "/app.json"
                     : Options.AppJsonPath;
@@ -256,14 +247,31 @@ Status IntegrationRun::loadApp() {
     return fail(AppJsonPath + ": names app '" + App.Name + "', not '" +
                 Options.AppName + "'");
 
+  if (!Options.NoBuild && !Options.AppJsonPath.empty()) {
+    // vendor.sh finds app.json as <apps dir>/<name>/app.json.
+    fs::path Given = fs::path(Options.AppJsonPath).parent_path();
+    if (Given.filename() != App.Name)
+      return fail(AppJsonPath + ": to vendor and build, app.json must lie in "
+                                "a directory named after the app ('" +
+                  App.Name + "'); or use --no-build");
+    AppsDir = fs::absolute(Given).parent_path().string();
+  }
   if (Options.Small && !App.SmallArgs)
     return fail(AppJsonPath + ": field 'run.small': missing, so --small "
                               "cannot be used");
   RunArgs = Options.Small ? *App.SmallArgs : App.FullArgs;
+  Expected<ElementType> Type = parseElementType(
+      Options.OutputType.empty() ? App.OutputType : Options.OutputType);
+  if (!Type)
+    return fail("--output-type: " + Type.error());
+  OutputType = *Type;
 
   PatchesDir = !Options.PatchesDir.empty() ? Options.PatchesDir
                : Root.empty()                ? ""
                                              : Root + "/patches/" + App.Name;
+  std::error_code Error;
+  if (!Options.PatchesDir.empty() && !fs::is_directory(PatchesDir, Error))
+    return fail("--patches-dir " + PatchesDir + ": not a directory");
   Expected<PatchSet> Hashed = hashPatches(PatchesDir);
   if (!Hashed)
     return fail(Hashed.error());
@@ -285,6 +293,12 @@ Status IntegrationRun::vendorAndBuild() {
   Vendor.Argv = {"bash", VendorScript, App.Name};
   if (!Options.WorkDir.empty())
     Vendor.Argv.push_back(Options.WorkDir);
+  // vendor.sh must read the same app.json and apply the very patches whose
+  // hash is recorded.
+  Vendor.EnvOverrides["FS_APPS_DIR"] = AppsDir;
+  std::error_code Error;
+  if (fs::is_directory(PatchesDir, Error))
+    Vendor.EnvOverrides["FS_PATCH_DIR"] = PatchesDir;
   Vendor.WorkingDirectory = Root;
   Vendor.TimeoutSeconds = Options.BuildTimeoutSeconds;
   ProcessResult Vendored = runProcess(Vendor);
@@ -293,7 +307,6 @@ Status IntegrationRun::vendorAndBuild() {
                 lastLines(Vendored.Stdout + Vendored.Stderr, 20));
   // vendor.sh prints the work directory on its last line.
   SourceDir = lastLines(Vendored.Stdout, 1);
-  std::error_code Error;
   if (SourceDir.empty() || !fs::is_directory(SourceDir, Error))
     return fail("vendor.sh did not print the vendored directory on its last "
                 "line (got '" + SourceDir + "')");
@@ -403,7 +416,8 @@ RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode) {
 void IntegrationRun::comparePairOutputs(unsigned Round) {
   std::string Original = outputFile(Round, Mode::Original);
   std::string Ours = outputFile(Round, Mode::Ours);
-  Expected<OutputComparison> Compared = compareOutputFiles(Original, Ours);
+  Expected<OutputComparison> Compared =
+      compareOutputFiles(Original, Ours, OutputType);
   if (!Compared) {
     RefusalReason = "round " + std::to_string(Round) +
                     ": cannot compare outputs: " + Compared.error();
@@ -435,6 +449,9 @@ void IntegrationRun::measure() {
       if (!Record.Problem.empty())
         Progress << " -- FAILED: " << Record.Problem;
       Progress << "\n";
+      if (!Record.Problem.empty() && !Record.OutputTail.empty())
+        Progress << "fs-harness: last lines of its output:\n"
+                 << Record.OutputTail << "\n";
       PairCounts &= Record.Problem.empty();
       Runs.push_back(std::move(Record));
       if (!PairCounts && !Options.KeepGoing)
@@ -459,7 +476,7 @@ void IntegrationRun::judgeOutputs() {
     }
     if (!Options.OutputMaxRelDiff)
       continue;
-    const auto &D = Result.AsFloat32;
+    const auto &D = Result.AsValues;
     if (!D || D->NanMismatches > 0 || D->MaxRelDiff > *Options.OutputMaxRelDiff) {
       RefusalReason = Where + Result.describe() + " (limit: max rel " +
                       formatNumber(*Options.OutputMaxRelDiff, 9) + ")";
@@ -539,11 +556,12 @@ json IntegrationRun::buildRegistryEntry() const {
         [](const PairComparison &Pair) { return Pair.Result.Identical; });
     double MaxAbs = 0, MaxRel = 0;
     for (const PairComparison &Pair : Comparisons)
-      if (Pair.Result.AsFloat32) {
-        MaxAbs = std::max(MaxAbs, Pair.Result.AsFloat32->MaxAbsDiff);
-        MaxRel = std::max(MaxRel, Pair.Result.AsFloat32->MaxRelDiff);
+      if (Pair.Result.AsValues) {
+        MaxAbs = std::max(MaxAbs, Pair.Result.AsValues->MaxAbsDiff);
+        MaxRel = std::max(MaxRel, Pair.Result.AsValues->MaxRelDiff);
       }
     Entry["output"] = {{"identical", AllIdentical},
+                       {"compared_as", elementTypeName(OutputType)},
                        {"max_abs_diff", MaxAbs},
                        {"max_rel_diff", MaxRel}};
   }

@@ -72,6 +72,8 @@ void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
                      "', not '" + Check.PassWord + "'";
   else if (!TimeMs)
     Record.Problem = "timer line missing or unreadable: " + TimeMs.error();
+  if (!Record.Problem.empty())
+    Record.OutputTail = lastLines(Result.Stdout + Result.Stderr, 10);
 }
 
 std::string describeRun(const RunRecord &Record, size_t TotalRuns) {

@@ -16,17 +16,28 @@ namespace harness {
 
 namespace {
 
-float loadFloat(const std::string &Bytes, size_t Index) {
-  float Value;
-  std::memcpy(&Value, Bytes.data() + 4 * Index, sizeof(Value));
+size_t elementSize(ElementType Type) {
+  return Type == ElementType::Float32 ? sizeof(float) : sizeof(double);
+}
+
+double loadValue(const std::string &Bytes, size_t Index, ElementType Type) {
+  if (Type == ElementType::Float32) {
+    float Value;
+    std::memcpy(&Value, Bytes.data() + sizeof(Value) * Index, sizeof(Value));
+    return Value;
+  }
+  double Value;
+  std::memcpy(&Value, Bytes.data() + sizeof(Value) * Index, sizeof(Value));
   return Value;
 }
 
-Float32Difference compareAsFloat32(const std::string &A, const std::string &B) {
-  Float32Difference Difference;
-  Difference.Elements = A.size() / 4;
+ValueDifference compareAsValues(const std::string &A, const std::string &B,
+                                ElementType Type) {
+  ValueDifference Difference;
+  Difference.Type = Type;
+  Difference.Elements = A.size() / elementSize(Type);
   for (size_t I = 0; I < Difference.Elements; ++I) {
-    double X = loadFloat(A, I), Y = loadFloat(B, I);
+    double X = loadValue(A, I, Type), Y = loadValue(B, I, Type);
     bool XNan = std::isnan(X), YNan = std::isnan(Y);
     if ((XNan && YNan) || X == Y)
       continue;
@@ -56,18 +67,31 @@ Expected<std::string> readWholeFile(const std::string &Path) {
 
 } // namespace
 
+const char *elementTypeName(ElementType Type) {
+  return Type == ElementType::Float32 ? "float32" : "float64";
+}
+
+Expected<ElementType> parseElementType(const std::string &Name) {
+  if (Name == "float32")
+    return ElementType::Float32;
+  if (Name == "float64")
+    return ElementType::Float64;
+  return fail("unknown output element type '" + Name +
+              "' (expected float32 or float64)");
+}
+
 std::string OutputComparison::describe() const {
   std::ostringstream Text;
   if (Identical) {
     Text << "identical (" << SizeA << " bytes)";
     return Text.str();
   }
-  if (!AsFloat32) {
+  if (!AsValues) {
     Text << "differ (" << SizeA << " vs " << SizeB << " bytes)";
     return Text.str();
   }
-  const Float32Difference &D = *AsFloat32;
-  Text << "differ as float32: " << D.DifferingElements << " of " << D.Elements
+  const ValueDifference &D = *AsValues;
+  Text << "differ as " << elementTypeName(D.Type) << ": " << D.DifferingElements << " of " << D.Elements
        << " values, max abs " << D.MaxAbsDiff << ", max rel " << D.MaxRelDiff;
   if (D.NanMismatches)
     Text << ", " << D.NanMismatches << " NaN in one output only";
@@ -76,25 +100,28 @@ std::string OutputComparison::describe() const {
   return Text.str();
 }
 
-OutputComparison compareOutputBytes(const std::string &A, const std::string &B) {
+OutputComparison compareOutputBytes(const std::string &A, const std::string &B,
+                                    ElementType Type) {
   OutputComparison Comparison;
   Comparison.SizeA = A.size();
   Comparison.SizeB = B.size();
   Comparison.Identical = A == B;
-  if (!Comparison.Identical && A.size() == B.size() && A.size() % 4 == 0)
-    Comparison.AsFloat32 = compareAsFloat32(A, B);
+  if (!Comparison.Identical && A.size() == B.size() &&
+      A.size() % elementSize(Type) == 0)
+    Comparison.AsValues = compareAsValues(A, B, Type);
   return Comparison;
 }
 
 Expected<OutputComparison> compareOutputFiles(const std::string &PathA,
-                                              const std::string &PathB) {
+                                              const std::string &PathB,
+                                              ElementType Type) {
   Expected<std::string> A = readWholeFile(PathA);
   if (!A)
     return fail(A.error());
   Expected<std::string> B = readWholeFile(PathB);
   if (!B)
     return fail(B.error());
-  return compareOutputBytes(*A, *B);
+  return compareOutputBytes(*A, *B, Type);
 }
 
 } // namespace harness

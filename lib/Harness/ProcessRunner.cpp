@@ -209,6 +209,17 @@ std::string ProcessResult::describeEnd() const {
   return "ended in an unknown state";
 }
 
+std::string lastLines(const std::string &Text, size_t Count) {
+  size_t Position = Text.size();
+  while (Position > 0 && Text[Position - 1] == '\n')
+    --Position;
+  size_t End = Position;
+  for (size_t Seen = 0; Position > 0; --Position)
+    if (Text[Position - 1] == '\n' && ++Seen == Count)
+      break;
+  return Text.substr(Position, End - Position);
+}
+
 ProcessResult runProcess(const ProcessSpec &Spec) {
   ProcessResult Result;
   if (Spec.Argv.empty()) {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/file.h>
@@ -171,6 +172,12 @@ Status writeFileAtomically(const std::string &Path, const std::string &Content) 
 }
 
 Status updateRegistryFile(const std::string &Path, const json &Entry) {
+  std::error_code Error;
+  std::filesystem::path Parent = std::filesystem::path(Path).parent_path();
+  if (!Parent.empty())
+    std::filesystem::create_directories(Parent, Error);
+  if (Error)
+    return fail(Parent.string() + ": cannot create: " + Error.message());
   FileLock Lock(Path + ".lock");
   if (!Lock.problem().empty())
     return fail(Lock.problem());

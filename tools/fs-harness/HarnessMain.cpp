@@ -84,6 +84,9 @@ int main(int Argc, char **Argv) {
   auto *OutputMaxRelOption = Cli.add_option(
       "--output-max-rel", OutputMaxRel,
       "Refuse when the outputs differ by more than this relative difference");
+  Cli.add_option("--output-type", Options.OutputType,
+                 "Read differing output files as float32 or float64 "
+                 "(default: app.json output_type, else float32)");
   Cli.set_version_flag("--version", FORGESTENCIL_VERSION);
 
   try {

@@ -98,6 +98,11 @@ TEST(AppSpecTest, RejectsBadPatternsAndUnits) {
             std::string::npos);
   EXPECT_NE(errorFor(Base + R"json("timer": {"regex": "(x)"},
                                 "check": {"regex": "(x)"},
+                                "output_type": "int8"})json")
+                .find("field 'output_type': unknown output element type 'int8'"),
+            std::string::npos);
+  EXPECT_NE(errorFor(Base + R"json("timer": {"regex": "(x)"},
+                                "check": {"regex": "(x)"},
                                 "output": ["--out", "result.bin"]})json")
                 .find("field 'output': no argument contains ${OUT_FILE}"),
             std::string::npos);

@@ -92,4 +92,11 @@ TEST(ProcessRunnerTest, CollectsLargeOutput) {
   EXPECT_EQ(Result.Stdout.size(), 300000u);
 }
 
+TEST(ProcessRunnerTest, LastLines) {
+  EXPECT_EQ(lastLines("a\nb\nc\n\n", 2), "b\nc");
+  EXPECT_EQ(lastLines("a\nb", 5), "a\nb");
+  EXPECT_EQ(lastLines("only", 1), "only");
+  EXPECT_EQ(lastLines("", 3), "");
+}
+
 } // namespace

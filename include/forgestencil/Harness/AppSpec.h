@@ -44,6 +44,9 @@ struct AppSpec {
   CheckPattern Check;
   /// Extra arguments that make the app write its output to ${OUT_FILE}.
   std::optional<std::vector<std::string>> OutputArgs;
+  /// How the output file is read when the modes' files differ ("float32"
+  /// unless app.json's optional output_type says "float64").
+  std::string OutputType = "float32";
   /// The kernels the integration patches rewrite.
   std::vector<std::string> Kernels;
   std::string CompileCommands;

@@ -64,8 +64,11 @@ struct HarnessOptions {
   /// comparison.
   bool KeepOutputs = false;
   /// Refuse the speed-up when the outputs differ by more than this relative
-  /// difference (read as float32); without it differences are only reported.
+  /// difference; without it differences are only reported.
   std::optional<double> OutputMaxRelDiff;
+  /// How differing output files are read ("float32", "float64"); empty means
+  /// app.json's output_type, else float32.
+  std::string OutputType;
 };
 
 /// fs-harness's exit statuses.

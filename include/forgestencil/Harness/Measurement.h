@@ -58,6 +58,8 @@ struct RunRecord {
   std::optional<CheckVerdict> Check;
   /// Why the run does not count; empty when it does.
   std::string Problem;
+  /// The last lines the run printed, kept when it does not count.
+  std::string OutputTail;
 };
 
 /// Fills \p Record from how the process ended and what it printed, and sets

@@ -8,8 +8,8 @@
 /// Where an app can write its result to a file, the harness compares what the
 /// original and our code wrote in the same round pair: bit-identical is the
 /// expectation when arithmetic order is kept; otherwise the files are read as
-/// float32 arrays and the largest differences are reported, so a reader can
-/// judge the tolerance the app's own check applied.
+/// float32 (or float64) arrays and the largest differences are reported, so a
+/// reader can judge the tolerance the app's own check applied.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +25,18 @@
 namespace forgestencil {
 namespace harness {
 
-/// The element-wise difference of two equally long float32 arrays.
-struct Float32Difference {
+/// How an output file is read when it is not bit-identical.
+enum class ElementType { Float32, Float64 };
+
+/// "float32" or "float64".
+const char *elementTypeName(ElementType Type);
+
+/// The element type named \p Name ("float32", "float64").
+Expected<ElementType> parseElementType(const std::string &Name);
+
+/// The element-wise difference of two equally long floating-point arrays.
+struct ValueDifference {
+  ElementType Type = ElementType::Float32;
   size_t Elements = 0;
   /// Elements whose values differ (NaN equals NaN here).
   size_t DifferingElements = 0;
@@ -46,20 +56,23 @@ struct OutputComparison {
   size_t SizeA = 0;
   size_t SizeB = 0;
   bool Identical = false;
-  /// Set when the files differ but have the same size, a multiple of 4.
-  std::optional<Float32Difference> AsFloat32;
+  /// Set when the files differ but have the same size, a multiple of the
+  /// element size.
+  std::optional<ValueDifference> AsValues;
 
   /// One line for the report: "identical (4096 bytes)", "differ as float32:
   /// 3 of 1024 values, max abs 1e-07, max rel 2e-06", ...
   std::string describe() const;
 };
 
-/// Compares two byte strings.
-OutputComparison compareOutputBytes(const std::string &A, const std::string &B);
+/// Compares two byte strings, as arrays of \p Type where they differ.
+OutputComparison compareOutputBytes(const std::string &A, const std::string &B,
+                                    ElementType Type = ElementType::Float32);
 
 /// Compares the files at \p PathA and \p PathB. Fails when one cannot be read.
-Expected<OutputComparison> compareOutputFiles(const std::string &PathA,
-                                              const std::string &PathB);
+Expected<OutputComparison>
+compareOutputFiles(const std::string &PathA, const std::string &PathB,
+                   ElementType Type = ElementType::Float32);
 
 } // namespace harness
 } // namespace forgestencil

@@ -64,6 +64,10 @@ struct ProcessResult {
   std::string describeEnd() const;
 };
 
+/// The last \p Count lines of \p Text (without trailing newlines), to show
+/// why a step failed without flooding the terminal.
+std::string lastLines(const std::string &Text, size_t Count);
+
 /// Runs \p Spec to completion (or to its time limit) and reports how it went.
 ProcessResult runProcess(const ProcessSpec &Spec);
 

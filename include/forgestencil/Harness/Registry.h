@@ -53,7 +53,8 @@ Status mergeRegistryEntry(nlohmann::json &Registry,
 /// the old or the new file, never a mix.
 Status writeFileAtomically(const std::string &Path, const std::string &Content);
 
-/// Merges \p Entry into the registry file at \p Path (created when absent),
+/// Merges \p Entry into the registry file at \p Path (created, with its
+/// directory, when absent),
 /// holding an exclusive lock on "<Path>.lock" throughout.
 Status updateRegistryFile(const std::string &Path,
                           const nlohmann::json &Entry);
