@@ -226,6 +226,10 @@ Status IntegrationRun::resolvePaths() {
     return fail("--run-timeout must be positive");
 
   Root = Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
+  // vendor.sh runs from the root, so relative paths would change meaning.
+  std::error_code Error;
+  if (!Root.empty())
+    Root = fs::absolute(Root, Error).lexically_normal().string();
   AppsDir = Options.AppsDir.empty() ? Root + "/apps" : Options.AppsDir;
   AppJsonPath = Options.AppJsonPath.empty()
                     ? AppsDir + "/" + Options.AppName + "/app.json"
@@ -291,14 +295,15 @@ Status IntegrationRun::vendorAndBuild() {
 
   ProcessSpec Vendor;
   Vendor.Argv = {"bash", VendorScript, App.Name};
+  std::error_code Error;
   if (!Options.WorkDir.empty())
-    Vendor.Argv.push_back(Options.WorkDir);
+    Vendor.Argv.push_back(fs::absolute(Options.WorkDir, Error).string());
   // vendor.sh must read the same app.json and apply the very patches whose
   // hash is recorded.
-  Vendor.EnvOverrides["FS_APPS_DIR"] = AppsDir;
-  std::error_code Error;
+  Vendor.EnvOverrides["FS_APPS_DIR"] = fs::absolute(AppsDir, Error).string();
   if (fs::is_directory(PatchesDir, Error))
-    Vendor.EnvOverrides["FS_PATCH_DIR"] = PatchesDir;
+    Vendor.EnvOverrides["FS_PATCH_DIR"] =
+        fs::absolute(PatchesDir, Error).string();
   Vendor.WorkingDirectory = Root;
   Vendor.TimeoutSeconds = Options.BuildTimeoutSeconds;
   ProcessResult Vendored = runProcess(Vendor);
