@@ -164,14 +164,20 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << "#define FS_GPU " << C.Gpu << "\n"
      << "#define FS_REPS " << C.Reps << "\n"
      << "#define FS_WARMUP " << C.Warmup << "\n";
-  int Small[3] = {1, 1, 1}, Bench[3] = {1, 1, 1};
+  // Verification sizes: odd, so no block or vector width divides them.
+  int Small[3] = {1, 1, 1}, Medium[3] = {1, 1, 1}, Bench[3] = {1, 1, 1};
   const int SmallByDims[3][3] = {{1001, 1, 1}, {333, 211, 1}, {67, 45, 37}};
+  const int MediumByDims[3][3] = {
+      {1000003, 1, 1}, {2051, 1029, 1}, {259, 133, 71}};
   for (unsigned A = 0; A < IR.Dims; ++A) {
     Small[A] = SmallByDims[IR.Dims - 1][A];
+    Medium[A] = MediumByDims[IR.Dims - 1][A];
     Bench[A] = static_cast<int>(C.Shape[A]);
   }
   OS << "static const int fs_small_ext[3] = {" << Small[0] << ", " << Small[1]
      << ", " << Small[2] << "};\n"
+     << "static const int fs_medium_ext[3] = {" << Medium[0] << ", "
+     << Medium[1] << ", " << Medium[2] << "};\n"
      << "static const int fs_bench_ext[3] = {" << Bench[0] << ", " << Bench[1]
      << ", " << Bench[2] << "};\n";
   OS << "static const bool fs_written[FS_NARR] = {";

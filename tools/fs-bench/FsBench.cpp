@@ -86,7 +86,7 @@ int main(int Argc, char **Argv) {
   std::string Record;
   int Gpu = 0;
   unsigned Reps = 40, Jobs = 4;
-  bool List = false;
+  bool List = false, BuildOnly = false, RunOnly = false;
   App.add_option("--stencil", Stencil, "a named stencil (--list)");
   App.add_option("--stencil-file", StencilFile, "a Stencil IR JSON file");
   App.add_option("--shape", Shapes,
@@ -108,6 +108,10 @@ int main(int Argc, char **Argv) {
   App.add_option("--record", Record,
                  "operator matrix to add the best verified result to");
   App.add_flag("--list", List, "list the named stencils and strategies");
+  App.add_flag("--build-only", BuildOnly,
+               "generate and compile in --work-dir, do not run");
+  App.add_flag("--run-only", RunOnly,
+               "run what --build-only left in --work-dir");
   CLI11_PARSE(App, Argc, Argv);
 
   if (List) {
@@ -204,7 +208,7 @@ int main(int Argc, char **Argv) {
       Dir = "fs-bench-" + IR->Kernel;
     if (Shapes.size() > 1)
       Dir += "/" + ShapeText;
-    if (!forge::writeBench(S, Dir, Error)) {
+    if (!RunOnly && !forge::writeBench(S, Dir, Error)) {
       std::cerr << "fs-bench: " << Error << "\n";
       return 1;
     }
@@ -214,9 +218,14 @@ int main(int Argc, char **Argv) {
       continue;
     }
     auto Start = std::chrono::steady_clock::now();
-    if (!forge::buildBench(S, Dir, Nvcc, Arch, Jobs, Error)) {
+    if (!RunOnly && !forge::buildBench(S, Dir, Nvcc, Arch, Jobs, Error)) {
       std::cerr << "fs-bench: " << Error << "\n";
       return 1;
+    }
+    if (BuildOnly) {
+      std::cout << "built " << S.Candidates.size() << " candidates in " << Dir
+                << "\n";
+      continue;
     }
     double BuildS = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - Start)
