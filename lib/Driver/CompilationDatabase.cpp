@@ -100,7 +100,7 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
     auto FileName = E->getString("file");
     if (!Dir || !FileName) {
       DB->Problems.push_back(
-          {FileName ? FileName->str() : Where,
+          {FileName ? Where + " (" + FileName->str() + ")" : Where,
            "entry lacks a \"directory\" or \"file\" string"});
       continue;
     }
@@ -112,6 +112,15 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
       Directory = D;
     }
     sys::path::remove_dots(Directory, true);
+    // Problems name the file as the build saw it, so that two entries for
+    // "main.cu" in different directories stay apart.
+    SmallString<256> SourcePath(*FileName);
+    if (!sys::path::is_absolute(SourcePath)) {
+      SourcePath = Directory;
+      sys::path::append(SourcePath, *FileName);
+    }
+    sys::path::remove_dots(SourcePath, true);
+    std::string Source(SourcePath);
 
     std::vector<std::string> Argv;
     if (const json::Array *Args = E->getArray("arguments")) {
@@ -124,13 +133,13 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
       Argv.assign(Toks.begin(), Toks.end());
     } else {
       DB->Problems.push_back(
-          {FileName->str(), "entry has neither \"arguments\" nor \"command\""});
+          {Source, "entry has neither \"arguments\" nor \"command\""});
       continue;
     }
 
     auto Job = parseCompileCommand(Argv, Directory, *FileName);
     if (!Job) {
-      DB->Problems.push_back({FileName->str(), toString(Job.takeError())});
+      DB->Problems.push_back({Source, toString(Job.takeError())});
       continue;
     }
     if (Job->Skip) {
