@@ -524,6 +524,9 @@ void IntegrationRun::printReport() {
          << " pair ratios t0/t1), 95% CI [" << formatNumber(S.Confidence95.Low, 3)
          << ", " << formatNumber(S.Confidence95.High, 3) << "] (bootstrap, "
          << S.Resamples << " resamples)\n";
+  if (S.PairRatios.size() < 5)
+    Report << "  note: with fewer than 5 round pairs the interval is coarse; "
+              "use --rounds 5 or more for a result to quote\n";
   Report << "  check: PASS in all " << Runs.size() << " runs\n";
   for (const PairComparison &Pair : Comparisons)
     Report << "  output, round " << Pair.Round << ": " << Pair.Result.describe()
