@@ -52,8 +52,8 @@ private:
   unsigned VW;
   std::string T, VT;
   bool Queue;
-  /// Per array, the planes of the centre column kept in registers.
-  std::map<std::string, std::pair<int, int>> QueuePlanes;
+  /// Per (array, row, column) vector kept in registers, its planes.
+  std::map<std::tuple<std::string, int, int>, std::pair<int, int>> QueuePlanes;
   /// Vectors loaded afresh at every step.
   std::set<Chunk> Loaded;
 
@@ -68,8 +68,11 @@ private:
   }
 
   bool inQueue(const Chunk &C) const {
-    return Queue && C.Column == 0 && C.Row >= 0 &&
-           C.Row < static_cast<int>(P.PointsY);
+    if (!Queue)
+      return false;
+    if (P.PlaneQueue)
+      return true;
+    return C.Column == 0 && C.Row >= 0 && C.Row < static_cast<int>(P.PointsY);
   }
 
   void classifyReads() {
@@ -84,17 +87,20 @@ private:
               Loaded.insert(C);
               continue;
             }
-            auto It = QueuePlanes.find(A.Name);
+            auto Key = std::make_tuple(A.Name, C.Row, C.Column);
+            auto It = QueuePlanes.find(Key);
             if (It == QueuePlanes.end())
-              QueuePlanes[A.Name] = {C.Plane, C.Plane};
+              QueuePlanes[Key] = {C.Plane, C.Plane};
             else
               It->second = {std::min(It->second.first, C.Plane),
                             std::max(It->second.second, C.Plane)};
           }
   }
 
-  static std::string queueVar(const std::string &A, int Row, int Plane) {
-    return "q_" + A + "_" + tag(Row) + "_" + tag(Plane);
+  static std::string queueVar(const std::string &A, int Row, int Column,
+                              int Plane) {
+    std::string S = "q_" + A + "_" + tag(Row) + "_" + tag(Plane);
+    return Column ? S + "_c" + tag(Column) : S;
   }
   static std::string chunkVar(const Chunk &C) {
     return "r_" + C.Array + "_" + tag(C.Row) + "_" + tag(C.Plane) + "_" +
@@ -121,7 +127,7 @@ private:
     unsigned Comp;
     locate(Array, ViewOff, Row, Lane, C, Comp);
     if (inQueue(C))
-      return element(queueVar(Array, C.Row, C.Plane), Comp);
+      return element(queueVar(Array, C.Row, C.Column, C.Plane), Comp);
     return element(chunkVar(C), Comp);
   }
   std::string makeVector(const std::vector<std::string> &Parts) const {
@@ -143,19 +149,18 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
   OS << In << "const Idx fs_b = x0 * s0 + y0 * s1;\n";
   // The queue: planes [lo, hi] of the centre column; all but the last are
   // loaded before the loop, the last at each step, then all shift by one.
-  for (auto &[A, Range] : QueuePlanes) {
-    for (unsigned Row = 0; Row < P.PointsY; ++Row) {
-      OS << In << VT << " ";
-      for (int D = Range.first; D <= Range.second; ++D)
-        OS << (D == Range.first ? "" : ", ") << queueVar(A, Row, D);
-      OS << ";\n";
-      for (int D = Range.first; D < Range.second; ++D)
-        OS << In << queueVar(A, Row, D) << " = "
-           << emitLoad(V, A, VT,
-                       address(A, "fs_b", Row, "zs + (" + std::to_string(D) +
-                                                   ")", 0))
-           << ";\n";
-    }
+  for (auto &[Key, Range] : QueuePlanes) {
+    auto &[A, Row, Col] = Key;
+    OS << In << VT << " ";
+    for (int D = Range.first; D <= Range.second; ++D)
+      OS << (D == Range.first ? "" : ", ") << queueVar(A, Row, Col, D);
+    OS << ";\n";
+    for (int D = Range.first; D < Range.second; ++D)
+      OS << In << queueVar(A, Row, Col, D) << " = "
+         << emitLoad(V, A, VT,
+                     address(A, "fs_b", Row,
+                             "zs + (" + std::to_string(D) + ")", Col))
+         << ";\n";
   }
   if (P.Unroll > 1)
     OS << In << "#pragma unroll " << P.Unroll << "\n";
@@ -164,12 +169,15 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
   OS << In << "for (Idx z = zs; z < ze; ++z) {\n";
   std::string In2 = In + "  ";
   OS << In2 << "const Idx fs_p = fs_b + z * s2;\n";
-  for (auto &[A, Range] : QueuePlanes)
-    for (unsigned Row = 0; Row < P.PointsY; ++Row)
-      OS << In2 << queueVar(A, Row, Range.second) << " = "
-         << emitLoad(V, A, VT,
-                     address(A, "fs_p", Row, std::to_string(Range.second), 0))
-         << ";\n";
+  for (auto &[Key, Range] : QueuePlanes) {
+    auto &[A, Row, Col] = Key;
+    OS << In2 << queueVar(A, Row, Col, Range.second) << " = "
+       << emitLoad(V, A, VT,
+                   address(A, "fs_p", Row,
+                           Range.second ? std::to_string(Range.second) : "",
+                           Col))
+       << ";\n";
+  }
   for (const Chunk &C : Loaded)
     OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
        << emitLoad(V, C.Array, VT,
@@ -211,11 +219,12 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
          << ";\n";
     }
   }
-  for (auto &[A, Range] : QueuePlanes)
-    for (unsigned Row = 0; Row < P.PointsY; ++Row)
-      for (int D = Range.first; D < Range.second; ++D)
-        OS << In2 << queueVar(A, Row, D) << " = " << queueVar(A, Row, D + 1)
-           << ";\n";
+  for (auto &[Key, Range] : QueuePlanes) {
+    auto &[A, Row, Col] = Key;
+    for (int D = Range.first; D < Range.second; ++D)
+      OS << In2 << queueVar(A, Row, Col, D) << " = "
+         << queueVar(A, Row, Col, D + 1) << ";\n";
+  }
   OS << In << "}\n";
   return OS.str();
 }
@@ -290,6 +299,8 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
            IR.ElementType;
   if (IR.Dims < 3 && (P.PointsY != 1 || P.BlockY != 1))
     return "points_y and block y are 1 below three dimensions";
+  if (P.PlaneQueue && !P.RegisterQueue)
+    return "plane_queue needs register_queue";
   if (P.BlockX * P.BlockY > 1024 || P.BlockZ != 1)
     return "the block is (x, y, 1) with at most 1024 threads";
   return "";

@@ -219,14 +219,22 @@ StencilIR box(unsigned Dims, unsigned Radius, const std::string &Elem) {
   B.constantArray("w", Count);
   int R = static_cast<int>(Radius);
   int ZR = Dims == 3 ? R : 0;
+  // A sum per row, then the rows in order: what a kernel with an unrolled
+  // inner loop over x writes, and a tree shallow enough for any radius.
   Expr Sum;
   int W = 0;
+  bool FirstRow = true;
   for (int Z = -ZR; Z <= ZR; ++Z)
-    for (int Y = -R; Y <= R; ++Y)
+    for (int Y = -R; Y <= R; ++Y) {
+      Expr Row;
       for (int X = -R; X <= R; ++X) {
         Expr Term = binary("*", coef("w", W++), read("in", {X, Y, Z}));
-        Sum = W == 1 ? std::move(Term) : binary("+", std::move(Sum), std::move(Term));
+        Row = X == -R ? std::move(Term)
+                      : binary("+", std::move(Row), std::move(Term));
       }
+      Sum = FirstRow ? std::move(Row) : binary("+", std::move(Sum), std::move(Row));
+      FirstRow = false;
+    }
   B.update("out", std::move(Sum));
   return B.finish();
 }

@@ -71,6 +71,16 @@ std::string stencilSignature(const ir::StencilIR &IR) {
     OS << "-none";
   for (const std::string &K : Kinds)
     OS << "-" << K;
+  if (IR.Shape != "box" && IR.Shape != "star") {
+    // Irregular footprints differ in where they read: name the offsets.
+    std::set<ir::Offset> Offsets;
+    for (const ir::InputArray &In : IR.Inputs)
+      if (!In.PerPointCoefficient)
+        Offsets.insert(In.Offsets.begin(), In.Offsets.end());
+    OS << ".fp";
+    for (const ir::Offset &O : Offsets)
+      OS << "_" << O[0] << "," << O[1] << "," << O[2];
+  }
   OS << "." << dtypeTag(IR.ElementType);
   return OS.str();
 }

@@ -17,7 +17,7 @@ std::string StrategyParams::id() const {
   S += ".v" + std::to_string(VectorWidth) + ".y" + std::to_string(PointsY) +
        ".z" + std::to_string(ZChunk);
   if (RegisterQueue)
-    S += ".q";
+    S += PlaneQueue ? ".qp" : ".q";
   if (SharedTile)
     S += ".s";
   if (Unroll != 1)
@@ -31,6 +31,7 @@ json StrategyParams::toJson() const {
   return {{"strategy", Strategy},          {"block", {BlockX, BlockY, BlockZ}},
           {"vector_width", VectorWidth},   {"points_y", PointsY},
           {"z_chunk", ZChunk},             {"register_queue", RegisterQueue},
+          {"plane_queue", PlaneQueue},
           {"shared_tile", SharedTile},     {"min_blocks_per_sm", MinBlocksPerSM},
           {"unroll", Unroll}};
 }
@@ -52,6 +53,7 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.PointsY = J.value("points_y", 1u);
     P.ZChunk = J.value("z_chunk", 1u);
     P.RegisterQueue = J.value("register_queue", false);
+    P.PlaneQueue = J.value("plane_queue", false);
     P.SharedTile = J.value("shared_tile", false);
     P.MinBlocksPerSM = J.value("min_blocks_per_sm", 0u);
     P.Unroll = J.value("unroll", 1u);

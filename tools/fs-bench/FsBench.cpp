@@ -284,9 +284,11 @@ int main(int Argc, char **Argv) {
       M.CopyGBs = Copy->EffectiveGBs;
       M.FractionOfCopy = Best->FractionOfCopy;
       M.SpeedupVsNaive = Naive ? Naive->MedianMs / Best->MedianMs : 0;
-      std::string CommandLine;
-      for (int I = 0; I < Argc; ++I)
-        CommandLine += (I ? " " : "") + std::string(Argv[I]);
+      // The command as typed, without the binary's directory (the
+      // knowledge must not depend on where the build was).
+      std::string CommandLine = "fs-bench";
+      for (int I = 1; I < Argc; ++I)
+        CommandLine += " " + std::string(Argv[I]);
       M.Evidence = {{"date", today()},
                     {"gpu", Result["gpu"]},
                     {"nvcc", commandOutput(Nvcc + " --version | tail -1")},

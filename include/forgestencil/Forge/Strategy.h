@@ -42,6 +42,10 @@ struct StrategyParams {
   unsigned ZChunk = 1;
   /// Keep the centre column's values along the slowest axis in registers.
   bool RegisterQueue = false;
+  /// With RegisterQueue: keep every vector the thread reads (all rows and
+  /// chunks of every plane), not only the centre column, so each step loads
+  /// one new plane (boxes reuse 2r+1 planes of neighbours).
+  bool PlaneQueue = false;
   /// Stage the plane at the current slowest-axis position in shared memory.
   bool SharedTile = false;
   /// Second argument of __launch_bounds__ (0: none).

@@ -42,6 +42,7 @@ GeneratedSource MultiPointStrategy::generate(const ir::StencilIR &IR,
                                              const GenerateOptions &Opts) const {
   StrategyParams Q = P;
   Q.RegisterQueue = false;
+  Q.PlaneQueue = false;
   return generateColumnSource(IR, Q, Opts);
 }
 

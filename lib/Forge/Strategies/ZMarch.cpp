@@ -16,12 +16,28 @@ std::string ZMarchStrategy::whyNot(const ir::StencilIR &IR) const {
   return "";
 }
 
+/// True when some array is read at xy neighbours in planes other than the
+/// current one (boxes): then whole planes are worth keeping in registers.
+static bool readsNeighboursOffPlane(const ir::StencilIR &IR) {
+  for (const ir::InputArray &In : IR.Inputs)
+    for (const ir::Offset &O : In.Offsets) {
+      int Slow = static_cast<int>(IR.Dims) - 1;
+      bool Centre = true;
+      for (int A = 0; A < Slow; ++A)
+        Centre = Centre && O[A] == 0;
+      if (!Centre && O[Slow] != 0)
+        return true;
+    }
+  return false;
+}
+
 std::vector<StrategyParams>
 ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
   std::vector<StrategyParams> Space;
   const bool F32 = IR.ElementType == "float";
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
-                 unsigned ZC, unsigned Unroll, unsigned MinBlocks) {
+                 unsigned ZC, unsigned Unroll, unsigned MinBlocks,
+                 bool Planes = false) {
     StrategyParams P;
     P.Strategy = name();
     P.BlockX = BX;
@@ -30,8 +46,12 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
     P.PointsY = PY;
     P.ZChunk = ZC;
     P.RegisterQueue = true;
+    P.PlaneQueue = Planes;
     P.Unroll = Unroll;
     P.MinBlocksPerSM = MinBlocks;
+    for (const StrategyParams &Q : Space)
+      if (Q == P)
+        return;
     Space.push_back(P);
   };
   const unsigned VMax = F32 ? 4 : 2;
@@ -44,6 +64,21 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
     Add(32, 2, VMax, 2, 32, 1, 0);
     Add(32, 8, 2, 1, 16, 2, 0);
     Add(64, 2, 2, 1, 32, 2, 0);
+    // Around the best radius-4 point of the first measurement (v2, z32).
+    if (IR.Radius >= 2) {
+      Add(32, 4, 2, 1, 16, 2, 0);
+      Add(64, 4, 2, 1, 32, 2, 0);
+      Add(32, 4, 2, 1, 32, 4, 0);
+      Add(32, 4, 2, 1, 32, 2, 4);
+      Add(32, 8, 2, 1, 32, 2, 0);
+    }
+    if (readsNeighboursOffPlane(IR)) {
+      Add(32, 4, VMax, 1, 32, 1, 0, true);
+      Add(32, 4, 2, 1, 32, 1, 0, true);
+      Add(32, 4, 1, 1, 32, 1, 0, true);
+      Add(32, 2, 2, 2, 32, 1, 0, true);
+      Add(64, 4, 1, 1, 64, 1, 0, true);
+    }
   } else {
     Add(128, 1, VMax, 1, 32, 2, 0);
     Add(256, 1, VMax, 1, 32, 2, 0);
@@ -51,6 +86,8 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
     Add(128, 1, 2, 1, 32, 2, 0);
     Add(256, 1, 1, 1, 32, 2, 0);
     Add(64, 1, VMax, 1, 16, 2, 0);
+    if (readsNeighboursOffPlane(IR))
+      Add(128, 1, VMax, 1, 32, 1, 0, true);
   }
   return Space;
 }

@@ -1,0 +1,171 @@
+//===- CodeGenTest.cpp - Domain, guards and expression order ---------------===//
+
+#include "forgestencil/Forge/CodeGen.h"
+#include "forgestencil/Forge/NamedStencils.h"
+
+#include <gtest/gtest.h>
+
+using namespace forgestencil;
+
+namespace {
+
+bool contains(const std::string &Text, const std::string &Piece) {
+  return Text.find(Piece) != std::string::npos;
+}
+
+ir::StencilIR named(const std::string &Name, const std::string &T = "float") {
+  std::string Error;
+  return *forge::namedStencil(Name, T, Error);
+}
+
+std::string generate(const ir::StencilIR &IR, const std::string &Strategy,
+                     unsigned VW = 1, unsigned PY = 1, unsigned ZC = 1,
+                     forge::ConstantMode M = forge::ConstantMode::UseExisting) {
+  forge::StrategyParams P;
+  P.Strategy = Strategy;
+  P.VectorWidth = VW;
+  P.PointsY = PY;
+  P.ZChunk = ZC;
+  if (IR.Dims < 3)
+    P.BlockY = 1;
+  forge::GenerateOptions O;
+  O.LauncherName = "fs_test";
+  O.Constants = M;
+  auto G = forge::findStrategy(Strategy)->generate(IR, P, O);
+  EXPECT_TRUE(G.ok()) << G.Error;
+  return G.Source;
+}
+
+TEST(CodeGen, LauncherIntersectsGuardsWithTheOriginalGrid) {
+  ir::StencilIR IR = named("star3d_r1");
+  IR.Axes[0].ThreadOffset = "1"; // i = blockIdx.x*blockDim.x+threadIdx.x+1
+  std::string S = generate(IR, "naive");
+  EXPECT_TRUE(contains(S, "void fs_test(dim3 grid, dim3 block, size_t shmem, "
+                          "cudaStream_t stream, const float *__restrict__ in"));
+  EXPECT_TRUE(contains(S, "const long long fs_first = (long long)(1);"));
+  EXPECT_TRUE(contains(S, "(long long)grid.x * (long long)block.x"));
+  EXPECT_TRUE(contains(S, "fs_lo[0] = fs_max((long long)(1), fs_first);"));
+  EXPECT_TRUE(
+      contains(S, "fs_hi[0] = fs_min((long long)(nx - 1), fs_first + "
+                  "fs_covered);"));
+  EXPECT_TRUE(contains(S, "fs_st[2] = (long long)(nx * ny);"));
+  // Empty domains launch nothing; sizes decide the index width.
+  EXPECT_TRUE(contains(S, "if (fs_hi[a] <= fs_lo[a])"));
+  EXPECT_TRUE(contains(S, "fs_naive_kernel<long long>"));
+  EXPECT_TRUE(contains(S, "if (fs_fits32)"));
+  // The kernel runs on the caller's stream.
+  EXPECT_TRUE(contains(S, "0, stream>>>"));
+}
+
+TEST(CodeGen, LoopAxesTakeTheirBoundsOnly) {
+  ir::StencilIR IR = named("star3d_r1");
+  IR.Axes[2].Source = ir::AxisSource::Loop;
+  std::string S = generate(IR, "zmarch", 1, 1, 32);
+  EXPECT_TRUE(contains(S, "fs_lo[2] = (long long)(1);"));
+  EXPECT_TRUE(contains(S, "fs_hi[2] = (long long)(nz - 1);"));
+  EXPECT_FALSE(contains(S, "grid.z * (long long)block.z"));
+}
+
+TEST(CodeGen, RejectsWhatWouldRace) {
+  std::string Error;
+  ir::StencilIR IR = named("star3d_r1");
+  IR.Updates[0].Value.Args[0].Args[1].Name = "out"; // out read at the centre
+  IR.Updates[0].Value.Args[1].Args[1].Args[1].Name = "out"; // and beside it
+  EXPECT_FALSE(forge::StencilView::create(IR, Error));
+  EXPECT_TRUE(contains(Error, "neighbour")) << Error;
+
+  ir::StencilIR Linear = named("star2d_r1");
+  Linear.Axes[0].Source = ir::AxisSource::Linear;
+  EXPECT_FALSE(forge::StencilView::create(Linear, Error));
+  EXPECT_TRUE(contains(Error, "linear")) << Error;
+}
+
+TEST(CodeGen, RejectsAnUpdateReadingAnotherOutput) {
+  ir::StencilIR IR = named("fdtd_e");
+  // Make Ey's update read Ex: the result would depend on update order.
+  IR.Updates[1].Value.Args[0].Args[1].Name = "Ex";
+  std::string Error;
+  EXPECT_FALSE(forge::StencilView::create(IR, Error));
+  EXPECT_TRUE(contains(Error, "read by the update")) << Error;
+}
+
+TEST(CodeGen, ExpressionKeepsTreeOrder) {
+  ir::Expr A, B, C;
+  A.Kind = B.Kind = C.Kind = ir::Expr::Literal;
+  A.Value = "a";
+  B.Value = "b";
+  C.Value = "c";
+  ir::Expr Left, Right;
+  Left.Kind = Right.Kind = ir::Expr::Binary;
+  Left.Op = Right.Op = "+";
+  Left.Args = {A, B};
+  ir::Expr LeftSum = Left;
+  Left.Args = {LeftSum, C};
+  Right.Args = {B, C};
+  ir::Expr RightSum = Right;
+  Right.Args = {A, RightSum};
+  auto NoRead = [](const std::string &, const ir::Offset &) {
+    return std::string("?");
+  };
+  EXPECT_EQ(forge::emitExpr(Left, NoRead), "((a + b) + c)");
+  EXPECT_EQ(forge::emitExpr(Right, NoRead), "(a + (b + c))");
+  ir::Expr Neg;
+  Neg.Kind = ir::Expr::Unary;
+  Neg.Op = "neg";
+  Neg.Args = {A};
+  EXPECT_EQ(forge::emitExpr(Neg, NoRead), "(-a)");
+}
+
+TEST(CodeGen, VectorPathChecksAlignmentAndKeepsAScalarFallback) {
+  std::string S = generate(named("rtm"), "zmarch", 4, 1, 32);
+  EXPECT_TRUE(contains(S, "fs_st[0] == 1 && fs_st[1] % 4 == 0"));
+  EXPECT_TRUE(contains(S, "((uintptr_t)u % 16) == 0"));
+  EXPECT_TRUE(contains(S, "((uintptr_t)u_next % 16) == 0"));
+  EXPECT_TRUE(contains(S, "fs_column_kernel_scalar<int>"));
+  EXPECT_TRUE(contains(S, "fs_column_kernel_scalar<long long>"));
+  // Groups on the domain's edge go point by point with guards.
+  EXPECT_TRUE(contains(S, "if (x0 >= lo0 && x0 + 4 <= hi0 && y0 + 1 <= hi1)"));
+  EXPECT_TRUE(contains(S, "if (x < lo0 || x >= hi0 || y >= hi1)"));
+  EXPECT_TRUE(contains(S, "*(float4 *)(u_next + fs_p) = make_float4("));
+  // The radius-4 centre column is a queue of 9 planes.
+  EXPECT_TRUE(contains(S, "q_u_0_m4 = q_u_0_m3;"));
+  EXPECT_TRUE(contains(S, "q_u_0_3 = q_u_0_4;"));
+}
+
+TEST(CodeGen, WrittenArraysAreNeverReadThroughTheReadOnlyCache) {
+  std::string S = generate(named("fdtd_e"), "zmarch", 4, 1, 16);
+  EXPECT_TRUE(contains(S, "__ldg((const float4 *)(Hx"));
+  EXPECT_FALSE(contains(S, "__ldg((const float4 *)(Ex"));
+  EXPECT_TRUE(contains(S, "(*(const float4 *)(Ex"));
+}
+
+TEST(CodeGen, ConstantsAreDefinedOnlyWhenAsked) {
+  ir::StencilIR IR = named("star3d_r4");
+  std::string Existing = generate(IR, "naive");
+  EXPECT_FALSE(contains(Existing, "static __constant__"));
+  std::string Own = generate(IR, "naive", 1, 1, 1,
+                             forge::ConstantMode::DefineWithSetter);
+  EXPECT_TRUE(contains(Own, "static __constant__ float c[5];"));
+  EXPECT_TRUE(contains(Own, "cudaError_t fs_test_set_c(const void *host"));
+}
+
+TEST(CodeGen, SmemTileSynchronisesAroundEveryPlane) {
+  std::string S = generate(named("star3d_r4"), "zmarch_smem", 1, 1, 32);
+  EXPECT_TRUE(contains(S, "__shared__ float t_u") ||
+              contains(S, "__shared__ float t_in[12][40];"));
+  EXPECT_EQ(S.find("__syncthreads();") != std::string::npos, true);
+  EXPECT_TRUE(contains(S, "gx >= lo0 - 4 && gx < hi0 + 4"));
+}
+
+TEST(CodeGen, OriginalGuardsThreadAxes) {
+  forge::GenerateOptions O;
+  O.LauncherName = "fs_original";
+  std::string S = forge::emitOriginalSource(named("star2d_r1"), O);
+  EXPECT_TRUE(contains(S, "if (i < (1) || i >= (nx - 1))"));
+  EXPECT_TRUE(contains(S, "if (j < (1) || j >= (ny - 1))"));
+  std::string D = forge::emitOriginalSource(named("star2d_r1"), O, "double");
+  EXPECT_TRUE(contains(D, "const double *__restrict__ in"));
+  EXPECT_TRUE(contains(D, "double c0"));
+}
+
+} // namespace
