@@ -286,9 +286,18 @@ int main(int Argc, char **Argv) {
       M.SpeedupVsNaive = Naive ? Naive->MedianMs / Best->MedianMs : 0;
       // The command as typed, without the binary's directory (the
       // knowledge must not depend on where the build was).
+      // Where files went does not change the result: leave those out.
       std::string CommandLine = "fs-bench";
-      for (int I = 1; I < Argc; ++I)
-        CommandLine += " " + std::string(Argv[I]);
+      for (int I = 1; I < Argc; ++I) {
+        std::string Arg = Argv[I];
+        if (Arg == "--work-dir" || Arg == "--json-out" || Arg == "--record") {
+          ++I;
+          continue;
+        }
+        if (Arg == "--run-only")
+          continue;
+        CommandLine += " " + Arg;
+      }
       M.Evidence = {{"date", today()},
                     {"gpu", Result["gpu"]},
                     {"nvcc", commandOutput(Nvcc + " --version | tail -1")},
