@@ -3,6 +3,7 @@
 #include "forgestencil/Analysis/Inventory.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -37,7 +38,9 @@ public:
             driver::CudaSide Side)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side) {}
 
-  bool shouldVisitTemplateInstantiations() const { return false; }
+  // Launches inside host function templates are seen in each
+  // instantiation too, where the kernel and its template arguments are known.
+  bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody())
@@ -64,7 +67,72 @@ public:
       K.Params.push_back(text(P->getSourceRange()));
     K.TranslationUnit = TU.Job.File;
     Inv.addKernel(std::move(K), Side);
+    // Kernel bodies are analysed on the device side, where code under
+    // __CUDA_ARCH__ is visible; a template is analysed per instantiation.
+    if (Side == driver::CudaSide::Device) {
+      if (FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate()) {
+        for (FunctionDecl *Spec : FTD->specializations())
+          if (Spec->hasBody())
+            analyse(*Spec);
+      } else {
+        analyse(*FD);
+      }
+    }
     return true;
+  }
+
+  void analyse(const FunctionDecl &FD) {
+    if (bodyHasErrors(FD)) {
+      KernelAnalysis KA;
+      KA.Kernel = FD.getNameAsString();
+      KA.Result = KernelAnalysis::NotStencil;
+      KA.Reasons.push_back("the kernel's body did not parse cleanly; it is "
+                           "neither analysed nor rewritten");
+      KA.Pos = position(FD.getLocation());
+      if (const TemplateArgumentList *TA = FD.getTemplateSpecializationArgs())
+        KA.Kernel += "<" + templateArgs(*TA) + ">";
+      Inv.addAnalysis(std::move(KA));
+      return;
+    }
+    KernelAnalysis KA = analyzeKernel(FD, Ctx);
+    if (KA.IR)
+      KA.IR->SourceFile = KA.Pos.File;
+    Inv.addAnalysis(std::move(KA));
+  }
+
+  /// Whether clang recovered from errors inside the function: an invalid
+  /// declaration or a RecoveryExpr anywhere in its body.
+  static bool bodyHasErrors(const FunctionDecl &FD) {
+    if (FD.isInvalidDecl())
+      return true;
+    struct Finder : RecursiveASTVisitor<Finder> {
+      bool Found = false;
+      bool VisitRecoveryExpr(RecoveryExpr *) {
+        Found = true;
+        return false;
+      }
+      bool VisitDecl(Decl *D) {
+        if (D->isInvalidDecl())
+          Found = true;
+        return !Found;
+      }
+    } F;
+    F.TraverseStmt(FD.getBody());
+    return F.Found;
+  }
+
+  std::string templateArgs(const TemplateArgumentList &TA) {
+    std::string S;
+    raw_string_ostream OS(S);
+    PrintingPolicy PP(Ctx.getLangOpts());
+    PP.SuppressTagKeyword = true;
+    bool First = true;
+    for (const TemplateArgument &A : TA.asArray()) {
+      OS << (First ? "" : ", ");
+      A.print(PP, OS, /*IncludeType=*/false);
+      First = false;
+    }
+    return S;
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
@@ -80,22 +148,12 @@ public:
     L.Pos = position(Begin);
     if (L.Pos.File.empty())
       return true;
-    L.InDependentContext = E->isInstantiationDependent();
+    L.InDependentContext = E->isInstantiationDependent() ||
+                           E->getDirectCallee() == nullptr;
     if (const FunctionDecl *FD = E->getDirectCallee()) {
       L.Kernel = FD->getQualifiedNameAsString();
-      if (const TemplateArgumentList *TA = FD->getTemplateSpecializationArgs()) {
-        std::string S;
-        raw_string_ostream OS(S);
-        PrintingPolicy PP(Ctx.getLangOpts());
-        PP.SuppressTagKeyword = true;
-        bool First = true;
-        for (const TemplateArgument &A : TA->asArray()) {
-          OS << (First ? "" : ", ");
-          A.print(PP, OS, /*IncludeType=*/false);
-          First = false;
-        }
-        L.TemplateArgs = S;
-      }
+      if (const TemplateArgumentList *TA = FD->getTemplateSpecializationArgs())
+        L.TemplateArgs = templateArgs(*TA);
     } else {
       // A dependent callee inside a template: keep the spelling.
       L.Kernel = text(E->getCallee()->getSourceRange());
@@ -119,6 +177,7 @@ public:
     if (const auto *FD = dyn_cast_or_null<FunctionDecl>(CurrentFunction))
       L.EnclosingFunction = FD->getQualifiedNameAsString();
     L.TranslationUnit = TU.Job.File;
+    L.Loops = enclosingLoops(E);
     Inv.addLaunch(std::move(L));
     return true;
   }
@@ -139,6 +198,111 @@ public:
   }
 
 private:
+  /// The host loops around S, innermost first, up to the function.
+  std::vector<EnclosingLoop> enclosingLoops(const Stmt *S) {
+    std::vector<EnclosingLoop> Loops;
+    DynTypedNodeList Parents = Ctx.getParents(*S);
+    while (!Parents.empty()) {
+      const DynTypedNode &P = Parents[0];
+      if (P.get<FunctionDecl>() || P.get<LambdaExpr>())
+        break;
+      if (const auto *F = P.get<ForStmt>())
+        Loops.push_back(describeFor(F));
+      else if (const auto *W = P.get<WhileStmt>())
+        Loops.push_back(describeLoop(W, "while", W->getBody()));
+      else if (const auto *D = P.get<DoStmt>())
+        Loops.push_back(describeLoop(D, "do", D->getBody()));
+      Parents = Ctx.getParents(P);
+    }
+    return Loops;
+  }
+
+  EnclosingLoop describeLoop(const Stmt *Loop, const char *Kind,
+                             const Stmt *Body) {
+    EnclosingLoop L;
+    L.Pos = position(Loop->getBeginLoc());
+    L.Kind = Kind;
+    L.LooksLikeTimeLoop = swapsPointers(Body);
+    return L;
+  }
+
+  EnclosingLoop describeFor(const ForStmt *F) {
+    EnclosingLoop L = describeLoop(F, "for", F->getBody());
+    if (const auto *C = dyn_cast_or_null<BinaryOperator>(
+            F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr)) {
+      if (C->isComparisonOp()) {
+        const Expr *Bound = C->getRHS();
+        L.TripCount = text(Bound->getSourceRange());
+        if (!Bound->isValueDependent())
+          if (auto V = Bound->getIntegerConstantExpr(Ctx)) {
+            int64_t Trips = V->getSExtValue();
+            // for (i = a; i < N; ++i) with a constant start.
+            if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+                DS && DS->isSingleDecl())
+              if (const auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
+                  VD && VD->hasInit() && !VD->getInit()->isValueDependent())
+                if (auto Start = VD->getInit()->getIntegerConstantExpr(Ctx))
+                  Trips -= Start->getSExtValue();
+            if (C->getOpcode() == BO_LE)
+              ++Trips;
+            L.ConstantTrips = Trips > 0 ? Trips : 0;
+          }
+      }
+    }
+    // The same kernels launched every iteration also mark a time loop.
+    struct Launches : RecursiveASTVisitor<Launches> {
+      unsigned N = 0;
+      bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
+        ++N;
+        return true;
+      }
+    } Count;
+    Count.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+    if (Count.N > 0 && L.TripCount.size() && !L.ConstantTrips)
+      L.LooksLikeTimeLoop = true;
+    return L;
+  }
+
+  /// std::swap(a, b) or t = a; a = b; b = t; on pointers inside Body.
+  static bool swapsPointers(const Stmt *Body) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      bool Found = false;
+      bool VisitCallExpr(CallExpr *C) {
+        if (const FunctionDecl *FD = C->getDirectCallee())
+          if (FD->getName() == "swap" && C->getNumArgs() == 2 &&
+              C->getArg(0)->getType()->isPointerType())
+            Found = true;
+        return !Found;
+      }
+      bool VisitCompoundStmt(CompoundStmt *CS) {
+        // t = a; a = b; b = t;
+        const Stmt *Prev2 = nullptr, *Prev1 = nullptr;
+        for (const Stmt *S : CS->body()) {
+          if (Prev2 && Prev1 && isPtrAssign(Prev1) && isPtrAssign(S) &&
+              (isPtrAssign(Prev2) || isPtrDecl(Prev2)))
+            Found = true;
+          Prev2 = Prev1;
+          Prev1 = S;
+        }
+        return !Found;
+      }
+      static bool isPtrAssign(const Stmt *S) {
+        const auto *B = dyn_cast<BinaryOperator>(S);
+        return B && B->getOpcode() == BO_Assign &&
+               B->getType()->isPointerType();
+      }
+      static bool isPtrDecl(const Stmt *S) {
+        const auto *DS = dyn_cast<DeclStmt>(S);
+        if (!DS || !DS->isSingleDecl())
+          return false;
+        const auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
+        return VD && VD->getType()->isPointerType() && VD->hasInit();
+      }
+    } F;
+    F.TraverseStmt(const_cast<Stmt *>(Body));
+    return F.Found;
+  }
+
   SourcePos position(SourceLocation Loc) {
     SourcePos P;
     Loc = SM.getFileLoc(Loc);
@@ -218,10 +382,29 @@ void Inventory::addKernel(KernelInfo K, driver::CudaSide Side) {
     Stored.SeenOnDevice = true;
 }
 
+void Inventory::addAnalysis(KernelAnalysis A) {
+  // The same kernel seen through several TUs: the first analysis stands.
+  Analyses.emplace(A.Kernel, std::move(A));
+}
+
 void Inventory::addLaunch(LaunchSite L) {
-  // Host side only sees launches; a template's pattern and its
-  // instantiations share a location, and the first one seen is kept.
-  Launches.emplace(L.Pos, std::move(L));
+  // A template's pattern and its instantiations share a location: the first
+  // instantiation seen stands for the site (the pattern's callee is
+  // dependent); further instantiations are recorded beside it.
+  auto [It, Inserted] = Launches.emplace(L.Pos, L);
+  if (Inserted)
+    return;
+  LaunchSite &Old = It->second;
+  if (Old.InDependentContext && !L.InDependentContext) {
+    std::vector<std::string> Others = std::move(Old.OtherInstantiations);
+    Old = std::move(L);
+    Old.OtherInstantiations = std::move(Others);
+    return;
+  }
+  if (!L.InDependentContext && L.kernelKey() != Old.kernelKey() &&
+      std::find(Old.OtherInstantiations.begin(), Old.OtherInstantiations.end(),
+                L.kernelKey()) == Old.OtherInstantiations.end())
+    Old.OtherInstantiations.push_back(L.kernelKey());
 }
 
 std::string relativeTo(StringRef Path, StringRef Root) {

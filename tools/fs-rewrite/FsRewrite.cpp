@@ -6,7 +6,9 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "forgestencil/Analysis/Hotspots.h"
 #include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Analysis/Report.h"
 #include "forgestencil/Driver/CompilationDatabase.h"
 #include "forgestencil/Driver/FrontendRunner.h"
 #include "forgestencil/Rewrite/PatchEmission.h"
@@ -16,6 +18,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -55,6 +58,16 @@ static cl::opt<std::string>
 static cl::list<std::string>
     ExtraArgs("extra-arg", cl::desc("Extra argument for every clang command"),
               cl::cat(Category));
+static cl::opt<std::string>
+    DumpIR("dump-ir",
+           cl::desc("Write every kernel's analysis and Stencil IR as JSON to "
+                    "<file> ('-' for stdout)"),
+           cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string>
+    ProfilePath("profile",
+                cl::desc("Rank by measured kernel times: CSV from `nsys stats "
+                         "--report cuda_gpu_kern_sum --format csv`"),
+                cl::value_desc("csv"), cl::cat(Category));
 static cl::opt<bool> Verbose("v", cl::desc("Say what was translated and skipped"),
                              cl::cat(Category));
 
@@ -69,61 +82,6 @@ std::string commonDirectory(const std::vector<std::string> &Files) {
       Common = sys::path::parent_path(Common).str();
   }
   return Common;
-}
-
-void printText(const analysis::Inventory &Inv, StringRef Root) {
-  outs() << "kernels: " << Inv.kernels().size() << "\n";
-  for (const auto &[Pos, K] : Inv.kernels()) {
-    outs() << "  kernel " << analysis::relativeTo(Pos.File, Root) << ":"
-           << Pos.Line << ":" << Pos.Column << " " << K.Name;
-    if (K.IsTemplate)
-      outs() << " template<" << K.TemplateParams << ">";
-    outs() << "\n";
-  }
-  outs() << "launches: " << Inv.launches().size() << "\n";
-  for (const auto &[Pos, L] : Inv.launches()) {
-    outs() << "  launch " << analysis::relativeTo(Pos.File, Root) << ":"
-           << Pos.Line << ":" << Pos.Column << " " << L.Kernel;
-    if (!L.TemplateArgs.empty())
-      outs() << "<" << L.TemplateArgs << ">";
-    outs() << " <<<" << L.Grid << ", " << L.Block;
-    if (!L.SharedMem.empty())
-      outs() << ", " << L.SharedMem;
-    if (!L.Stream.empty())
-      outs() << ", " << L.Stream;
-    outs() << ">>>";
-    if (L.InMacro)
-      outs() << " [in macro " << L.MacroName << "]";
-    if (!L.EnclosingFunction.empty())
-      outs() << " in " << L.EnclosingFunction;
-    outs() << "\n";
-  }
-}
-
-void printJson(const analysis::Inventory &Inv, StringRef Root,
-               const std::vector<driver::ParseResult> &Results) {
-  json::Array Kernels, Launches, Failures;
-  for (const auto &[Pos, K] : Inv.kernels())
-    Kernels.push_back(analysis::toJSON(K, Root));
-  for (const auto &[Pos, L] : Inv.launches())
-    Launches.push_back(analysis::toJSON(L, Root));
-  for (const driver::ParseResult &R : Results) {
-    if (R.ok())
-      continue;
-    json::Array Errors;
-    for (const driver::ParseDiagnostic &D : R.Errors)
-      Errors.push_back(D.format());
-    Failures.push_back(json::Object{{"file", analysis::relativeTo(R.File, Root)},
-                                    {"side", driver::sideName(R.Side)},
-                                    {"errors", R.NumErrors},
-                                    {"first_errors", std::move(Errors)}});
-  }
-  json::Object Out{{"tool_version", FORGESTENCIL_VERSION},
-                   {"app", AppName.getValue()},
-                   {"kernels", std::move(Kernels)},
-                   {"launches", std::move(Launches)},
-                   {"parse_failures", std::move(Failures)}};
-  outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
 }
 
 } // namespace
@@ -254,11 +212,45 @@ int main(int argc, char **argv) {
     sys::fs::real_path(R, R);
     Root = std::string(R);
   }
-  if (List || !Json) {
-    if (Json)
-      printJson(Inv, Root, Results);
-    else
-      printText(Inv, Root);
+  std::optional<analysis::KernelProfile> Profile;
+  if (!ProfilePath.empty()) {
+    auto Buf = MemoryBuffer::getFile(ProfilePath);
+    if (!Buf) {
+      Err("cannot read '" + ProfilePath + "': " + Buf.getError().message());
+      return 1;
+    }
+    auto P = analysis::parseKernelProfileCsv((*Buf)->getBuffer(), ProfilePath);
+    if (!P) {
+      Err(toString(P.takeError()));
+      return 1;
+    }
+    Profile = std::move(*P);
+  }
+  auto Rows = analysis::rankHotspots(Inv, Profile ? &*Profile : nullptr);
+
+  if (!DumpIR.empty()) {
+    json::Value V = analysis::analysesJson(Inv, Root);
+    if (DumpIR == "-") {
+      outs() << formatv("{0:2}", V) << "\n";
+    } else {
+      std::error_code EC;
+      raw_fd_ostream OS(DumpIR, EC);
+      if (EC) {
+        Err("cannot write '" + DumpIR + "': " + EC.message());
+        return 1;
+      }
+      OS << formatv("{0:2}", V) << "\n";
+    }
+  }
+  if (List || DumpIR.empty()) {
+    if (Json) {
+      json::Object Out = analysis::listJson(Inv, Rows, Results, Root);
+      Out["tool_version"] = FORGESTENCIL_VERSION;
+      Out["app"] = AppName.getValue();
+      outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+    } else {
+      analysis::printListText(outs(), Inv, Rows, Root);
+    }
   }
   return Failed ? 1 : 0;
 }

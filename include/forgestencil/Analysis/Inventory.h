@@ -10,13 +10,17 @@
 #ifndef FORGESTENCIL_ANALYSIS_INVENTORY_H
 #define FORGESTENCIL_ANALYSIS_INVENTORY_H
 
+#include "forgestencil/Analysis/SourcePos.h"
+#include "forgestencil/Analysis/StencilAnalysis.h"
 #include "forgestencil/Driver/FrontendRunner.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -24,15 +28,6 @@
 namespace forgestencil {
 namespace analysis {
 
-/// A position in a source file, with the file as a canonical absolute path.
-struct SourcePos {
-  std::string File;
-  unsigned Line = 0, Column = 0;
-  unsigned Offset = 0;
-  bool operator<(const SourcePos &O) const {
-    return std::tie(File, Offset) < std::tie(O.File, O.Offset);
-  }
-};
 
 /// A __global__ function definition.
 struct KernelInfo {
@@ -44,6 +39,17 @@ struct KernelInfo {
   bool SeenOnHost = false, SeenOnDevice = false;
   /// The TU through which it was parsed first.
   std::string TranslationUnit;
+};
+
+/// A host loop around a launch, innermost first.
+struct EnclosingLoop {
+  SourcePos Pos;
+  std::string Kind;        ///< "for", "while" or "do".
+  std::string TripCount;   ///< The bound as written ("nsteps"), if visible.
+  std::optional<int64_t> ConstantTrips; ///< When the bound is a constant.
+  /// The loop swaps pointers (std::swap or t = a; a = b; b = t) or launches
+  /// the same kernels every iteration: it looks like a time loop.
+  bool LooksLikeTimeLoop = false;
 };
 
 /// A kernel<<<grid, block, shmem, stream>>>(args) expression.
@@ -58,6 +64,14 @@ struct LaunchSite {
   std::string MacroName;         ///< The macro it is expanded from.
   bool InDependentContext = false; ///< Inside an uninstantiated template.
   std::string TranslationUnit;
+  std::vector<EnclosingLoop> Loops; ///< Innermost first.
+  /// Further kernels launched here by other instantiations of the
+  /// enclosing host template ("k<double>").
+  std::vector<std::string> OtherInstantiations;
+  /// The kernel's name with template arguments, as analyses are keyed.
+  std::string kernelKey() const {
+    return TemplateArgs.empty() ? Kernel : Kernel + "<" + TemplateArgs + ">";
+  }
 };
 
 /// Everything found, merged over all parses.
@@ -71,12 +85,19 @@ public:
   const std::map<SourcePos, KernelInfo> &kernels() const { return Kernels; }
   const std::map<SourcePos, LaunchSite> &launches() const { return Launches; }
 
+  /// Stencil analyses by kernelKey() ("k" or "k<float, 4>").
+  const std::map<std::string, KernelAnalysis> &analyses() const {
+    return Analyses;
+  }
+
   void addKernel(KernelInfo K, driver::CudaSide Side);
   void addLaunch(LaunchSite L);
+  void addAnalysis(KernelAnalysis A);
 
 private:
   std::map<SourcePos, KernelInfo> Kernels;
   std::map<SourcePos, LaunchSite> Launches;
+  std::map<std::string, KernelAnalysis> Analyses;
 };
 
 /// "a/b.cu" relative to Root when the file is under it, else the path.

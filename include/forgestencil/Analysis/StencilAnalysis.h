@@ -1,0 +1,53 @@
+//===- StencilAnalysis.h - From a kernel's AST to Stencil IR ---------------===//
+///
+/// \file
+/// Interprets a __global__ kernel's body symbolically: thread positions,
+/// loop variables and parameters become polynomial index expressions, global
+/// loads and stores become reads and writes at affine offsets, guards become
+/// the iteration domain and the stored values become the update expression.
+/// A kernel that is not a stencil gets a reason; one that is only partly
+/// understood says which part, and is never approximated silently.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_ANALYSIS_STENCILANALYSIS_H
+#define FORGESTENCIL_ANALYSIS_STENCILANALYSIS_H
+
+#include "forgestencil/Analysis/SourcePos.h"
+#include "forgestencil/IR/StencilIR.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+} // namespace clang
+
+namespace forgestencil {
+namespace analysis {
+
+/// What the analysis concluded about one kernel.
+struct KernelAnalysis {
+  enum Verdict { Stencil, Partial, NotStencil };
+  std::string Kernel;          ///< Name, with template arguments if any.
+  SourcePos Pos;
+  Verdict Result = NotStencil;
+  /// For NotStencil: why not. For Partial: what was not understood.
+  std::vector<std::string> Reasons;
+  std::optional<ir::StencilIR> IR; ///< Set for Stencil (and Partial when the
+                                   ///< understood part is still useful).
+  std::string reasonText() const;
+};
+
+const char *verdictName(KernelAnalysis::Verdict V);
+
+/// Analyses one kernel definition (an instantiation for templates).
+KernelAnalysis analyzeKernel(const clang::FunctionDecl &Kernel,
+                             clang::ASTContext &Ctx);
+
+} // namespace analysis
+} // namespace forgestencil
+
+#endif

@@ -1,0 +1,1811 @@
+//===- StencilAnalysis.cpp - From a kernel's AST to Stencil IR -------------===//
+
+#include "forgestencil/Analysis/StencilAnalysis.h"
+#include "forgestencil/Analysis/Poly.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+
+using namespace clang;
+
+namespace forgestencil {
+namespace analysis {
+
+const char *verdictName(KernelAnalysis::Verdict V) {
+  switch (V) {
+  case KernelAnalysis::Stencil:
+    return "stencil";
+  case KernelAnalysis::Partial:
+    return "partial";
+  case KernelAnalysis::NotStencil:
+    return "not-stencil";
+  }
+  return "not-stencil";
+}
+
+std::string KernelAnalysis::reasonText() const {
+  std::string S;
+  for (const std::string &R : Reasons)
+    S += (S.empty() ? "" : "; ") + R;
+  return S;
+}
+
+namespace {
+
+/// Symbol names for the thread's global position along x, y, z.
+const char *const GlobalThread[3] = {"@gx", "@gy", "@gz"};
+
+/// A floating-point value as an expression tree whose reads still carry the
+/// raw element index (offsets are known only once the axes are).
+struct DNode {
+  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call } K = Literal;
+  std::string Op, Name, Value;
+  Poly Index;     // Read: element index; Coef: element (constant) index
+  bool Ldg = false;
+  bool Shared = false; // Read of a __shared__ tile, resolved in finish()
+  std::vector<std::shared_ptr<DNode>> Args;
+};
+using DPtr = std::shared_ptr<DNode>;
+
+DPtr node(DNode::Kind K) {
+  auto N = std::make_shared<DNode>();
+  N->K = K;
+  return N;
+}
+
+/// A symbolic value of the interpreter.
+struct Value {
+  enum Kind { Unknown, Index, Data, Pointer } K = Unknown;
+  Poly Idx;          // Index value, or Pointer element offset
+  DPtr D;            // Data value
+  std::string Array; // Pointer base
+  /// Pointer: bytes per unit of Idx when the pointer was cast to a type of
+  /// another size ((char *)u + j*pitch); 0 means the array's element.
+  unsigned UnitBytes = 0;
+  std::string Why;   // Unknown: why
+
+  static Value unknown(std::string Why) {
+    Value V;
+    V.Why = std::move(Why);
+    return V;
+  }
+  static Value index(Poly P) {
+    Value V;
+    V.K = Index;
+    V.Idx = std::move(P);
+    return V;
+  }
+  static Value data(DPtr D) {
+    Value V;
+    V.K = Data;
+    V.D = std::move(D);
+    return V;
+  }
+  static Value pointer(std::string A, Poly Off) {
+    Value V;
+    V.K = Pointer;
+    V.Array = std::move(A);
+    V.Idx = std::move(Off);
+    return V;
+  }
+  /// The same pointer moved to another offset (in the same units).
+  Value movedTo(Poly Off) const {
+    Value V = *this;
+    V.Idx = std::move(Off);
+    return V;
+  }
+};
+
+/// How an array is stored.
+enum class ArrayKind { Global, Constant, Shared, Local };
+
+struct ArrayInfo {
+  ArrayKind Kind = ArrayKind::Global;
+  QualType ElemType;
+  bool Restrict = false;
+  bool Const = false;
+  unsigned ConstSize = 0; // __constant__ arrays
+};
+
+/// One bound on an axis symbol: Symbol + Shift (< | >=) Bound.
+struct Constraint {
+  std::string Symbol;
+  bool Upper = false; // Symbol < Bound (else Symbol >= Bound)
+  Poly Bound;
+};
+
+struct Write {
+  std::string Array;
+  Poly Index;
+  bool Accumulate = false;
+  DPtr Value;
+  std::vector<Constraint> Guards;
+};
+
+struct ReadRecord {
+  std::string Array;
+  Poly Index;
+  bool Ldg = false;
+};
+
+/// A pair X = mod[X|A] + A * div[X|A] created by a 1-D index split.
+struct Split {
+  Poly X, A;
+  std::string ModName, DivName;
+  bool HaveMod = false, HaveDiv = false;
+};
+
+struct AxisSym {
+  std::string Symbol;
+  ir::AxisSource Source = ir::AxisSource::Thread;
+  char Dim = 'x';
+  std::string LoopVar;
+  Poly LoopLower, LoopUpper; // loops: half-open range of the variable
+  bool HasLoopRange = false;
+};
+
+class Interpreter {
+public:
+  Interpreter(ASTContext &Ctx, const FunctionDecl &Kernel)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel) {}
+
+  KernelAnalysis run();
+
+private:
+  // Statements.
+  void exec(const Stmt *S);
+  void execFor(const ForStmt *F);
+  void execIf(const IfStmt *If);
+  void assign(const Expr *LHS, const Expr *RHS, BinaryOperatorKind Op,
+              bool IsCompound);
+
+  // Expressions.
+  Value eval(const Expr *E);
+  Value evalBinary(const BinaryOperator *B);
+  Value evalCall(const CallExpr *C);
+  Value evalSubscriptBase(const Expr *E);
+  Value load(const Value &Ptr, QualType T, bool Ldg);
+  DPtr asData(const Value &V, const Expr *Where);
+  Value builtinIndex(const Expr *E);
+  Value castPointer(Value V, QualType To);
+  Value member(const MemberExpr *M);
+  unsigned elementBytes(const std::string &Array);
+
+  // Conditions.
+  bool guardConstraints(const Expr *Cond, bool Negate,
+                        std::vector<Constraint> &Out);
+  bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
+
+  // Finalisation.
+  void applySplits();
+  KernelAnalysis finish();
+  std::string text(const Expr *E) const;
+  void partial(const std::string &Why) { PartialReasons.insert(Why); }
+  void notStencil(const std::string &Why) { HardReasons.insert(Why); }
+  ArrayInfo *arrayOf(const std::string &Name);
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const FunctionDecl &Kernel;
+  std::map<const VarDecl *, Value> Env;
+  std::map<std::string, ArrayInfo> Arrays;
+  std::vector<Write> Writes;
+  std::vector<ReadRecord> Reads;
+  std::vector<Constraint> Guards; // active guards
+  std::map<std::string, Split> Splits;
+  std::vector<AxisSym> LoopAxes;
+  std::set<std::string> GridStrideSyms;
+  std::set<std::string> ScalarParams;
+  std::set<std::string> PartialReasons, HardReasons;
+  /// What the analysis had to assume; becomes the IR's notes.
+  std::set<std::string> Assumptions;
+  bool Returned = false;
+  unsigned InlineDepth = 0;
+  unsigned Steps = 0;
+};
+
+std::string Interpreter::text(const Expr *E) const {
+  CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
+  R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
+  if (R.isInvalid())
+    return "<expr>";
+  return Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+}
+
+ArrayInfo *Interpreter::arrayOf(const std::string &Name) {
+  auto It = Arrays.find(Name);
+  return It == Arrays.end() ? nullptr : &It->second;
+}
+
+/// Number of scalars in one element of T (T[4][8] -> 32, float -> 1).
+std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx) {
+  int64_t N = 1;
+  while (const auto *A = Ctx.getAsConstantArrayType(T)) {
+    N *= A->getSize().getSExtValue();
+    T = A->getElementType();
+  }
+  if (T->isArrayType())
+    return std::nullopt;
+  return N;
+}
+
+QualType scalarType(QualType T, ASTContext &Ctx) {
+  while (const ArrayType *A = Ctx.getAsArrayType(T))
+    T = A->getElementType();
+  if (const auto *P = T->getAs<PointerType>())
+    return scalarType(P->getPointeeType(), Ctx);
+  return T;
+}
+
+bool isAtomicName(StringRef N) {
+  return N.starts_with("atomic") || N.starts_with("__atomic");
+}
+
+bool isMathFunction(StringRef N) {
+  static const llvm::StringSet<> Names = {
+      "sqrt",  "sqrtf", "rsqrt", "rsqrtf", "fabs", "fabsf", "abs",  "exp",
+      "expf",  "exp2f", "log",   "logf",   "sin",  "sinf",  "cos",  "cosf",
+      "pow",   "powf",  "fmax",  "fmaxf",  "fmin", "fminf", "fma",  "fmaf",
+      "tanh",  "tanhf", "cbrt",  "cbrtf",  "__fmul_rn", "__fadd_rn",
+      "__fmaf_rn", "__dmul_rn", "__dadd_rn", "__fma_rn", "max", "min",
+      "std::sqrt", "std::abs", "std::exp", "std::max", "std::min"};
+  return Names.contains(N);
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------
+
+/// threadIdx.x, blockIdx.y, blockDim.z, gridDim.x as polynomial symbols.
+Value Interpreter::builtinIndex(const Expr *E) {
+  const Expr *Inner = E->IgnoreParenImpCasts();
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(Inner))
+    Inner = PO->getSyntacticForm()->IgnoreParenImpCasts();
+  const auto *Prop = dyn_cast<MSPropertyRefExpr>(Inner);
+  if (!Prop)
+    return Value::unknown("");
+  const Expr *BaseExpr = Prop->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(BaseExpr))
+    BaseExpr = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Base = dyn_cast<DeclRefExpr>(BaseExpr);
+  if (!Base)
+    return Value::unknown("");
+  std::string Var = Base->getDecl()->getName().str();
+  std::string Field = Prop->getPropertyDecl()->getName().str();
+  if (Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
+    return Value::unknown("");
+  static const std::map<std::string, std::string> Prefix = {
+      {"threadIdx", "tid."}, {"blockIdx", "bid."},
+      {"blockDim", "bdim."}, {"gridDim", "gdim."}};
+  auto It = Prefix.find(Var);
+  if (It == Prefix.end())
+    return Value::unknown("");
+  return Value::index(Poly::symbol(It->second + Field));
+}
+
+/// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
+/// blockIdx.A*B + threadIdx.A with a constant B folds too (the kernel then
+/// assumes blockDim.A == B); BlockSizes records B.
+Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr) {
+  for (int D = 0; D < 3 && BlockSizes; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    int64_t CB = P.coefficient({"bid." + Ax});
+    int64_t CT = P.coefficient({"tid." + Ax});
+    if (CT <= 0 || CB <= CT || CB % CT != 0)
+      continue;
+    auto It = BlockSizes->find(D);
+    if (It != BlockSizes->end() && It->second != CB / CT)
+      continue;
+    (*BlockSizes)[D] = CB / CT;
+    Poly Both = Poly::constant(CB) * Poly::symbol("bid." + Ax) +
+                Poly::constant(CT) * Poly::symbol("tid." + Ax);
+    P = P - Both + Poly::constant(CT) * Poly::symbol(GlobalThread[D]);
+  }
+  for (int D = 0; D < 3; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    Monomial BB = {"bdim." + Ax, "bid." + Ax};
+    std::sort(BB.begin(), BB.end());
+    int64_t CB = P.coefficient(BB);
+    int64_t CT = P.coefficient({"tid." + Ax});
+    int64_t C = std::min(CB, CT);
+    if (CB > 0 && CT > 0 && CB == CT) {
+      Poly Both = Poly::symbol("bid." + Ax) * Poly::symbol("bdim." + Ax) +
+                  Poly::symbol("tid." + Ax);
+      P = P - Poly::constant(C) * Both + Poly::constant(C) * Poly::symbol(GlobalThread[D]);
+    }
+  }
+  return P;
+}
+
+unsigned Interpreter::elementBytes(const std::string &Array) {
+  ArrayInfo *A = arrayOf(Array);
+  if (!A || A->ElemType.isNull() || A->ElemType->isIncompleteType())
+    return 0;
+  return static_cast<unsigned>(Ctx.getTypeSizeInChars(A->ElemType).getQuantity());
+}
+
+/// Divides a byte offset by an element size. A term that is not a whole
+/// multiple (j*pitch / 4 for a pitch in bytes) becomes a term of the derived
+/// symbol "pitch/4": sound because a pitched row is aligned to the element.
+Poly divideBySize(const Poly &Bytes, int64_t Size, bool &Assumed) {
+  Poly R;
+  for (const auto &[M, C] : Bytes.terms()) {
+    if (C % Size == 0) {
+      Poly Term = Poly::constant(C / Size);
+      for (const std::string &S : M)
+        Term = Term * Poly::symbol(S);
+      R = R + Term;
+      continue;
+    }
+    if (M.empty())
+      return Poly::symbol("?");
+    int64_t G = std::gcd(C < 0 ? -C : C, Size);
+    Poly Term = Poly::constant(C / G) *
+                Poly::symbol(M.back() + "/" + std::to_string(Size / G));
+    for (size_t I = 0; I + 1 < M.size(); ++I)
+      Term = Term * Poly::symbol(M[I]);
+    R = R + Term;
+    Assumed = true;
+  }
+  return R;
+}
+
+/// A cast between pointer types of different element sizes rescales the
+/// offset: (char *)u counts bytes, (float *)(...) counts floats again.
+Value Interpreter::castPointer(Value V, QualType To) {
+  if (V.K != Value::Pointer || !To->isPointerType())
+    return V;
+  QualType Pointee = To->getPointeeType();
+  if (Pointee->isVoidType() || Pointee->isIncompleteType() ||
+      Pointee->isDependentType())
+    return V;
+  unsigned Elem = elementBytes(V.Array);
+  unsigned From = V.UnitBytes ? V.UnitBytes : Elem;
+  unsigned Dest = static_cast<unsigned>(Ctx.getTypeSizeInChars(Pointee).getQuantity());
+  if (From == 0 || Dest == 0 || From == Dest)
+    return V;
+  Poly Bytes = V.Idx * Poly::constant(From);
+  bool Assumed = false;
+  V.Idx = divideBySize(Bytes, Dest, Assumed);
+  if (V.Idx.mentions("?"))
+    return Value::unknown("a pointer cast to a misaligned element");
+  if (Assumed)
+    Assumptions.insert("the pitch is a whole number of elements (a byte "
+                       "offset was divided by " + std::to_string(Dest) + ")");
+  V.UnitBytes = Dest == Elem ? 0 : Dest;
+  return V;
+}
+
+/// g.nx of a struct passed by value: integer fields are size symbols,
+/// floating-point fields scalar coefficients.
+Value Interpreter::member(const MemberExpr *M) {
+  const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+  const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
+  if (!P || M->isArrow() || !P->getType()->isRecordType())
+    return Value::unknown("the member '" + text(M) + "' is not followed");
+  std::string Name = P->getName().str() + "." +
+                     M->getMemberDecl()->getName().str();
+  QualType T = M->getType();
+  if (T->isIntegerType())
+    return Value::index(Poly::symbol(Name));
+  if (T->isRealFloatingType()) {
+    ScalarParams.insert(Name);
+    DPtr N = node(DNode::ParamRef);
+    N->Name = Name;
+    return Value::data(N);
+  }
+  if (T->isPointerType()) {
+    ArrayInfo &A = Arrays[Name];
+    A.Kind = ArrayKind::Global;
+    A.ElemType = scalarType(T, Ctx);
+    A.Const = T->getPointeeType().isConstQualified();
+    return Value::pointer(Name, Poly());
+  }
+  return Value::unknown("the member '" + text(M) + "' is not followed");
+}
+
+DPtr Interpreter::asData(const Value &V, const Expr *Where) {
+  if (V.K == Value::Data)
+    return V.D;
+  if (V.K == Value::Index) {
+    if (auto C = V.Idx.constantValue()) {
+      DPtr N = node(DNode::Literal);
+      N->Value = std::to_string(*C);
+      return N;
+    }
+    // A value that depends on the position (x = i*dx) or on a size is not
+    // part of a fixed stencil update; say so rather than guess.
+    if (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+        V.Idx.mentionsPrefix("bid.") || V.Idx.mentionsPrefix("mod[") ||
+        V.Idx.mentionsPrefix("div["))
+      partial("the update uses the grid position as a value (" +
+              text(Where) + ")");
+    DPtr N = node(DNode::ParamRef);
+    N->Name = V.Idx.str();
+    return N;
+  }
+  if (V.K == Value::Unknown && !V.Why.empty())
+    partial(V.Why);
+  else
+    partial("a value the analysis does not follow: " + text(Where));
+  return nullptr;
+}
+
+Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
+  ArrayInfo *A = arrayOf(Ptr.Array);
+  if (!A)
+    return Value::unknown("a load through an untracked pointer");
+  if (!T->isRealFloatingType() && !T->isIntegerType())
+    return Value::unknown("a load of a non-scalar type");
+  if (A->Kind == ArrayKind::Shared) {
+    partial("reads through the __shared__ array '" + Ptr.Array +
+            "' are not traced back to global memory yet");
+    return Value::unknown("");
+  }
+  if (A->Kind == ArrayKind::Local)
+    return Value::unknown("a load from a local array");
+  if (Ptr.UnitBytes != 0)
+    return Value::unknown("a load through a pointer cast to another element "
+                          "type than the array's");
+  if (T->isIntegerType() && A->Kind == ArrayKind::Global)
+    return Value::unknown("an integer loaded from memory (indirect index)");
+  if (A->Kind == ArrayKind::Constant) {
+    if (!Ptr.Idx.constantValue()) {
+      partial("a __constant__ array indexed by a non-constant");
+      return Value::unknown("");
+    }
+    DPtr N = node(DNode::Coef);
+    N->Name = Ptr.Array;
+    N->Index = Ptr.Idx;
+    return Value::data(N);
+  }
+  DPtr N = node(DNode::Read);
+  N->Name = Ptr.Array;
+  N->Index = Ptr.Idx;
+  N->Ldg = Ldg;
+  Reads.push_back({Ptr.Array, Ptr.Idx, Ldg});
+  return Value::data(N);
+}
+
+Value Interpreter::evalSubscriptBase(const Expr *E) {
+  Value B = eval(E);
+  if (B.K != Value::Pointer)
+    return Value::unknown("subscript of an untracked base: " + text(E));
+  return B;
+}
+
+Value Interpreter::eval(const Expr *E) {
+  if (++Steps > 200000)
+    return Value::unknown("the kernel is too large to interpret");
+  E = E->IgnoreParens();
+  if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
+    return castPointer(eval(C->getSubExpr()), C->getType());
+  if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+    return castPointer(eval(C->getSubExpr()), C->getType());
+  if (const auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+    return eval(S->getReplacement());
+  if (const auto *C = dyn_cast<ConstantExpr>(E))
+    return eval(C->getSubExpr());
+  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+    return eval(M->getSubExpr());
+
+  Value B = builtinIndex(E);
+  if (B.K == Value::Index)
+    return B;
+
+  if (const auto *I = dyn_cast<IntegerLiteral>(E))
+    return Value::index(Poly::constant(I->getValue().getSExtValue()));
+  if (const auto *CL = dyn_cast<CharacterLiteral>(E))
+    return Value::index(Poly::constant(CL->getValue()));
+  if (const auto *BL = dyn_cast<CXXBoolLiteralExpr>(E))
+    return Value::index(Poly::constant(BL->getValue()));
+  if (isa<FloatingLiteral>(E)) {
+    DPtr N = node(DNode::Literal);
+    N->Value = text(E);
+    return Value::data(N);
+  }
+  if (const auto *UE = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
+    if (UE->getKind() == UETT_SizeOf) {
+      QualType T = UE->isArgumentType() ? UE->getArgumentType()
+                                        : UE->getArgumentExpr()->getType();
+      if (!T->isDependentType())
+        return Value::index(
+            Poly::constant(Ctx.getTypeSizeInChars(T).getQuantity()));
+    }
+    return Value::unknown("");
+  }
+
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = DR->getDecl();
+    if (const auto *EC = dyn_cast<EnumConstantDecl>(D))
+      return Value::index(Poly::constant(EC->getInitVal().getSExtValue()));
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (!VD)
+      return Value::unknown("");
+    auto It = Env.find(VD);
+    if (It != Env.end())
+      return It->second;
+    std::string Name = VD->getName().str();
+    QualType T = VD->getType();
+    if (isa<ParmVarDecl>(VD)) {
+      if (T->isPointerType() || T->isArrayType())
+        return Value::pointer(Name, Poly());
+      if (T->isIntegerType())
+        return Value::index(Poly::symbol(Name));
+      if (T->isRealFloatingType()) {
+        ScalarParams.insert(Name);
+        DPtr N = node(DNode::ParamRef);
+        N->Name = Name;
+        return Value::data(N);
+      }
+      return Value::unknown("parameter '" + Name + "' of type " +
+                            T.getAsString());
+    }
+    if (VD->hasAttr<CUDAConstantAttr>() || VD->hasAttr<CUDADeviceAttr>()) {
+      bool IsConst = VD->hasAttr<CUDAConstantAttr>();
+      if (T->isArrayType()) {
+        ArrayInfo &A = Arrays[Name];
+        A.Kind = IsConst ? ArrayKind::Constant : ArrayKind::Global;
+        A.ElemType = scalarType(T, Ctx);
+        if (auto N = scalarsIn(T, Ctx))
+          A.ConstSize = static_cast<unsigned>(*N);
+        return Value::pointer(Name, Poly());
+      }
+      if (IsConst && T->isRealFloatingType()) {
+        DPtr N = node(DNode::Coef);
+        N->Name = Name;
+        N->Index = Poly::constant(-1);
+        return Value::data(N);
+      }
+      if (IsConst && T->isIntegerType())
+        return Value::index(Poly::symbol(Name));
+      return Value::unknown("__device__ variable '" + Name + "'");
+    }
+    // File-scope or static constants with a visible initializer.
+    if (T.isConstQualified() && VD->hasInit() && T->isIntegerType()) {
+      if (auto V = VD->getInit()->getIntegerConstantExpr(Ctx))
+        return Value::index(Poly::constant(V->getSExtValue()));
+      return eval(VD->getInit());
+    }
+    if (T.isConstQualified() && VD->hasInit() && T->isRealFloatingType() &&
+        !VD->isLocalVarDecl()) {
+      return eval(VD->getInit());
+    }
+    return Value::unknown("the variable '" + Name + "' is not followed");
+  }
+
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    switch (U->getOpcode()) {
+    case UO_Minus: {
+      Value V = eval(U->getSubExpr());
+      if (V.K == Value::Index)
+        return Value::index(-V.Idx);
+      if (V.K == Value::Data) {
+        DPtr N = node(DNode::Unary);
+        N->Op = "neg";
+        N->Args = {V.D};
+        return Value::data(N);
+      }
+      return V;
+    }
+    case UO_Plus:
+      return eval(U->getSubExpr());
+    case UO_AddrOf: {
+      const Expr *Sub = U->getSubExpr()->IgnoreParens();
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub)) {
+        Value Base = evalSubscriptBase(AS->getBase());
+        Value Idx = eval(AS->getIdx());
+        if (Base.K == Value::Pointer && Idx.K == Value::Index)
+          return Base.movedTo(Base.Idx + Idx.Idx);
+      }
+      return Value::unknown("address of " + text(Sub));
+    }
+    case UO_Deref: {
+      Value P = eval(U->getSubExpr());
+      if (P.K != Value::Pointer)
+        return Value::unknown("dereference of an untracked pointer");
+      return load(P, U->getType(), false);
+    }
+    case UO_PreInc:
+    case UO_PreDec:
+    case UO_PostInc:
+    case UO_PostDec: {
+      const auto *DR =
+          dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts());
+      const VarDecl *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (!VD || !Env.count(VD))
+        return Value::unknown("increment of " + text(U->getSubExpr()));
+      Value Old = Env[VD];
+      int64_t Step = U->isIncrementOp() ? 1 : -1;
+      if (Old.K == Value::Index)
+        Env[VD] = Value::index(Old.Idx + Poly::constant(Step));
+      else if (Old.K == Value::Pointer)
+        Env[VD] = Old.movedTo(Old.Idx + Poly::constant(Step));
+      else
+        Env[VD] = Value::unknown("increment of a non-index");
+      return U->isPrefix() ? Env[VD] : Old;
+    }
+    case UO_LNot:
+      return Value::unknown("");
+    default:
+      return Value::unknown("operator " +
+                            UnaryOperator::getOpcodeStr(U->getOpcode()).str());
+    }
+  }
+
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->isAssignmentOp()) {
+      assign(BO->getLHS(), BO->getRHS(), BO->getOpcode(),
+             BO->isCompoundAssignmentOp());
+      // The value of an assignment expression is not followed (re-reading
+      // the stored element would record a read that the kernel never does).
+      return Value::unknown("the value of an assignment expression");
+    }
+    return evalBinary(BO);
+  }
+
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    Value Base = evalSubscriptBase(AS->getBase());
+    Value Idx = eval(AS->getIdx());
+    if (Base.K != Value::Pointer)
+      return Base;
+    if (Idx.K == Value::Data)
+      return Value::unknown("an index computed from loaded data (indirect "
+                            "access " + text(AS) + ")");
+    if (Idx.K != Value::Index)
+      return Value::unknown(Idx.Why.empty() ? "an index the analysis does not "
+                                              "follow: " + text(AS->getIdx())
+                                            : Idx.Why);
+    QualType T = AS->getType();
+    if (T->isArrayType()) {
+      // u[k][j] of float u[NZ][NY][NX]: a row, in scalars.
+      auto N = scalarsIn(T, Ctx);
+      if (!N)
+        return Value::unknown("a variable-length array row");
+      return Base.movedTo(Base.Idx + Idx.Idx * Poly::constant(*N));
+    }
+    return load(Base.movedTo(Base.Idx + Idx.Idx), T, false);
+  }
+
+  if (const auto *C = dyn_cast<CallExpr>(E))
+    return evalCall(C);
+
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return member(M);
+
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    std::vector<Constraint> Cs;
+    (void)Cs;
+    return Value::unknown("a conditional expression (" + text(CO) +
+                          ") in the update");
+  }
+  return Value::unknown("");
+}
+
+Value Interpreter::evalBinary(const BinaryOperator *B) {
+  BinaryOperatorKind Op = B->getOpcode();
+  if (B->isComparisonOp() || B->isLogicalOp())
+    return Value::unknown("a comparison used as a value");
+  Value L = eval(B->getLHS());
+  Value R = eval(B->getRHS());
+  // Pointer arithmetic.
+  if (L.K == Value::Pointer && R.K == Value::Index &&
+      (Op == BO_Add || Op == BO_Sub))
+    return L.movedTo(Op == BO_Add ? L.Idx + R.Idx : L.Idx - R.Idx);
+  if (R.K == Value::Pointer && L.K == Value::Index && Op == BO_Add)
+    return R.movedTo(R.Idx + L.Idx);
+
+  bool Floating = B->getType()->isRealFloatingType();
+  if (!Floating && L.K == Value::Index && R.K == Value::Index) {
+    switch (Op) {
+    case BO_Add:
+      return Value::index(foldGlobalThread(L.Idx + R.Idx, &BlockSizes));
+    case BO_Sub:
+      return Value::index(foldGlobalThread(L.Idx - R.Idx, &BlockSizes));
+    case BO_Mul:
+      return Value::index(foldGlobalThread(L.Idx * R.Idx, &BlockSizes));
+    case BO_Div:
+    case BO_Rem: {
+      auto LC = L.Idx.constantValue(), RC = R.Idx.constantValue();
+      if (LC && RC && *RC != 0)
+        return Value::index(
+            Poly::constant(Op == BO_Div ? *LC / *RC : *LC % *RC));
+      if (Op == BO_Div && RC)
+        if (auto Q = L.Idx.divideExactly(R.Idx))
+          return Value::index(*Q);
+      // A 1-D id split into axes: mod[X|A], div[X|A]; div of div
+      // canonicalises to one division by the product.
+      Poly X = L.Idx, A = R.Idx;
+      if (Op == BO_Div && X.terms().size() == 1 &&
+          X.terms().begin()->second == 1 &&
+          X.terms().begin()->first.size() == 1 &&
+          X.terms().begin()->first[0].rfind("div[", 0) == 0) {
+        std::string Sym = X.terms().begin()->first[0];
+        auto It = std::find_if(Splits.begin(), Splits.end(), [&](auto &S) {
+          return S.second.DivName == Sym;
+        });
+        if (It != Splits.end()) {
+          X = It->second.X;
+          A = It->second.A * A;
+        }
+      }
+      std::string Key = X.str() + "|" + A.str();
+      Split &S = Splits[Key];
+      S.X = X;
+      S.A = A;
+      S.ModName = "mod[" + Key + "]";
+      S.DivName = "div[" + Key + "]";
+      if (Op == BO_Div)
+        S.HaveDiv = true;
+      else
+        S.HaveMod = true;
+      return Value::index(Poly::symbol(Op == BO_Div ? S.DivName : S.ModName));
+    }
+    default:
+      return Value::unknown("integer operator " +
+                            BinaryOperator::getOpcodeStr(Op).str());
+    }
+  }
+  if (L.K == Value::Unknown)
+    return L;
+  if (R.K == Value::Unknown)
+    return R;
+  if (L.K == Value::Pointer || R.K == Value::Pointer)
+    return Value::unknown("pointer arithmetic the analysis does not follow");
+  DPtr LD = asData(L, B->getLHS()), RD = asData(R, B->getRHS());
+  if (!LD || !RD)
+    return Value::unknown("");
+  static const std::map<BinaryOperatorKind, std::string> Ops = {
+      {BO_Add, "+"}, {BO_Sub, "-"}, {BO_Mul, "*"}, {BO_Div, "/"}};
+  auto It = Ops.find(Op);
+  if (It == Ops.end())
+    return Value::unknown("operator " + BinaryOperator::getOpcodeStr(Op).str() +
+                          " on floating-point values");
+  DPtr N = node(DNode::Binary);
+  N->Op = It->second;
+  N->Args = {LD, RD};
+  return Value::data(N);
+}
+
+Value Interpreter::evalCall(const CallExpr *C) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD)
+    return Value::unknown("an indirect call");
+  std::string Name = FD->getQualifiedNameAsString();
+  if (isAtomicName(FD->getName())) {
+    notStencil("atomic update (" + FD->getName().str() +
+               "): a scatter or reduction, not a stencil");
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__syncthreads" || FD->getName() == "__syncwarp")
+    return Value::unknown("");
+  if (FD->getName().starts_with("__shfl")) {
+    notStencil("warp shuffles (" + FD->getName().str() + "): a reduction or "
+               "exchange between threads");
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__ldg" && C->getNumArgs() == 1) {
+    Value P = eval(C->getArg(0));
+    if (P.K != Value::Pointer)
+      return Value::unknown("__ldg of an untracked pointer");
+    return load(P, C->getType(), true);
+  }
+  if (isMathFunction(FD->getName()) || isMathFunction(Name)) {
+    DPtr N = node(DNode::Call);
+    N->Op = FD->getName().str();
+    for (const Expr *A : C->arguments()) {
+      DPtr D = asData(eval(A), A);
+      if (!D)
+        return Value::unknown("");
+      N->Args.push_back(D);
+    }
+    return Value::data(N);
+  }
+  // An inline __device__ helper: interpret its body with the arguments
+  // bound to the parameters; its single return value is the result.
+  const FunctionDecl *Def = FD->getDefinition();
+  if (Def && Def->hasBody() && InlineDepth < 8 &&
+      (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr())) {
+    std::vector<std::pair<const VarDecl *, Value>> Bound;
+    for (unsigned I = 0; I < Def->getNumParams() && I < C->getNumArgs(); ++I)
+      Bound.push_back({Def->getParamDecl(I), eval(C->getArg(I))});
+    const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+    if (!Body)
+      return Value::unknown("helper " + Name);
+    ++InlineDepth;
+    auto SavedEnv = Env;
+    for (auto &[P, V] : Bound)
+      Env[P] = V;
+    Value Result = Value::unknown("helper '" + Name + "' has no return");
+    for (const Stmt *S : Body->body()) {
+      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+        if (R->getRetValue())
+          Result = eval(R->getRetValue());
+        break;
+      }
+      exec(S);
+    }
+    Env = std::move(SavedEnv);
+    --InlineDepth;
+    return Result;
+  }
+  return Value::unknown("a call to '" + Name + "'");
+}
+
+// ---------------------------------------------------------------------------
+// Conditions
+// ---------------------------------------------------------------------------
+
+/// Bounds from "a OP b" on index values, as constraints on one symbol.
+bool Interpreter::comparison(const Expr *E, bool Negate,
+                             std::vector<Constraint> &Out) {
+  const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!B || !B->isComparisonOp())
+    return false;
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  if (L.K != Value::Index || R.K != Value::Index)
+    return false;
+  BinaryOperatorKind Op = B->getOpcode();
+  if (Negate) {
+    switch (Op) {
+    case BO_LT: Op = BO_GE; break;
+    case BO_LE: Op = BO_GT; break;
+    case BO_GT: Op = BO_LE; break;
+    case BO_GE: Op = BO_LT; break;
+    case BO_EQ: Op = BO_NE; break;
+    case BO_NE: Op = BO_EQ; break;
+    default: break;
+    }
+  }
+  // Normalise to D OP 0 with D = L - R, then to Sym (<|>=) Bound.
+  Poly D = L.Idx - R.Idx;
+  std::string Sym;
+  int64_t Coef = 0;
+  for (const auto &[M, C] : D.terms()) {
+    if (M.size() == 1 && (M[0][0] == '@' || M[0].rfind("mod[", 0) == 0 ||
+                          M[0].rfind("div[", 0) == 0)) {
+      if (!Sym.empty() && Sym != M[0])
+        return false;
+      Sym = M[0];
+      Coef = C;
+    }
+  }
+  if (Sym.empty() || (Coef != 1 && Coef != -1))
+    return false;
+  if (D.without({Sym}).mentionsPrefix("@"))
+    return false;
+  // Coef*Sym + Rest OP 0.
+  Poly Rest = D.without({Sym});
+  if (Coef == -1) {
+    // -Sym + Rest OP 0  <=>  Sym - Rest OP' 0 with OP mirrored.
+    Rest = -Rest;
+    switch (Op) {
+    case BO_LT: Op = BO_GT; break;
+    case BO_LE: Op = BO_GE; break;
+    case BO_GT: Op = BO_LT; break;
+    case BO_GE: Op = BO_LE; break;
+    default: break;
+    }
+  }
+  // Sym + Rest OP 0  <=>  Sym OP -Rest.
+  Poly Bound = -Rest;
+  switch (Op) {
+  case BO_LT:
+    Out.push_back({Sym, true, Bound});
+    return true;
+  case BO_LE:
+    Out.push_back({Sym, true, Bound + Poly::constant(1)});
+    return true;
+  case BO_GE:
+    Out.push_back({Sym, false, Bound});
+    return true;
+  case BO_GT:
+    Out.push_back({Sym, false, Bound + Poly::constant(1)});
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Constraints implied by Cond being true (or false when Negate): a
+/// conjunction of comparisons (or, negated, a disjunction).
+bool Interpreter::guardConstraints(const Expr *Cond, bool Negate,
+                                   std::vector<Constraint> &Out) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot)
+    return guardConstraints(U->getSubExpr(), !Negate, Out);
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if ((B->getOpcode() == BO_LAnd && !Negate) ||
+        (B->getOpcode() == BO_LOr && Negate))
+      return guardConstraints(B->getLHS(), Negate, Out) &&
+             guardConstraints(B->getRHS(), Negate, Out);
+    if (B->isComparisonOp())
+      return comparison(B, Negate, Out);
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------
+
+void Interpreter::assign(const Expr *LHS, const Expr *RHS,
+                         BinaryOperatorKind Op, bool IsCompound) {
+  LHS = LHS->IgnoreParenImpCasts();
+  // A local variable.
+  if (const auto *DR = dyn_cast<DeclRefExpr>(LHS)) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (!VD)
+      return;
+    Value R = eval(RHS);
+    if (IsCompound) {
+      Value L = Env.count(VD) ? Env[VD] : Value::unknown("");
+      if (L.K == Value::Index && R.K == Value::Index) {
+        if (Op == BO_AddAssign)
+          R = Value::index(L.Idx + R.Idx);
+        else if (Op == BO_SubAssign)
+          R = Value::index(L.Idx - R.Idx);
+        else if (Op == BO_MulAssign)
+          R = Value::index(L.Idx * R.Idx);
+        else
+          R = Value::unknown("compound index assignment");
+      } else if (L.K == Value::Pointer && R.K == Value::Index &&
+                 (Op == BO_AddAssign || Op == BO_SubAssign)) {
+        R = L.movedTo(Op == BO_AddAssign ? L.Idx + R.Idx : L.Idx - R.Idx);
+      } else {
+        DPtr LD = asData(L, LHS), RD = asData(R, RHS);
+        if (!LD || !RD) {
+          Env[VD] = Value::unknown("");
+          return;
+        }
+        DPtr N = node(DNode::Binary);
+        N->Op = Op == BO_AddAssign   ? "+"
+                : Op == BO_SubAssign ? "-"
+                : Op == BO_MulAssign ? "*"
+                                     : "/";
+        N->Args = {LD, RD};
+        R = Value::data(N);
+      }
+    }
+    Env[VD] = R;
+    return;
+  }
+  // A store through a subscript or a pointer.
+  Value Ptr;
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS)) {
+    Value Base = evalSubscriptBase(AS->getBase());
+    Value Idx = eval(AS->getIdx());
+    if (Base.K == Value::Pointer && Idx.K == Value::Index)
+      Ptr = Base.movedTo(Base.Idx + Idx.Idx);
+    else if (Idx.K == Value::Data)
+      notStencil("a store at an index computed from loaded data (scatter: " +
+                 text(LHS) + ")");
+    else
+      partial("a store the analysis does not follow: " + text(LHS));
+  } else if (const auto *U = dyn_cast<UnaryOperator>(LHS);
+             U && U->getOpcode() == UO_Deref) {
+    Ptr = eval(U->getSubExpr());
+  }
+  if (Ptr.K != Value::Pointer) {
+    if (Ptr.K == Value::Unknown && !isa<ArraySubscriptExpr>(LHS))
+      partial("a store the analysis does not follow: " + text(LHS));
+    return;
+  }
+  ArrayInfo *A = arrayOf(Ptr.Array);
+  if (A && A->Kind == ArrayKind::Shared) {
+    partial("the kernel stages data through the __shared__ array '" +
+            Ptr.Array + "'");
+    eval(RHS);
+    return;
+  }
+  if (A && A->Kind == ArrayKind::Local) {
+    partial("a local array '" + Ptr.Array + "' holds intermediate values");
+    return;
+  }
+  Value R = eval(RHS);
+  DPtr D = asData(R, RHS);
+  if (!D)
+    return;
+  bool Accumulate = IsCompound;
+  if (IsCompound && Op != BO_AddAssign) {
+    partial("a compound store other than += (" + text(LHS) + ")");
+    return;
+  }
+  if (IsCompound) {
+    // out[p] += v reads out[p].
+    Reads.push_back({Ptr.Array, Ptr.Idx, false});
+  }
+  Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards});
+}
+
+void Interpreter::execIf(const IfStmt *If) {
+  std::vector<Constraint> Cs;
+  const Stmt *Then = If->getThen();
+  bool ThenReturns = false;
+  if (isa<ReturnStmt>(Then))
+    ThenReturns = true;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Then);
+      CS && CS->size() == 1 && isa<ReturnStmt>(CS->body_front()))
+    ThenReturns = true;
+  if (ThenReturns && !If->getElse()) {
+    // if (out of range) return;  constrains everything after it.
+    if (guardConstraints(If->getCond(), /*Negate=*/true, Cs)) {
+      Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+      return;
+    }
+    partial("an early return under a condition the analysis does not "
+            "follow: " + text(If->getCond()));
+    return;
+  }
+  if (guardConstraints(If->getCond(), false, Cs)) {
+    size_t Saved = Guards.size();
+    Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+    exec(Then);
+    Guards.resize(Saved);
+    if (const Stmt *Else = If->getElse()) {
+      size_t Before = Writes.size();
+      exec(Else);
+      if (Writes.size() != Before)
+        partial("different updates on the two sides of '" +
+                text(If->getCond()) + "' (boundary and interior regions)");
+    }
+    return;
+  }
+  // A condition that is not a bound on the position.
+  size_t Before = Writes.size();
+  exec(Then);
+  if (If->getElse())
+    exec(If->getElse());
+  if (Writes.size() != Before) {
+    Value C = eval(If->getCond());
+    if (C.K == Value::Unknown && C.Why.find("loaded") != std::string::npos)
+      notStencil("a data-dependent branch decides the store");
+    else
+      partial("a store under the condition '" + text(If->getCond()) +
+              "', which is not a bound on the grid position");
+  }
+}
+
+void Interpreter::execFor(const ForStmt *F) {
+  // for (int v = A; v OP B; v += S)
+  const VarDecl *Var = nullptr;
+  Value Init;
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+      DS && DS->isSingleDecl()) {
+    Var = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (Var && Var->hasInit())
+      Init = eval(Var->getInit());
+  } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(F->getInit());
+             BO && BO->getOpcode() == BO_Assign) {
+    if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+      Var = dyn_cast<VarDecl>(DR->getDecl());
+    Init = eval(BO->getRHS());
+  }
+  const auto *Cond =
+      dyn_cast_or_null<BinaryOperator>(F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  Value Step;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(F->getInc())) {
+    if (U->isIncrementOp())
+      Step = Value::index(Poly::constant(1));
+    else if (U->isDecrementOp())
+      Step = Value::index(Poly::constant(-1));
+  } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(F->getInc())) {
+    Value S = eval(CA->getRHS());
+    if (S.K == Value::Index)
+      Step = Value::index(CA->getOpcode() == BO_AddAssign ? S.Idx
+                          : CA->getOpcode() == BO_SubAssign ? -S.Idx
+                                                            : Poly());
+  }
+  if (!Var || Init.K != Value::Index || !Cond || !Cond->isComparisonOp() ||
+      Step.K != Value::Index) {
+    partial("a loop the analysis does not follow");
+    notStencil("a loop whose trip count is not a fixed radius or an axis");
+    return;
+  }
+  Value Bound = eval(Cond->getRHS());
+  bool VarOnLeft = false;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts()))
+    VarOnLeft = DR->getDecl() == Var;
+  auto InitC = Init.Idx.constantValue();
+  auto StepC = Step.Idx.constantValue();
+  std::optional<int64_t> BoundC =
+      Bound.K == Value::Index ? Bound.Idx.constantValue() : std::nullopt;
+
+  // A loop with a small constant trip count (a radius sum): unroll it.
+  if (VarOnLeft && InitC && StepC && *StepC != 0 && BoundC) {
+    BinaryOperatorKind Op = Cond->getOpcode();
+    auto Holds = [&](int64_t V) {
+      switch (Op) {
+      case BO_LT: return V < *BoundC;
+      case BO_LE: return V <= *BoundC;
+      case BO_GT: return V > *BoundC;
+      case BO_GE: return V >= *BoundC;
+      case BO_NE: return V != *BoundC;
+      default: return false;
+      }
+    };
+    unsigned Trips = 0;
+    for (int64_t V = *InitC; Holds(V); V += *StepC) {
+      if (++Trips > 64) {
+        notStencil("a loop of more than 64 constant iterations inside the "
+                   "kernel (not a stencil radius)");
+        return;
+      }
+      Env[Var] = Value::index(Poly::constant(V));
+      exec(F->getBody());
+    }
+    return;
+  }
+
+  // A grid-stride loop: v = global id; v < n; v += blockDim*gridDim.
+  for (int D = 0; D < 3; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    Poly Stride = Poly::symbol("bdim." + Ax) * Poly::symbol("gdim." + Ax);
+    if (Step.Idx == Stride && Init.Idx.mentions(GlobalThread[D])) {
+      GridStrideSyms.insert(GlobalThread[D]);
+      Env[Var] = Init;
+      std::vector<Constraint> Cs;
+      if (VarOnLeft && comparison(Cond, false, Cs))
+        Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+      size_t Saved = Guards.size() - Cs.size();
+      exec(F->getBody());
+      Guards.resize(Saved);
+      return;
+    }
+  }
+
+  // A loop over an axis (for k = 1; k < nz-1; ++k) with unit step.
+  if (VarOnLeft && StepC && *StepC == 1 && Bound.K == Value::Index &&
+      !Init.Idx.mentionsPrefix("@") && !Init.Idx.mentionsPrefix("tid.")) {
+    AxisSym A;
+    A.Symbol = "@loop:" + Var->getName().str();
+    A.Source = ir::AxisSource::Loop;
+    A.LoopVar = Var->getName().str();
+    A.LoopLower = Init.Idx;
+    A.LoopUpper = Cond->getOpcode() == BO_LE ? Bound.Idx + Poly::constant(1)
+                                            : Bound.Idx;
+    A.HasLoopRange = Cond->getOpcode() == BO_LT || Cond->getOpcode() == BO_LE;
+    if (!A.HasLoopRange) {
+      partial("a loop over an axis with condition '" + text(Cond) + "'");
+      return;
+    }
+    LoopAxes.push_back(A);
+    Env[Var] = Value::index(Poly::symbol(A.Symbol));
+    exec(F->getBody());
+    return;
+  }
+  notStencil("a loop whose trip count depends on '" + text(Cond->getRHS()) +
+             "' and whose variable is not an axis (e.g. a reduction or a "
+             "matrix product)");
+}
+
+void Interpreter::exec(const Stmt *S) {
+  if (!S || Returned)
+    return;
+  if (++Steps > 200000) {
+    partial("the kernel is too large to interpret");
+    Returned = true;
+    return;
+  }
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *C : CS->body())
+      exec(C);
+    return;
+  }
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (!VD)
+        continue;
+      QualType T = VD->getType();
+      std::string Name = VD->getName().str();
+      if (VD->hasAttr<CUDASharedAttr>()) {
+        ArrayInfo &A = Arrays[Name];
+        A.Kind = ArrayKind::Shared;
+        A.ElemType = scalarType(T, Ctx);
+        Env[VD] = Value::pointer(Name, Poly());
+        continue;
+      }
+      if (T->isArrayType()) {
+        Arrays[Name].Kind = ArrayKind::Local;
+        Env[VD] = Value::pointer(Name, Poly());
+        continue;
+      }
+      Env[VD] = VD->hasInit() ? eval(VD->getInit())
+                              : Value::unknown("'" + Name +
+                                               "' is used before it is set");
+    }
+    return;
+  }
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    execIf(If);
+    return;
+  }
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    execFor(F);
+    return;
+  }
+  if (isa<WhileStmt>(S) || isa<DoStmt>(S)) {
+    notStencil("a while/do loop inside the kernel");
+    return;
+  }
+  if (isa<ReturnStmt>(S)) {
+    Returned = true;
+    return;
+  }
+  if (isa<SwitchStmt>(S) || isa<GotoStmt>(S)) {
+    partial("control flow the analysis does not follow (switch/goto)");
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    eval(E);
+    return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Finalisation
+// ---------------------------------------------------------------------------
+
+void Interpreter::applySplits() {
+  // X = mod[X|A] + A*div[X|A] for every split whose two halves were used.
+  auto Subst = [&](Poly P) {
+    for (int Round = 0; Round < 4; ++Round) {
+      bool Changed = false;
+      for (const auto &[Key, S] : Splits) {
+        if (!S.HaveMod || !S.HaveDiv)
+          continue;
+        if (S.X.terms().size() != 1 || S.X.terms().begin()->first.size() != 1)
+          continue;
+        std::string XSym = S.X.terms().begin()->first[0];
+        if (!P.mentions(XSym))
+          continue;
+        P = P.substitute(XSym, Poly::symbol(S.ModName) +
+                                   S.A * Poly::symbol(S.DivName));
+        Changed = true;
+      }
+      if (!Changed)
+        break;
+    }
+    return P;
+  };
+  // div[div[X|a]|b] was canonicalised to div[X|a*b]; the inner quotient
+  // q = div[X|a] also equals mod[q|b] + b*div[X|a*b].
+  for (auto &[Key, S] : Splits) {
+    if (S.X.terms().size() == 1 && S.X.terms().begin()->first.size() == 1 &&
+        S.X.terms().begin()->first[0].rfind("div[", 0) == 0) {
+      std::string Inner = S.X.terms().begin()->first[0];
+      for (auto &[K2, S2] : Splits)
+        if (S2.DivName == Inner && S.HaveMod) {
+          std::string Outer = "div[" + S2.X.str() + "|" + (S2.A * S.A).str() + "]";
+          if (Splits.count(S2.X.str() + "|" + (S2.A * S.A).str())) {
+            S.DivName = Outer;
+            S.HaveDiv = true;
+          }
+        }
+    }
+  }
+  for (Write &W : Writes)
+    W.Index = Subst(W.Index);
+  for (ReadRecord &R : Reads)
+    R.Index = Subst(R.Index);
+  std::function<void(DPtr &)> Walk = [&](DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read)
+      N->Index = Subst(N->Index);
+    for (DPtr &A : N->Args)
+      Walk(A);
+  };
+  for (Write &W : Writes)
+    Walk(W.Value);
+  for (Write &W : Writes)
+    for (Constraint &C : W.Guards) {
+      Poly Sym = Subst(Poly::symbol(C.Symbol));
+      if (Sym != Poly::symbol(C.Symbol))
+        C.Symbol = "?"; // A bound on the 1-D id itself, not on one axis.
+    }
+}
+
+bool isAxisSymbol(const std::string &S) {
+  return S[0] == '@' || S.rfind("mod[", 0) == 0 || S.rfind("div[", 0) == 0;
+}
+
+/// Element offsets Rel = sum_a Off[a]*Stride[a], slowest axis first.
+std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides) {
+  ir::Offset O{0, 0, 0};
+  for (int A = static_cast<int>(Strides.size()) - 1; A >= 0; --A) {
+    const Poly &S = Strides[A];
+    if (S.terms().empty())
+      return std::nullopt;
+    // The stride's leading monomial decides the offset along this axis.
+    const auto &Lead = *std::max_element(
+        S.terms().begin(), S.terms().end(),
+        [](const auto &X, const auto &Y) { return X.first.size() < Y.first.size(); });
+    int64_t C = Rel.coefficient(Lead.first);
+    if (C % Lead.second != 0)
+      return std::nullopt;
+    int64_t Off = C / Lead.second;
+    O[A] = static_cast<int>(Off);
+    Rel = Rel - Poly::constant(Off) * S;
+  }
+  if (!Rel.terms().empty())
+    return std::nullopt;
+  return O;
+}
+
+std::string typeName(QualType T, ASTContext &Ctx) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  PrintingPolicy PP(Ctx.getLangOpts());
+  return T.getAsString(PP);
+}
+
+KernelAnalysis Interpreter::run() {
+  for (const ParmVarDecl *P : Kernel.parameters()) {
+    QualType T = P->getType();
+    if (T->isPointerType() || T->isArrayType()) {
+      ArrayInfo &A = Arrays[P->getName().str()];
+      A.Kind = ArrayKind::Global;
+      A.ElemType = scalarType(T, Ctx);
+      A.Restrict = T.isRestrictQualified();
+      if (const auto *PT = T->getAs<PointerType>())
+        A.Const = PT->getPointeeType().isConstQualified();
+    }
+  }
+  exec(Kernel.getBody());
+  return finish();
+}
+
+KernelAnalysis Interpreter::finish() {
+  KernelAnalysis KA;
+  KA.Kernel = Kernel.getNameAsString();
+  if (const TemplateArgumentList *TA = Kernel.getTemplateSpecializationArgs()) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    PrintingPolicy PP(Ctx.getLangOpts());
+    bool First = true;
+    for (const TemplateArgument &A : TA->asArray()) {
+      OS << (First ? "" : ", ");
+      A.print(PP, OS, false);
+      First = false;
+    }
+    KA.Kernel += "<" + S + ">";
+  }
+  auto Verdict = [&]() {
+    for (const std::string &R : HardReasons)
+      KA.Reasons.push_back(R);
+    if (!HardReasons.empty()) {
+      KA.Result = KernelAnalysis::NotStencil;
+      KA.IR.reset();
+      return KA;
+    }
+    for (const std::string &R : PartialReasons)
+      KA.Reasons.push_back(R);
+    KA.Result = PartialReasons.empty() ? KernelAnalysis::Stencil
+                                       : KernelAnalysis::Partial;
+    return KA;
+  };
+
+  if (Writes.empty() && PartialReasons.empty()) {
+    notStencil("the kernel stores nothing to global memory the analysis can "
+               "see");
+    return Verdict();
+  }
+  if (Writes.empty())
+    return Verdict();
+  applySplits();
+
+  // Axes: the symbols in the main write's index.
+  const Write &Main = Writes.front();
+  std::vector<std::string> Syms;
+  for (const auto &[M, C] : Main.Index.terms())
+    for (const std::string &S : M)
+      if (isAxisSymbol(S) && std::find(Syms.begin(), Syms.end(), S) == Syms.end())
+        Syms.push_back(S);
+  if (Syms.empty()) {
+    notStencil("the store index does not depend on the thread's position "
+               "(every thread writes the same element)");
+    return Verdict();
+  }
+  if (Syms.size() > 3) {
+    partial("more than three position variables in the store index");
+    return Verdict();
+  }
+  for (const std::string &S : Syms)
+    if (S.rfind("@g", 0) != 0 && S.rfind("@loop:", 0) != 0 &&
+        S.rfind("mod[", 0) != 0 && S.rfind("div[", 0) != 0) {
+      partial("unrecognised position variable " + S);
+      return Verdict();
+    }
+  if (Main.Index.mentionsPrefix("tid.") || Main.Index.mentionsPrefix("bid.")) {
+    partial("the store index uses threadIdx/blockIdx other than as "
+            "blockIdx*blockDim+threadIdx");
+    return Verdict();
+  }
+
+  struct AxisFact {
+    std::string Sym;
+    Poly Stride;
+  };
+  std::vector<AxisFact> Axes;
+  for (const std::string &S : Syms) {
+    auto Str = Main.Index.coefficientOf(S);
+    if (!Str || Str->mentionsPrefix("@") || Str->mentionsPrefix("mod[") ||
+        Str->mentionsPrefix("div[")) {
+      partial("the store index is not affine in the position (" +
+              Main.Index.str() + ")");
+      return Verdict();
+    }
+    Axes.push_back({S, *Str});
+  }
+  // Fastest axis first: stride 1, then by degree, then by spelling.
+  std::sort(Axes.begin(), Axes.end(), [](const AxisFact &A, const AxisFact &B) {
+    auto Deg = [](const Poly &P) {
+      size_t D = 0;
+      for (const auto &[M, C] : P.terms())
+        D = std::max(D, M.size());
+      return D;
+    };
+    if (Deg(A.Stride) != Deg(B.Stride))
+      return Deg(A.Stride) < Deg(B.Stride);
+    return A.Stride.str() < B.Stride.str();
+  });
+  for (size_t I = 1; I < Axes.size(); ++I)
+    if (Axes[I].Stride == Axes[I - 1].Stride) {
+      partial("two position variables share the stride " + Axes[I].Stride.str());
+      return Verdict();
+    }
+  std::vector<std::string> AxisSyms;
+  std::vector<Poly> Strides;
+  for (const AxisFact &A : Axes) {
+    AxisSyms.push_back(A.Sym);
+    Strides.push_back(A.Stride);
+  }
+
+  // The thread-to-array offset of each axis, from the main write.
+  Poly MainRest = Main.Index.without(AxisSyms);
+  auto Shift = solveOffset(MainRest, Strides);
+  if (!Shift) {
+    partial("the store index " + Main.Index.str() +
+            " has a constant part that is not a whole number of rows");
+    return Verdict();
+  }
+  Poly Base = MainRest; // element index of the written point minus axes
+
+  auto OffsetOf = [&](const Poly &Index, std::string &Why) -> std::optional<ir::Offset> {
+    for (size_t A = 0; A < AxisSyms.size(); ++A) {
+      auto S = Index.coefficientOf(AxisSyms[A]);
+      if (!S || *S != Strides[A]) {
+        Why = "an access (" + Index.str() + ") with a different layout than "
+              "the store (" + Main.Index.str() + ")";
+        return std::nullopt;
+      }
+    }
+    for (const auto &[M, C] : Index.terms())
+      for (const std::string &Sy : M)
+        if (isAxisSymbol(Sy) &&
+            std::find(AxisSyms.begin(), AxisSyms.end(), Sy) == AxisSyms.end()) {
+          Why = "an access (" + Index.str() + ") uses a position variable the "
+                "store does not";
+          return std::nullopt;
+        }
+    auto O = solveOffset(Index.without(AxisSyms) - Base, Strides);
+    if (!O)
+      Why = "an access (" + Index.str() + ") at an offset that is not a "
+            "whole number of elements along each axis";
+    return O;
+  };
+
+  ir::StencilIR IR;
+  IR.Kernel = KA.Kernel;
+  IR.Dims = static_cast<unsigned>(AxisSyms.size());
+  IR.ElementType = typeName(Arrays[Main.Array].ElemType, Ctx);
+  for (const Poly &S : Strides)
+    IR.Strides.push_back(S.str());
+
+  // Axes with their domains.
+  for (size_t A = 0; A < AxisSyms.size(); ++A) {
+    const std::string &S = AxisSyms[A];
+    ir::Axis X;
+    X.Name = S;
+    X.ThreadOffset = std::to_string((*Shift)[A]);
+    auto Display = [&](Poly P) {
+      return (P + Poly::constant((*Shift)[A])).str();
+    };
+    if (S.rfind("@g", 0) == 0) {
+      X.ThreadDim = S[2];
+      X.Source = GridStrideSyms.count(S) ? ir::AxisSource::GridStride
+                                         : ir::AxisSource::Thread;
+      X.Name = std::string("thread.") + S[2];
+    } else if (S.rfind("@loop:", 0) == 0) {
+      X.Source = ir::AxisSource::Loop;
+      X.Name = S.substr(6);
+      for (const AxisSym &L : LoopAxes)
+        if (L.Symbol == S) {
+          X.Lower = Display(L.LoopLower);
+          X.Upper = Display(L.LoopUpper);
+        }
+    } else {
+      X.Source = ir::AxisSource::Linear;
+      X.ThreadDim = 'x';
+      X.Name = S;
+    }
+    // Guards on this axis: the tightest of each kind must be unique.
+    std::vector<Poly> Lowers, Uppers;
+    for (const Constraint &C : Main.Guards) {
+      if (C.Symbol != S)
+        continue;
+      (C.Upper ? Uppers : Lowers).push_back(C.Bound);
+    }
+    auto Join = [&](const std::vector<Poly> &Bs, const char *Fn) {
+      std::string Out;
+      for (const Poly &B : Bs)
+        Out = Out.empty() ? Display(B)
+                          : std::string(Fn) + "(" + Out + ", " + Display(B) + ")";
+      return Out;
+    };
+    if (!Lowers.empty()) {
+      std::string L = Join(Lowers, "max");
+      X.Lower = X.Source == ir::AxisSource::Loop && X.Lower != "0"
+                    ? "max(" + X.Lower + ", " + L + ")"
+                    : L;
+    } else if (X.Source != ir::AxisSource::Loop) {
+      X.Lower = X.ThreadOffset;
+    }
+    if (!Uppers.empty()) {
+      std::string U = Join(Uppers, "min");
+      X.Upper = X.Source == ir::AxisSource::Loop && !X.Upper.empty()
+                    ? "min(" + X.Upper + ", " + U + ")"
+                    : U;
+    }
+    if (X.Upper.empty() && X.Source == ir::AxisSource::Linear)
+      partial("no upper bound on the 1-D thread id along " + S);
+    IR.Axes.push_back(std::move(X));
+  }
+  for (const Constraint &C : Main.Guards)
+    if (C.Symbol == "?" ||
+        std::find(AxisSyms.begin(), AxisSyms.end(), C.Symbol) == AxisSyms.end())
+      if (C.Symbol != "?" || true) {
+        if (C.Symbol == "?")
+          partial("a guard on the 1-D thread id itself (e.g. idx < n) beside "
+                  "per-axis bounds");
+      }
+  // Array extents from strides: stride[a+1] / stride[a].
+  for (size_t A = 0; A + 1 < Strides.size(); ++A) {
+    const Poly &Lo = Strides[A], &Hi = Strides[A + 1];
+    std::string Ext;
+    for (const auto &[M, C] : Hi.terms()) {
+      (void)C;
+      Monomial Rest = M;
+      bool Ok = true;
+      for (const auto &[LM, LC] : Lo.terms()) {
+        (void)LC;
+        for (const std::string &Sy : LM) {
+          auto It = std::find(Rest.begin(), Rest.end(), Sy);
+          if (It == Rest.end())
+            Ok = false;
+          else
+            Rest.erase(It);
+        }
+      }
+      if (Ok && Hi.terms().size() == 1 && Lo.terms().size() == 1) {
+        for (const std::string &Sy : Rest)
+          Ext += (Ext.empty() ? "" : "*") + Sy;
+        if (Ext.empty())
+          Ext = "1";
+      }
+    }
+    IR.Axes[A].Extent = Ext;
+  }
+
+  // Writes must all have the same guards; each output once.
+  std::map<std::string, size_t> OutputIndex;
+  for (const Write &W : Writes) {
+    if (W.Guards.size() != Main.Guards.size())
+      partial("stores under different guards (" + W.Array + ")");
+    std::string Why;
+    auto O = OffsetOf(W.Index, Why);
+    if (!O) {
+      partial(Why);
+      continue;
+    }
+    if (OutputIndex.count(W.Array)) {
+      partial("the array '" + W.Array + "' is stored twice per point");
+      continue;
+    }
+    ir::OutputArray Out;
+    Out.Param = W.Array;
+    Out.WriteOffset = *O;
+    Out.Accumulate = W.Accumulate;
+    OutputIndex[W.Array] = IR.Outputs.size();
+    IR.Outputs.push_back(Out);
+  }
+
+  // Reads, grouped by array.
+  std::map<std::string, std::set<ir::Offset>> ReadOffsets;
+  std::map<std::string, bool> ReadLdg;
+  for (const ReadRecord &R : Reads) {
+    std::string Why;
+    auto O = OffsetOf(R.Index, Why);
+    if (!O) {
+      partial(Why);
+      continue;
+    }
+    ReadOffsets[R.Array].insert(*O);
+    ReadLdg[R.Array] = ReadLdg[R.Array] || R.Ldg;
+  }
+  for (const auto &[Name, Offs] : ReadOffsets) {
+    ir::InputArray In;
+    In.Param = Name;
+    In.Offsets.assign(Offs.begin(), Offs.end());
+    const ArrayInfo &AI = Arrays[Name];
+    In.Restrict = AI.Restrict;
+    In.Ldg = ReadLdg[Name];
+    In.PerPointCoefficient = Offs.size() == 1 && *Offs.begin() == ir::Offset{0, 0, 0} &&
+                             !OutputIndex.count(Name);
+    IR.Inputs.push_back(In);
+    if (auto It = OutputIndex.find(Name); It != OutputIndex.end()) {
+      ir::OutputArray &Out = IR.Outputs[It->second];
+      if (!(Offs.size() == 1 && *Offs.begin() == Out.WriteOffset))
+        Out.InPlace = true;
+    }
+  }
+  for (const ir::OutputArray &Out : IR.Outputs)
+    if (Out.InPlace)
+      partial("the array '" + Out.Param + "' is updated in place while "
+              "neighbours read it (the result depends on thread order)");
+
+  // Updates.
+  std::function<ir::Expr(const DPtr &)> Convert = [&](const DPtr &N) {
+    ir::Expr E;
+    switch (N->K) {
+    case DNode::Read: {
+      E.Kind = ir::Expr::Read;
+      E.Name = N->Name;
+      std::string Why;
+      if (auto O = OffsetOf(N->Index, Why))
+        E.Off = *O;
+      break;
+    }
+    case DNode::Coef:
+      E.Kind = ir::Expr::Coef;
+      E.Name = N->Name;
+      E.Index = static_cast<int>(N->Index.constantValue().value_or(-1));
+      break;
+    case DNode::ParamRef:
+      E.Kind = ir::Expr::ParamRef;
+      E.Name = N->Name;
+      break;
+    case DNode::Literal:
+      E.Kind = ir::Expr::Literal;
+      E.Value = N->Value;
+      break;
+    case DNode::Unary:
+      E.Kind = ir::Expr::Unary;
+      E.Op = N->Op;
+      break;
+    case DNode::Binary:
+      E.Kind = ir::Expr::Binary;
+      E.Op = N->Op;
+      break;
+    case DNode::Call:
+      E.Kind = ir::Expr::Call;
+      E.Op = N->Op;
+      break;
+    }
+    for (const DPtr &A : N->Args)
+      E.Args.push_back(Convert(A));
+    return E;
+  };
+  for (const Write &W : Writes) {
+    ir::Update U;
+    U.Target = W.Array;
+    U.Accumulate = W.Accumulate;
+    U.Value = Convert(W.Value);
+    IR.Updates.push_back(std::move(U));
+  }
+
+  // Coefficients.
+  std::set<std::string> SeenCoef;
+  std::function<void(const ir::Expr &)> Coefs = [&](const ir::Expr &E) {
+    if (E.Kind == ir::Expr::Coef && SeenCoef.insert(E.Name).second) {
+      ir::Coefficient C;
+      C.Name = E.Name;
+      const ArrayInfo *AI = arrayOf(E.Name);
+      C.Kind = AI ? ir::Coefficient::ConstantArray
+                  : ir::Coefficient::ConstantScalar;
+      C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
+      C.Size = AI ? AI->ConstSize : 1;
+      IR.Coefficients.push_back(C);
+    }
+    if (E.Kind == ir::Expr::ParamRef && ScalarParams.count(E.Name) &&
+        SeenCoef.insert(E.Name).second) {
+      ir::Coefficient C;
+      C.Name = E.Name;
+      C.Kind = ir::Coefficient::ScalarParam;
+      C.Type = IR.ElementType;
+      IR.Coefficients.push_back(C);
+    }
+    for (const ir::Expr &A : E.Args)
+      Coefs(A);
+  };
+  for (const ir::Update &U : IR.Updates)
+    Coefs(U.Value);
+
+  // Parameters and their roles.
+  for (const ParmVarDecl *P : Kernel.parameters()) {
+    ir::Param X;
+    X.Name = P->getName().str();
+    X.Type = P->getType().getAsString(PrintingPolicy(Ctx.getLangOpts()));
+    bool Read = ReadOffsets.count(X.Name), Written = OutputIndex.count(X.Name);
+    QualType T = P->getType();
+    if (T->isPointerType() || T->isArrayType())
+      X.Role = Read && Written ? ir::Param::InOut
+               : Written       ? ir::Param::Output
+               : Read          ? ir::Param::Input
+                               : ir::Param::Other;
+    else if (T->isRealFloatingType())
+      X.Role = ir::Param::Scalar;
+    else if (T->isIntegerType())
+      X.Role = ir::Param::Size;
+    IR.Params.push_back(std::move(X));
+  }
+  for (const ir::InputArray &In : IR.Inputs)
+    if (Arrays[In.Param].Kind != ArrayKind::Global)
+      partial("the array '" + In.Param + "' is not a kernel parameter");
+
+  IR.Notes.assign(Assumptions.begin(), Assumptions.end());
+  IR.computeDerived();
+  if (IR.Points == 0 && !IR.Outputs.empty()) {
+    notStencil("the kernel reads no neighbourhood (a pointwise update, not a "
+               "stencil)");
+  } else if (IR.Points == 1 && IR.Radius == 0) {
+    notStencil("the kernel reads each input at the written point only (a "
+               "pointwise update, not a stencil)");
+  }
+  KA.IR = std::move(IR);
+  return Verdict();
+}
+
+} // namespace
+
+KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx) {
+  Interpreter I(Ctx, Kernel);
+  KernelAnalysis KA = I.run();
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getFileLoc(Kernel.getLocation());
+  if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(Loc))) {
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(FE->getName(), Real))
+      Real = FE->getName();
+    KA.Pos.File = std::string(Real);
+    KA.Pos.Line = SM.getSpellingLineNumber(Loc);
+    KA.Pos.Column = SM.getSpellingColumnNumber(Loc);
+    KA.Pos.Offset = SM.getFileOffset(Loc);
+  }
+  if (KA.IR) {
+    KA.IR->SourceLine = KA.Pos.Line;
+  }
+  return KA;
+}
+
+} // namespace analysis
+} // namespace forgestencil
