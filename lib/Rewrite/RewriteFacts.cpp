@@ -129,9 +129,16 @@ private:
   bool markSlot(Stmt *S, StatementSlot Slot) {
     if (!S || isa<CompoundStmt>(S))
       return true;
-    if (auto *E = dyn_cast<Expr>(S))
-      if (auto *Launch = dyn_cast<CUDAKernelCallExpr>(E->IgnoreImplicit()))
-        Slots[Launch] = Slot;
+    auto *E = dyn_cast<Expr>(S);
+    auto *Launch =
+        E ? dyn_cast<CUDAKernelCallExpr>(E->IgnoreImplicit()) : nullptr;
+    if (!Launch)
+      return true;
+    // The guard's else block is seen again as a plain block: keep what the
+    // guard said about it.
+    auto [It, Inserted] = Slots.try_emplace(Launch, Slot);
+    if (!Inserted)
+      It->second.AlreadyGuarded |= Slot.AlreadyGuarded;
     return true;
   }
 
