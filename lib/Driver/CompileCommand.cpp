@@ -388,7 +388,7 @@ Error NvccParser::apply(const NvccOption &Opt, StringRef Name,
     Job.CommonFlags.push_back("-D__CUDACC_RELAXED_CONSTEXPR__=1");
     break;
   case A::ExtendedLambda:
-    Job.CommonFlags.push_back("-D__CUDACC_EXTENDED_LAMBDA__=1");
+    Job.ExtendedLambda = true;
     break;
   case A::DeviceDebug:
     Job.CommonFlags.push_back("-D__CUDACC_DEBUG__=1");
@@ -515,6 +515,7 @@ Expected<CompileJob> parseNvccCommand(ArrayRef<std::string> Argv,
                            sys::path::parent_path(
                                absolutePath(Job.Compiler, Directory)))
                            .str();
+  Job.BuiltByNvcc = true;
   NvccParser P(Job, Directory);
   if (Error E = P.run(Argv.drop_front()))
     return E;
@@ -643,6 +644,26 @@ bool isCudaInstallation(StringRef Root) {
   return sys::fs::exists(Header);
 }
 
+/// Reads CUDA_VERSION from the toolkit's cuda.h.
+static void readCudaVersion(Toolchain &TC) {
+  SmallString<256> Header(TC.CudaPath);
+  sys::path::append(Header, "include", "cuda.h");
+  auto Buf = MemoryBuffer::getFile(Header);
+  if (!Buf)
+    return;
+  StringRef Text = (*Buf)->getBuffer();
+  size_t At = Text.find("#define CUDA_VERSION ");
+  if (At == StringRef::npos)
+    return;
+  unsigned Version = 0;
+  StringRef Digits = Text.drop_front(At + strlen("#define CUDA_VERSION "))
+                         .take_while([](char C) { return isDigit(C); });
+  if (Digits.getAsInteger(10, Version))
+    return;
+  TC.CudaMajor = Version / 1000;
+  TC.CudaMinor = Version % 1000 / 10;
+}
+
 /// The toolkit root of the nvcc that a command runs by its bare name, as the
 /// build would have found it on PATH.
 static std::string cudaRootOnPath(StringRef Compiler) {
@@ -710,6 +731,11 @@ Expected<Toolchain> findToolchain(const CompileJob &Job,
         "%s); pass --cuda-path or set CUDA_PATH",
         Where.c_str());
   }
+  readCudaVersion(TC);
+  SmallString<256> Cccl(TC.CudaPath);
+  sys::path::append(Cccl, "include", "cccl");
+  if (!TC.CudaPath.empty() && isDirectory(std::string(Cccl)))
+    TC.ToolkitSystemIncludes.push_back(std::string(Cccl));
   TC.ResourceDir = ResourceDirOverride.empty()
                        ? std::string(FS_CLANG_RESOURCE_DIR)
                        : ResourceDirOverride.str();
@@ -720,6 +746,30 @@ Expected<Toolchain> findToolchain(const CompileJob &Job,
         "headers live there); pass --resource-dir",
         TC.ResourceDir.c_str());
   return TC;
+}
+
+/// The macros nvcc defines that clang does not. The app is built by nvcc,
+/// so code guarded by __NVCC__ is the code that runs and the code we
+/// analyse. The toolkit's own headers (CCCL) take __NVCC__ to mean that
+/// nvcc's version macros and builtins exist, so those come with it: the
+/// version from the toolkit, and the extended-lambda queries as "no"
+/// (clang checks extended lambdas itself; CCCL only asserts with them).
+static void addNvccMacros(std::vector<std::string> &Cmd, const CompileJob &Job,
+                          const Toolchain &TC) {
+  Cmd.push_back("-D__NVCC__=1");
+  if (TC.CudaMajor) {
+    Cmd.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(TC.CudaMajor));
+    Cmd.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(TC.CudaMinor));
+    Cmd.push_back("-D__CUDACC_VER_BUILD__=0");
+  }
+  if (Job.ExtendedLambda) {
+    Cmd.push_back("-D__CUDACC_EXTENDED_LAMBDA__=1");
+    for (const char *Query :
+         {"__nv_is_extended_device_lambda_closure_type",
+          "__nv_is_extended_host_device_lambda_closure_type",
+          "__nv_is_extended_device_lambda_with_preserved_return_type"})
+      Cmd.push_back(std::string("-D") + Query + "(X)=false");
+  }
 }
 
 std::vector<std::string> buildClangCommand(const CompileJob &Job,
@@ -734,9 +784,8 @@ std::vector<std::string> buildClangCommand(const CompileJob &Job,
     else
       Cmd.insert(Cmd.end(), {"--cuda-device-only",
                              "--cuda-gpu-arch=" + Job.deviceArch()});
-    // The app is built by nvcc; code guarded by __NVCC__ is the code that
-    // runs, so it is the code we analyse.
-    Cmd.push_back("-D__NVCC__=1");
+    if (Job.BuiltByNvcc)
+      addNvccMacros(Cmd, Job, TC);
     if (Job.RelocatableDeviceCode) {
       Cmd.push_back("-fgpu-rdc");
       Cmd.push_back("-D__CUDACC_RDC__=1");
@@ -749,6 +798,9 @@ std::vector<std::string> buildClangCommand(const CompileJob &Job,
   Cmd.push_back("-resource-dir=" + TC.ResourceDir);
   Cmd.push_back("-fsyntax-only");
   Cmd.insert(Cmd.end(), Job.CommonFlags.begin(), Job.CommonFlags.end());
+  // After the command's own paths, as nvcc puts them.
+  for (const std::string &Dir : TC.ToolkitSystemIncludes)
+    Cmd.insert(Cmd.end(), {"-isystem", Dir});
   if (Side == CudaSide::Host || !Cuda)
     Cmd.insert(Cmd.end(), Job.HostFlags.begin(), Job.HostFlags.end());
   Cmd.push_back(Job.File);

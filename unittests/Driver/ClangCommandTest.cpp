@@ -22,6 +22,8 @@ Toolchain fakeToolchain() {
   TC.ClangPath = "clang++";
   TC.ResourceDir = "/res";
   TC.CudaPath = "/opt/cuda";
+  TC.CudaMajor = 13;
+  TC.CudaMinor = 0;
   return TC;
 }
 
@@ -65,6 +67,37 @@ TEST(ClangCommand, DeviceSideIsOneParseForTheNewestArch) {
   EXPECT_THAT(Cmd, Not(Contains("-fopenmp")));
   EXPECT_THAT(Cmd, Contains("-DRADIUS=2"));
   EXPECT_THAT(Cmd, Contains("-D__NVCC__=1"));
+}
+
+TEST(ClangCommand, NvccMacrosComeWithTheToolkitVersion) {
+  std::vector<std::string> Cmd =
+      buildClangCommand(cudaJob(), fakeToolchain(), CudaSide::Host);
+  EXPECT_THAT(Cmd, Contains("-D__CUDACC_VER_MAJOR__=13"));
+  EXPECT_THAT(Cmd, Contains("-D__CUDACC_VER_MINOR__=0"));
+  EXPECT_THAT(Cmd, Not(Contains("-D__CUDACC_EXTENDED_LAMBDA__=1")));
+}
+
+TEST(ClangCommand, ExtendedLambdaAnswersNvccQueries) {
+  auto Job = parseNvccCommand({"nvcc", "--extended-lambda", "-c", "k.cu"},
+                              "/b", "");
+  ASSERT_TRUE(bool(Job));
+  std::vector<std::string> Cmd =
+      buildClangCommand(*Job, fakeToolchain(), CudaSide::Host);
+  EXPECT_THAT(Cmd, Contains("-D__CUDACC_EXTENDED_LAMBDA__=1"));
+  EXPECT_THAT(Cmd,
+              Contains("-D__nv_is_extended_device_lambda_closure_type(X)=false"));
+}
+
+TEST(ClangCommand, ClangBuiltJobGetsNoNvccMacros) {
+  auto Job = parseCompileCommand(
+      {"clang++", "-x", "cuda", "--cuda-gpu-arch=sm_90", "-c", "k.cu"}, "/b",
+      "");
+  ASSERT_TRUE(bool(Job));
+  std::vector<std::string> Cmd =
+      buildClangCommand(*Job, fakeToolchain(), CudaSide::Device);
+  EXPECT_THAT(Cmd, Not(Contains("-D__NVCC__=1")));
+  EXPECT_THAT(Cmd, Not(Contains("-D__CUDACC_VER_MAJOR__=13")));
+  EXPECT_THAT(Cmd, Contains("--cuda-gpu-arch=sm_90"));
 }
 
 TEST(ClangCommand, NonCudaJobIsPlainCxx) {

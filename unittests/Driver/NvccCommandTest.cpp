@@ -197,10 +197,10 @@ TEST(NvccToolOptions, AreDroppedWithANote) {
 TEST(NvccLanguageExtensions, RelaxedConstexprAndExtendedLambda) {
   CompileJob Job = parse({"--expt-relaxed-constexpr", "--extended-lambda"});
   EXPECT_THAT(Job.CommonFlags,
-              ElementsAre("-D__CUDACC_RELAXED_CONSTEXPR__=1",
-                          "-D__CUDACC_EXTENDED_LAMBDA__=1"));
-  EXPECT_THAT(parse({"--expt-extended-lambda"}).CommonFlags,
-              ElementsAre("-D__CUDACC_EXTENDED_LAMBDA__=1"));
+              ElementsAre("-D__CUDACC_RELAXED_CONSTEXPR__=1"));
+  EXPECT_TRUE(Job.ExtendedLambda);
+  EXPECT_TRUE(parse({"--expt-extended-lambda"}).ExtendedLambda);
+  EXPECT_FALSE(parse({}).ExtendedLambda);
 }
 
 TEST(NvccRdc, Forms) {

@@ -44,6 +44,10 @@ struct CompileJob {
   /// clang --cuda-path), empty when the command does not say.
   std::string CudaPathHint;
   bool RelocatableDeviceCode = false;
+  /// nvcc builds it, so the clang parse must see nvcc's own macros.
+  bool BuiltByNvcc = false;
+  /// --extended-lambda / --expt-extended-lambda was given.
+  bool ExtendedLambda = false;
   /// Not a compilation of a source (link, preprocess-only, dependency scan);
   /// such an entry is skipped and SkipReason says why.
   bool Skip = false;
@@ -80,6 +84,13 @@ struct Toolchain {
   std::string ClangPath;   ///< Used as argv[0]; only its name matters.
   std::string ResourceDir; ///< clang's built-in headers (CUDA wrappers).
   std::string CudaPath;    ///< The CUDA toolkit root.
+  /// System include directories that nvcc adds on its own (nvcc.profile's
+  /// SYSTEM_INCLUDES: the toolkit's include/cccl for Thrust, CUB and
+  /// libcu++ since CUDA 13); clang's CUDA driver does not add them.
+  std::vector<std::string> ToolkitSystemIncludes;
+  /// The toolkit's version from cuda.h's CUDA_VERSION (13.0 -> 13, 0);
+  /// 0, 0 when unknown.
+  unsigned CudaMajor = 0, CudaMinor = 0;
   /// Where CudaPath came from ("--cuda-path", "CUDA_PATH", ...).
   std::string CudaPathOrigin;
   /// Places that were looked at and rejected, for --verbose.
