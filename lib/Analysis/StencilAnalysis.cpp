@@ -18,6 +18,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -129,6 +132,9 @@ struct Constraint {
   std::string Symbol;
   bool Upper = false; // Symbol < Bound (else Symbol >= Bound)
   Poly Bound;
+  /// Symbol != Bound (from "if (i == 0 || i == n-1) return;"): it moves a
+  /// lower or upper bound it touches by one.
+  bool NotEqual = false;
 };
 
 struct Write {
@@ -150,6 +156,25 @@ struct Split {
   Poly X, A;
   std::string ModName, DivName;
   bool HaveMod = false, HaveDiv = false;
+};
+
+/// A condition on the thread's place in its block (threadIdx.x == 0), kept
+/// so that the tile stores a thread runs can be decided thread by thread.
+struct ThreadCond {
+  enum Kind { Cmp, And, Or, Not, Opaque } K = Opaque;
+  BinaryOperatorKind Op = BO_EQ;
+  Poly D; // Cmp: D OP 0
+  std::vector<ThreadCond> Args;
+  std::string Text;
+};
+
+/// tile[Index] = Value, run by the threads for which every Cond holds.
+struct SharedStore {
+  std::string Tile;
+  Poly Index;
+  DPtr Value;
+  std::vector<ThreadCond> Conds;
+  bool UnderDomainGuard = false;
 };
 
 struct AxisSym {
@@ -188,12 +213,19 @@ private:
   Value member(const MemberExpr *M);
   unsigned elementBytes(const std::string &Array);
 
+  // __shared__ tiles.
+  ThreadCond threadCond(const Expr *Cond);
+  void resolveSharedReads(DPtr &N);
+  std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
+
   // Conditions.
+  bool readsData(const Expr *Cond);
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
   bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
 
   // Finalisation.
+  void scanForNonStencilCalls(const Stmt *S);
   void applySplits();
   KernelAnalysis finish();
   std::string text(const Expr *E) const;
@@ -209,6 +241,10 @@ private:
   std::vector<Write> Writes;
   std::vector<ReadRecord> Reads;
   std::vector<Constraint> Guards; // active guards
+  std::vector<ThreadCond> ActiveConds; // enclosing if conditions
+  std::vector<SharedStore> SharedStores;
+  std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
+  std::set<std::string> Clamps;      // min/max clamps of an index
   std::map<std::string, Split> Splits;
   std::vector<AxisSym> LoopAxes;
   std::set<std::string> GridStrideSyms;
@@ -373,6 +409,8 @@ Value Interpreter::castPointer(Value V, QualType To) {
   if (V.K != Value::Pointer || !To->isPointerType())
     return V;
   QualType Pointee = To->getPointeeType();
+  // A pointer to rows (float (*)[NX]) still counts scalars.
+  Pointee = scalarType(Pointee, Ctx);
   if (Pointee->isVoidType() || Pointee->isIncompleteType() ||
       Pointee->isDependentType())
     return V;
@@ -455,17 +493,23 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
   if (!T->isRealFloatingType() && !T->isIntegerType())
     return Value::unknown("a load of a non-scalar type");
   if (A->Kind == ArrayKind::Shared) {
-    partial("reads through the __shared__ array '" + Ptr.Array +
-            "' are not traced back to global memory yet");
-    return Value::unknown("");
+    // Resolved against the tile's stores once the whole body is seen.
+    DPtr N = node(DNode::Read);
+    N->Name = Ptr.Array;
+    N->Index = Ptr.Idx;
+    N->Shared = true;
+    return Value::data(N);
   }
   if (A->Kind == ArrayKind::Local)
     return Value::unknown("a load from a local array");
   if (Ptr.UnitBytes != 0)
     return Value::unknown("a load through a pointer cast to another element "
                           "type than the array's");
-  if (T->isIntegerType() && A->Kind == ArrayKind::Global)
+  if (T->isIntegerType() && A->Kind == ArrayKind::Global) {
+    notStencil("an index loaded from memory ('" + Ptr.Array +
+               "'): an indirect access whose footprint depends on data");
     return Value::unknown("an integer loaded from memory (indirect index)");
+  }
   if (A->Kind == ArrayKind::Constant) {
     if (!Ptr.Idx.constantValue()) {
       partial("a __constant__ array indexed by a non-constant");
@@ -807,6 +851,23 @@ Value Interpreter::evalCall(const CallExpr *C) {
       return Value::unknown("__ldg of an untracked pointer");
     return load(P, C->getType(), true);
   }
+  if ((FD->getName() == "min" || FD->getName() == "max") &&
+      C->getNumArgs() == 2 && C->getType()->isIntegerType()) {
+    // min(i + 1, n - 1): the position, clamped to an edge. The value is the
+    // position; the clamp is reported (a replicated boundary).
+    Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
+    auto Moves = [](const Value &V) {
+      return V.K == Value::Index &&
+             (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+              V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
+    };
+    if (A.K == Value::Index && B.K == Value::Index && Moves(A) != Moves(B)) {
+      Clamps.insert(text(C));
+      return Moves(A) ? A : B;
+    }
+    if (A.K == Value::Index && B.K == Value::Index && !Moves(A))
+      return Value::unknown("min/max of sizes: " + text(C));
+  }
   if (isMathFunction(FD->getName()) || isMathFunction(Name)) {
     DPtr N = node(DNode::Call);
     N->Op = FD->getName().str();
@@ -850,8 +911,290 @@ Value Interpreter::evalCall(const CallExpr *C) {
 }
 
 // ---------------------------------------------------------------------------
+// __shared__ tiles
+// ---------------------------------------------------------------------------
+
+ThreadCond Interpreter::threadCond(const Expr *Cond) {
+  ThreadCond C;
+  C.Text = text(Cond);
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot) {
+    C.K = ThreadCond::Not;
+    C.Args = {threadCond(U->getSubExpr())};
+    return C;
+  }
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return C;
+  if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
+    C.K = B->getOpcode() == BO_LAnd ? ThreadCond::And : ThreadCond::Or;
+    C.Args = {threadCond(B->getLHS()), threadCond(B->getRHS())};
+    return C;
+  }
+  if (!B->isComparisonOp())
+    return C;
+  // Conditions are evaluated for their shape only; their loads are not
+  // reads of the stencil.
+  size_t ReadsBefore = Reads.size();
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  Reads.resize(ReadsBefore);
+  if (L.K != Value::Index || R.K != Value::Index)
+    return C;
+  C.K = ThreadCond::Cmp;
+  C.Op = B->getOpcode();
+  C.D = L.Idx - R.Idx;
+  return C;
+}
+
+namespace {
+
+using ThreadPos = std::array<int64_t, 3>;
+
+/// P with threadIdx (and blockDim, where known) replaced by numbers.
+Poly atThread(const Poly &P, const ThreadPos &T,
+              const std::map<int, int64_t> &BlockSizes) {
+  Poly R = P;
+  for (int D = 0; D < 3; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    R = R.substitute("tid." + Ax, Poly::constant(T[D]));
+    if (auto It = BlockSizes.find(D); It != BlockSizes.end())
+      R = R.substitute("bdim." + Ax, Poly::constant(It->second));
+  }
+  return R;
+}
+
+std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
+                            const std::map<int, int64_t> &BlockSizes) {
+  switch (C.K) {
+  case ThreadCond::Opaque:
+    return std::nullopt;
+  case ThreadCond::Not: {
+    auto V = holdsAt(C.Args[0], T, BlockSizes);
+    return V ? std::optional<bool>(!*V) : std::nullopt;
+  }
+  case ThreadCond::And:
+  case ThreadCond::Or: {
+    auto A = holdsAt(C.Args[0], T, BlockSizes);
+    auto B = holdsAt(C.Args[1], T, BlockSizes);
+    bool IsAnd = C.K == ThreadCond::And;
+    // A decided operand can settle the result alone (tx == 0 && i > 0 is
+    // false for tx = 1 whatever i is).
+    if ((A && *A != IsAnd) || (B && *B != IsAnd))
+      return !IsAnd;
+    if (A && B)
+      return IsAnd;
+    return std::nullopt;
+  }
+  case ThreadCond::Cmp: {
+    auto V = atThread(C.D, T, BlockSizes).constantValue();
+    if (!V)
+      return std::nullopt;
+    switch (C.Op) {
+    case BO_LT: return *V < 0;
+    case BO_LE: return *V <= 0;
+    case BO_GT: return *V > 0;
+    case BO_GE: return *V >= 0;
+    case BO_EQ: return *V == 0;
+    case BO_NE: return *V != 0;
+    default: return std::nullopt;
+    }
+  }
+  }
+  return std::nullopt;
+}
+
+/// A copy of the tree whose reads are moved by Fn.
+DPtr mapReads(const DPtr &N, const std::function<Poly(const Poly &)> &Fn) {
+  auto C = std::make_shared<DNode>(*N);
+  if (C->K == DNode::Read)
+    C->Index = Fn(C->Index);
+  for (DPtr &A : C->Args)
+    A = mapReads(A, Fn);
+  return C;
+}
+
+std::string treeKey(const DPtr &N) {
+  std::string S = std::to_string(N->K) + N->Op + N->Name + N->Value;
+  if (N->K == DNode::Read || N->K == DNode::Coef)
+    S += "[" + N->Index.str() + "]";
+  for (const DPtr &A : N->Args)
+    S += "(" + treeKey(A) + ")";
+  return S;
+}
+
+} // namespace
+
+/// The global value a read of tile[Index] sees: for every thread of the
+/// block, the element it reads must have been stored by exactly the thread
+/// and tile store that stand at the same place relative to the reader, so
+/// that the read is one global access at a fixed offset. Decided thread by
+/// thread over one block (the block size comes from blockIdx*B + threadIdx).
+std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
+                                               std::string &Why) {
+  const std::string &Tile = Read.Name;
+  std::vector<const SharedStore *> Stores;
+  for (const SharedStore &S : SharedStores)
+    if (S.Tile == Tile)
+      Stores.push_back(&S);
+  if (Stores.empty()) {
+    Why = "the __shared__ array '" + Tile + "' is read but never stored";
+    return std::nullopt;
+  }
+  ThreadPos Extent{1, 1, 1};
+  auto UsesDim = [&](const Poly &P, int D) {
+    std::string Ax(1, "xyz"[D]);
+    return P.mentions("tid." + Ax) || P.mentions("bdim." + Ax);
+  };
+  for (int D = 0; D < 3; ++D) {
+    bool Used = UsesDim(Read.Index, D);
+    for (const SharedStore *S : Stores)
+      Used = Used || UsesDim(S->Index, D);
+    if (!Used)
+      continue;
+    auto It = BlockSizes.find(D);
+    if (It == BlockSizes.end()) {
+      Why = std::string("the block size along ") + "xyz"[D] +
+            " is not fixed in the kernel (blockIdx*B + threadIdx), so "
+            "whether every element of the __shared__ array '" + Tile +
+            "' is loaded cannot be decided";
+      return std::nullopt;
+    }
+    Extent[D] = It->second;
+  }
+  if (Extent[0] * Extent[1] * Extent[2] > 4096) {
+    Why = "a block of more than 4096 threads";
+    return std::nullopt;
+  }
+  for (const SharedStore *S : Stores)
+    if (S->UnderDomainGuard) {
+      Why = "the __shared__ array '" + Tile + "' is loaded after a domain "
+            "guard, so which elements are loaded depends on the domain";
+      return std::nullopt;
+    }
+
+  // Which store, run by which thread, fills each element.
+  std::map<int64_t, std::pair<const SharedStore *, ThreadPos>> Filled;
+  ThreadPos T;
+  for (T[2] = 0; T[2] < Extent[2]; ++T[2])
+    for (T[1] = 0; T[1] < Extent[1]; ++T[1])
+      for (T[0] = 0; T[0] < Extent[0]; ++T[0])
+        for (const SharedStore *S : Stores) {
+          bool Runs = true;
+          for (const ThreadCond &C : S->Conds) {
+            auto V = holdsAt(C, T, BlockSizes);
+            if (!V) {
+              Why = "a store to the __shared__ array '" + Tile +
+                    "' under the condition '" + C.Text +
+                    "', which is not on threadIdx alone";
+              return std::nullopt;
+            }
+            Runs = Runs && *V;
+          }
+          if (!Runs)
+            continue;
+          auto E = atThread(S->Index, T, BlockSizes).constantValue();
+          if (!E) {
+            Why = "a store to the __shared__ array '" + Tile +
+                  "' at an index that is not threadIdx plus a constant (" +
+                  S->Index.str() + ")";
+            return std::nullopt;
+          }
+          Filled.emplace(*E, std::make_pair(S, T));
+        }
+
+  std::optional<std::string> Key;
+  DPtr Result;
+  ThreadPos R;
+  for (R[2] = 0; R[2] < Extent[2]; ++R[2])
+    for (R[1] = 0; R[1] < Extent[1]; ++R[1])
+      for (R[0] = 0; R[0] < Extent[0]; ++R[0]) {
+        auto E = atThread(Read.Index, R, BlockSizes).constantValue();
+        if (!E) {
+          Why = "a read of the __shared__ array '" + Tile +
+                "' at an index that is not threadIdx plus a constant (" +
+                Read.Index.str() + ")";
+          return std::nullopt;
+        }
+        auto It = Filled.find(*E);
+        if (It == Filled.end()) {
+          Why = "the __shared__ array '" + Tile + "' is read at element " +
+                std::to_string(*E) + " (thread " + std::to_string(R[0]) +
+                "," + std::to_string(R[1]) + "," + std::to_string(R[2]) +
+                ") that no thread stores";
+          return std::nullopt;
+        }
+        const auto &[Store, W] = It->second;
+        // The writer's position seen from the reader: @gA of the writer is
+        // the reader's @gA + (W - R) along A.
+        DPtr Moved = mapReads(Store->Value, [&](const Poly &P) {
+          Poly Q = atThread(P, W, BlockSizes);
+          for (int D = 0; D < 3; ++D)
+            Q = Q.substitute(GlobalThread[D],
+                             Poly::symbol(GlobalThread[D]) +
+                                 Poly::constant(W[D] - R[D]));
+          return Q;
+        });
+        std::string K = treeKey(Moved);
+        if (!Key) {
+          Key = K;
+          Result = Moved;
+        } else if (*Key != K) {
+          Why = "a read of the __shared__ array '" + Tile + "' (" +
+                Read.Index.str() + ") sees different global elements in "
+                "different threads of the block";
+          return std::nullopt;
+        }
+      }
+  return Result;
+}
+
+/// Replaces every tile read in the tree by the global value it sees.
+void Interpreter::resolveSharedReads(DPtr &N) {
+  if (!N)
+    return;
+  if (N->K == DNode::Read && N->Shared) {
+    std::string Why;
+    auto Traced = traceTileRead(*N, Why);
+    if (!Traced) {
+      partial(Why);
+      return;
+    }
+    N = *Traced;
+    std::function<void(const DPtr &)> Record = [&](const DPtr &X) {
+      if (X->K == DNode::Read)
+        Reads.push_back({X->Name, X->Index, X->Ldg});
+      for (const DPtr &A : X->Args)
+        Record(A);
+    };
+    Record(N);
+    return;
+  }
+  for (DPtr &A : N->Args)
+    resolveSharedReads(A);
+}
+
+// ---------------------------------------------------------------------------
 // Conditions
 // ---------------------------------------------------------------------------
+
+/// Whether a condition compares values loaded from memory.
+bool Interpreter::readsData(const Expr *Cond) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return readsData(U->getSubExpr());
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return false;
+  if (B->isLogicalOp())
+    return readsData(B->getLHS()) || readsData(B->getRHS());
+  if (!B->isComparisonOp())
+    return false;
+  size_t ReadsBefore = Reads.size();
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  Reads.resize(ReadsBefore);
+  return L.K == Value::Data || R.K == Value::Data;
+}
 
 /// Bounds from "a OP b" on index values, as constraints on one symbol.
 bool Interpreter::comparison(const Expr *E, bool Negate,
@@ -919,6 +1262,12 @@ bool Interpreter::comparison(const Expr *E, bool Negate,
   case BO_GT:
     Out.push_back({Sym, false, Bound + Poly::constant(1)});
     return true;
+  case BO_NE: {
+    Constraint C{Sym, false, Bound};
+    C.NotEqual = true;
+    Out.push_back(C);
+    return true;
+  }
   default:
     return false;
   }
@@ -1011,9 +1360,21 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   }
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (A && A->Kind == ArrayKind::Shared) {
-    partial("the kernel stages data through the __shared__ array '" +
-            Ptr.Array + "'");
-    eval(RHS);
+    // The global reads of a tile store count where the tile is read, in
+    // the reading thread's frame; not here.
+    size_t ReadsBefore = Reads.size();
+    Value R = eval(RHS);
+    Reads.resize(ReadsBefore);
+    DPtr D = R.K == Value::Data ? R.D : nullptr;
+    if (R.K == Value::Index && R.Idx.isConstant())
+      D = asData(R, RHS);
+    if (!D || IsCompound || Ptr.UnitBytes != 0) {
+      partial("a store to the __shared__ array '" + Ptr.Array +
+              "' the analysis does not follow: " + text(LHS));
+      return;
+    }
+    SharedStores.push_back(
+        {Ptr.Array, Ptr.Idx, D, ActiveConds, !Guards.empty()});
     return;
   }
   if (A && A->Kind == ArrayKind::Local) {
@@ -1055,14 +1416,24 @@ void Interpreter::execIf(const IfStmt *If) {
             "follow: " + text(If->getCond()));
     return;
   }
+  ThreadCond TC = threadCond(If->getCond());
+  ThreadCond NotTC;
+  NotTC.K = ThreadCond::Not;
+  NotTC.Args = {TC};
+  NotTC.Text = "!(" + TC.Text + ")";
+  auto ExecUnder = [&](const Stmt *S, const ThreadCond &C) {
+    ActiveConds.push_back(C);
+    exec(S);
+    ActiveConds.pop_back();
+  };
   if (guardConstraints(If->getCond(), false, Cs)) {
     size_t Saved = Guards.size();
     Guards.insert(Guards.end(), Cs.begin(), Cs.end());
-    exec(Then);
+    ExecUnder(Then, TC);
     Guards.resize(Saved);
     if (const Stmt *Else = If->getElse()) {
       size_t Before = Writes.size();
-      exec(Else);
+      ExecUnder(Else, NotTC);
       if (Writes.size() != Before)
         partial("different updates on the two sides of '" +
                 text(If->getCond()) + "' (boundary and interior regions)");
@@ -1071,12 +1442,11 @@ void Interpreter::execIf(const IfStmt *If) {
   }
   // A condition that is not a bound on the position.
   size_t Before = Writes.size();
-  exec(Then);
+  ExecUnder(Then, TC);
   if (If->getElse())
-    exec(If->getElse());
+    ExecUnder(If->getElse(), NotTC);
   if (Writes.size() != Before) {
-    Value C = eval(If->getCond());
-    if (C.K == Value::Unknown && C.Why.find("loaded") != std::string::npos)
+    if (readsData(If->getCond()))
       notStencil("a data-dependent branch decides the store");
     else
       partial("a store under the condition '" + text(If->getCond()) +
@@ -1192,9 +1562,9 @@ void Interpreter::execFor(const ForStmt *F) {
     exec(F->getBody());
     return;
   }
-  notStencil("a loop whose trip count depends on '" + text(Cond->getRHS()) +
-             "' and whose variable is not an axis (e.g. a reduction or a "
-             "matrix product)");
+  notStencil("a loop over '" + Var->getName().str() + "' (" + text(Cond) +
+             ") that is neither a constant radius nor an axis of the grid "
+             "(e.g. a reduction tree or a matrix product)");
 }
 
 void Interpreter::exec(const Stmt *S) {
@@ -1243,6 +1613,11 @@ void Interpreter::exec(const Stmt *S) {
     execFor(F);
     return;
   }
+  if (const auto *AS = dyn_cast<AttributedStmt>(S)) {
+    // #pragma unroll and [[likely]] do not change what is computed.
+    exec(AS->getSubStmt());
+    return;
+  }
   if (isa<WhileStmt>(S) || isa<DoStmt>(S)) {
     notStencil("a while/do loop inside the kernel");
     return;
@@ -1264,6 +1639,28 @@ void Interpreter::exec(const Stmt *S) {
 // ---------------------------------------------------------------------------
 // Finalisation
 // ---------------------------------------------------------------------------
+
+/// P / D when D's single monomial divides every monomial of P.
+std::optional<Poly> exactQuotient(const Poly &P, const Poly &D) {
+  if (D.terms().size() != 1 || D.terms().begin()->second != 1)
+    return std::nullopt;
+  const Monomial &DM = D.terms().begin()->first;
+  Poly R;
+  for (const auto &[M, C] : P.terms()) {
+    Monomial Rest = M;
+    for (const std::string &S : DM) {
+      auto It = std::find(Rest.begin(), Rest.end(), S);
+      if (It == Rest.end())
+        return std::nullopt;
+      Rest.erase(It);
+    }
+    Poly Term = Poly::constant(C);
+    for (const std::string &S : Rest)
+      Term = Term * Poly::symbol(S);
+    R = R + Term;
+  }
+  return R;
+}
 
 void Interpreter::applySplits() {
   // X = mod[X|A] + A*div[X|A] for every split whose two halves were used.
@@ -1320,8 +1717,38 @@ void Interpreter::applySplits() {
   for (Write &W : Writes)
     for (Constraint &C : W.Guards) {
       Poly Sym = Subst(Poly::symbol(C.Symbol));
-      if (Sym != Poly::symbol(C.Symbol))
-        C.Symbol = "?"; // A bound on the 1-D id itself, not on one axis.
+      if (Sym == Poly::symbol(C.Symbol))
+        continue;
+      // A bound on the 1-D id itself. id >= 0 says nothing; id < A*B with
+      // id = mod[id|A] + A*div[id|A] bounds the slowest coordinate:
+      // div[id|A] < B. The widest split that divides the bound is the
+      // slowest axis.
+      if (!C.Upper && !C.NotEqual && C.Bound == Poly()) {
+        C.Symbol = "";
+        continue;
+      }
+      const Split *Best = nullptr;
+      for (const auto &[Key, S] : Splits) {
+        if (!C.Upper || C.NotEqual || !S.HaveDiv ||
+            S.X != Poly::symbol(C.Symbol))
+          continue;
+        auto Deg = [](const Poly &P) {
+          size_t D = 0;
+          for (const auto &[M, K] : P.terms())
+            D = std::max(D, M.size());
+          return D;
+        };
+        if (!exactQuotient(C.Bound, S.A))
+          continue;
+        if (!Best || Deg(S.A) > Deg(Best->A))
+          Best = &S;
+      }
+      if (!Best) {
+        C.Symbol = "?";
+        continue;
+      }
+      C.Bound = *exactQuotient(C.Bound, Best->A);
+      C.Symbol = Best->DivName;
     }
 }
 
@@ -1341,9 +1768,17 @@ std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides
         S.terms().begin(), S.terms().end(),
         [](const auto &X, const auto &Y) { return X.first.size() < Y.first.size(); });
     int64_t C = Rel.coefficient(Lead.first);
-    if (C % Lead.second != 0)
-      return std::nullopt;
-    int64_t Off = C / Lead.second;
+    int64_t Off;
+    if (Lead.first.empty()) {
+      // A numeric stride (a row of float u[][512]): the nearest whole
+      // number of rows; the rest is the offset along faster axes.
+      Off = static_cast<int64_t>(
+          std::llround(static_cast<double>(C) / static_cast<double>(Lead.second)));
+    } else {
+      if (C % Lead.second != 0)
+        return std::nullopt;
+      Off = C / Lead.second;
+    }
     O[A] = static_cast<int>(Off);
     Rel = Rel - Poly::constant(Off) * S;
   }
@@ -1358,6 +1793,25 @@ std::string typeName(QualType T, ASTContext &Ctx) {
   return T.getAsString(PP);
 }
 
+/// Atomics and warp shuffles make a kernel a reduction or a scatter
+/// wherever they are, also in code the interpreter does not reach.
+void Interpreter::scanForNonStencilCalls(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = C->getDirectCallee()) {
+      StringRef N = FD->getName();
+      if (isAtomicName(N))
+        notStencil("atomic update (" + N.str() +
+                   "): a scatter or reduction, not a stencil");
+      if (N.starts_with("__shfl"))
+        notStencil("warp shuffles (" + N.str() + "): a reduction or "
+                   "exchange between threads");
+    }
+  for (const Stmt *Child : S->children())
+    scanForNonStencilCalls(Child);
+}
+
 KernelAnalysis Interpreter::run() {
   for (const ParmVarDecl *P : Kernel.parameters()) {
     QualType T = P->getType();
@@ -1370,13 +1824,14 @@ KernelAnalysis Interpreter::run() {
         A.Const = PT->getPointeeType().isConstQualified();
     }
   }
+  scanForNonStencilCalls(Kernel.getBody());
   exec(Kernel.getBody());
   return finish();
 }
 
 KernelAnalysis Interpreter::finish() {
   KernelAnalysis KA;
-  KA.Kernel = Kernel.getNameAsString();
+  KA.Kernel = Kernel.getQualifiedNameAsString();
   if (const TemplateArgumentList *TA = Kernel.getTemplateSpecializationArgs()) {
     std::string S;
     llvm::raw_string_ostream OS(S);
@@ -1404,13 +1859,27 @@ KernelAnalysis Interpreter::finish() {
     return KA;
   };
 
-  if (Writes.empty() && PartialReasons.empty()) {
+  if (Writes.empty() && PartialReasons.empty() && HardReasons.empty()) {
     notStencil("the kernel stores nothing to global memory the analysis can "
                "see");
     return Verdict();
   }
   if (Writes.empty())
     return Verdict();
+  for (Write &W : Writes)
+    resolveSharedReads(W.Value);
+  if (!Clamps.empty()) {
+    std::string List;
+    for (const std::string &C : Clamps)
+      List += (List.empty() ? "" : ", ") + C;
+    partial("indices are clamped to the array's edge (" + List +
+            "): boundary points read a replicated neighbour, which the IR "
+            "does not describe");
+  }
+  for (const auto &[D, B] : BlockSizes)
+    Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
+                       std::to_string(B) + " (the kernel indexes blocks by " +
+                       std::to_string(B) + ")");
   applySplits();
 
   // Axes: the symbols in the main write's index.
@@ -1425,6 +1894,21 @@ KernelAnalysis Interpreter::finish() {
                "(every thread writes the same element)");
     return Verdict();
   }
+  // A loop whose variable indexes reads but not the store sums along a
+  // direction the output does not have: a reduction or a matrix product.
+  for (const AxisSym &L : LoopAxes) {
+    if (Main.Index.mentions(L.Symbol))
+      continue;
+    bool ReadAlong = std::any_of(Reads.begin(), Reads.end(), [&](auto &R) {
+      return R.Index.mentions(L.Symbol);
+    });
+    if (ReadAlong)
+      notStencil("the loop over '" + L.LoopVar + "' (up to " +
+                 L.LoopUpper.str() + ") reads along a direction the store "
+                 "does not move in: a reduction or a matrix product");
+  }
+  if (!HardReasons.empty())
+    return Verdict();
   if (Syms.size() > 3) {
     partial("more than three position variables in the store index");
     return Verdict();
@@ -1479,6 +1963,19 @@ KernelAnalysis Interpreter::finish() {
     AxisSyms.push_back(A.Sym);
     Strides.push_back(A.Stride);
   }
+  // No position variable moves along the contiguous axis: the stores lie
+  // on a face (u[j*nx] = u[j*nx + 1]), the work of a boundary kernel.
+  if (Strides.front() != Poly::constant(1)) {
+    std::string Where = "the store index " + Main.Index.str() +
+                        " has no position variable of stride 1";
+    if (Reads.empty())
+      notStencil("a boundary kernel that stores values on a face of the "
+                 "array and reads no neighbourhood (" + Where + ")");
+    else
+      partial("a boundary kernel: the stores lie on a face of the array (" +
+              Where + "); the IR describes stencils over the volume only");
+    return Verdict();
+  }
 
   // The thread-to-array offset of each axis, from the main write.
   Poly MainRest = Main.Index.without(AxisSyms);
@@ -1491,6 +1988,15 @@ KernelAnalysis Interpreter::finish() {
   Poly Base = MainRest; // element index of the written point minus axes
 
   auto OffsetOf = [&](const Poly &Index, std::string &Why) -> std::optional<ir::Offset> {
+    std::vector<Poly> Seen;
+    for (const std::string &Sym : AxisSyms)
+      if (auto S = Index.coefficientOf(Sym))
+        Seen.push_back(*S);
+    auto UnitAxis = std::find(Seen.begin(), Seen.end(), Poly::constant(1));
+    if (Seen.size() == Strides.size() && UnitAxis != Seen.end() &&
+        UnitAxis != Seen.begin())
+      notStencil("an access (" + Index.str() + ") with the axes of the store (" +
+                 Main.Index.str() + ") swapped: a transpose, not a stencil");
     for (size_t A = 0; A < AxisSyms.size(); ++A) {
       auto S = Index.coefficientOf(AxisSyms[A]);
       if (!S || *S != Strides[A]) {
@@ -1549,12 +2055,40 @@ KernelAnalysis Interpreter::finish() {
       X.Name = S;
     }
     // Guards on this axis: the tightest of each kind must be unique.
-    std::vector<Poly> Lowers, Uppers;
+    std::vector<Poly> Lowers, Uppers, Excluded;
     for (const Constraint &C : Main.Guards) {
       if (C.Symbol != S)
         continue;
-      (C.Upper ? Uppers : Lowers).push_back(C.Bound);
+      if (C.NotEqual)
+        Excluded.push_back(C.Bound);
+      else
+        (C.Upper ? Uppers : Lowers).push_back(C.Bound);
     }
+    // "i != 0" next to i >= 0 (implicit for a thread or split coordinate)
+    // moves the lower bound; "i != nx-1" next to i < nx the upper one.
+    std::optional<Poly> ImplicitUpper;
+    for (const auto &[Key, Sp] : Splits)
+      if (Sp.ModName == S)
+        ImplicitUpper = Sp.A;
+    bool Counted = X.Source == ir::AxisSource::Thread ||
+                   X.Source == ir::AxisSource::Linear;
+    for (const Poly &V : Excluded) {
+      Poly Lo = Lowers.size() == 1 ? Lowers[0] : Poly();
+      bool HasLo = Lowers.size() == 1 || (Lowers.empty() && Counted);
+      std::optional<Poly> Up = Uppers.size() == 1 ? std::optional<Poly>(Uppers[0])
+                               : Uppers.empty()   ? ImplicitUpper
+                                                  : std::nullopt;
+      if (HasLo && V == Lo) {
+        Lowers = {V + Poly::constant(1)};
+      } else if (Up && V == *Up - Poly::constant(1)) {
+        Uppers = {V};
+      } else {
+        partial("a guard excludes one point (" + S + " != " + V.str() +
+                ") that is not at an edge of the domain");
+      }
+    }
+    if (Uppers.empty() && ImplicitUpper && !Excluded.empty())
+      Uppers = {*ImplicitUpper};
     auto Join = [&](const std::vector<Poly> &Bs, const char *Fn) {
       std::string Out;
       for (const Poly &B : Bs)
@@ -1581,13 +2115,9 @@ KernelAnalysis Interpreter::finish() {
     IR.Axes.push_back(std::move(X));
   }
   for (const Constraint &C : Main.Guards)
-    if (C.Symbol == "?" ||
-        std::find(AxisSyms.begin(), AxisSyms.end(), C.Symbol) == AxisSyms.end())
-      if (C.Symbol != "?" || true) {
-        if (C.Symbol == "?")
-          partial("a guard on the 1-D thread id itself (e.g. idx < n) beside "
-                  "per-axis bounds");
-      }
+    if (C.Symbol == "?")
+      partial("a guard on the 1-D thread id itself (e.g. idx < n) that is "
+              "not a bound on the slowest coordinate");
   // Array extents from strides: stride[a+1] / stride[a].
   for (size_t A = 0; A + 1 < Strides.size(); ++A) {
     const Poly &Lo = Strides[A], &Hi = Strides[A + 1];
@@ -1605,6 +2135,11 @@ KernelAnalysis Interpreter::finish() {
           else
             Rest.erase(It);
         }
+      }
+      auto HiC = Hi.constantValue(), LoC = Lo.constantValue();
+      if (HiC && LoC && *LoC != 0 && *HiC % *LoC == 0) {
+        Ext = std::to_string(*HiC / *LoC);
+        break;
       }
       if (Ok && Hi.terms().size() == 1 && Lo.terms().size() == 1) {
         for (const std::string &Sy : Rest)
@@ -1774,7 +2309,11 @@ KernelAnalysis Interpreter::finish() {
 
   IR.Notes.assign(Assumptions.begin(), Assumptions.end());
   IR.computeDerived();
-  if (IR.Points == 0 && !IR.Outputs.empty()) {
+  bool Understood = HardReasons.empty() && PartialReasons.empty();
+  if (!Understood) {
+    // The reasons found so far say more than a footprint that lacks the
+    // accesses the analysis could not place.
+  } else if (IR.Points == 0 && !IR.Outputs.empty()) {
     notStencil("the kernel reads no neighbourhood (a pointwise update, not a "
                "stencil)");
   } else if (IR.Points == 1 && IR.Radius == 0) {
