@@ -424,6 +424,10 @@ std::string emitFilePrologue(const StencilIR &IR, const StrategyParams &P) {
      << "// Strategy: " << P.id() << "\n"
      << "#include <cuda_runtime.h>\n"
      << "#include <stdint.h>\n\n"
+     // Several generated files may land in one translation unit (a patch
+     // adds one per kernel): the shared helpers are defined once.
+     << "#ifndef FORGESTENCIL_GENERATED_HELPERS\n"
+     << "#define FORGESTENCIL_GENERATED_HELPERS\n"
      << "namespace {\n"
      << "inline long long fs_max(long long a, long long b) { return a > b ? "
         "a : b; }\n"
@@ -435,7 +439,8 @@ std::string emitFilePrologue(const StencilIR &IR, const StrategyParams &P) {
      << "  long long b = (n + per - 1) / per;\n"
      << "  return (unsigned)(b < cap ? b : cap);\n"
      << "}\n"
-     << "} // namespace\n\n";
+     << "} // namespace\n"
+     << "#endif // FORGESTENCIL_GENERATED_HELPERS\n\n";
   return OS.str();
 }
 

@@ -170,20 +170,45 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
                             const std::string &Arch,
                             const std::string &SizeClass,
                             std::string *Source) {
-  json Key = keyOf(stencilSignature(IR), Arch, SizeClass);
-  if (Matrix.contains("entries"))
+  std::string Signature = stencilSignature(IR);
+  json Key = keyOf(Signature, Arch, SizeClass);
+  // How coefficients reach the kernel (literal, scalar parameter,
+  // __constant__) barely changes what a bandwidth-bound kernel costs, so an
+  // entry that differs only there is the next best evidence.
+  auto WithoutCoefficients = [](const std::string &Sig) {
+    size_t Begin = Sig.find(".coef");
+    if (Begin == std::string::npos)
+      return Sig;
+    size_t End = Sig.find('.', Begin + 1);
+    return Sig.substr(0, Begin) +
+           (End == std::string::npos ? "" : Sig.substr(End));
+  };
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    if (!Matrix.contains("entries"))
+      break;
     for (const json &E : Matrix["entries"]) {
-      if (E["key"] != Key)
+      bool Match =
+          Pass == 0
+              ? E["key"] == Key
+              : E["key"]["arch"] == Arch && E["key"]["size_class"] == SizeClass &&
+                    WithoutCoefficients(E["key"]["signature"].get<std::string>()) ==
+                        WithoutCoefficients(Signature);
+      if (!Match)
         continue;
       std::string Error;
       auto P = StrategyParams::fromJson(E["best"]["strategy"], Error);
       if (P && findStrategy(P->Strategy) &&
           findStrategy(P->Strategy)->whyNot(IR).empty()) {
         if (Source)
-          *Source = "knowledge";
+          *Source = Pass == 0 ? "knowledge"
+                              : "knowledge (entry " +
+                                    E["key"]["signature"].get<std::string>() +
+                                    ", which differs only in how coefficients "
+                                    "are passed)";
         return *P;
       }
     }
+  }
   if (Source)
     *Source = "default";
   StrategyParams P;

@@ -97,9 +97,48 @@ inline int compute_capability() {
   return S;
 }
 
+/// "fs_sm90_<kernel>": the launcher of the generated variant.
+static std::string variantLauncherName(const KernelDefinition &K, int CC) {
+  return "fs_sm" + std::to_string(CC) + "_" + K.Name;
+}
+
+/// The generated variant's source, or an error.
+static std::string variantSource(const KernelDefinition &K,
+                                 const KernelVariant &V, std::string &Error) {
+  if (K.IsTemplate) {
+    Error = "generated variants of template kernels are not emitted yet";
+    return "";
+  }
+  const forge::Strategy *S = forge::findStrategy(V.Params.Strategy);
+  if (!S) {
+    Error = "unknown strategy '" + V.Params.Strategy + "'";
+    return "";
+  }
+  if (std::string Why = S->whyNot(V.IR); !Why.empty()) {
+    Error = Why;
+    return "";
+  }
+  forge::GenerateOptions O;
+  O.LauncherName = variantLauncherName(K, V.ComputeCapability);
+  O.Constants = forge::ConstantMode::UseExisting;
+  forge::GeneratedSource G = S->generate(V.IR, V.Params, O);
+  if (!G.ok()) {
+    Error = G.Error;
+    return "";
+  }
+  return G.Source;
+}
+
 std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef GuardMacro, StringRef DefinedIn,
-                         StringRef ToolVersion) {
+                         StringRef ToolVersion, const KernelVariant *Variant,
+                         std::string &Error) {
+  std::string Generated;
+  if (Variant) {
+    Generated = variantSource(K, *Variant, Error);
+    if (!Error.empty())
+      Variant = nullptr;
+  }
   std::string Copy = K.Text;
   Copy.replace(K.NameOffsetInText, K.Name.size(), referenceKernelName(K));
   std::string S;
@@ -120,6 +159,13 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
        "renamed. It is\n// what candidates are verified against and the "
        "fallback when none verifies;\n// it is no faster than the original.\n";
   S += withUnixLineEndings(Copy) + "\n\n";
+  if (Variant) {
+    S += "// Variant `" + Variant->Params.id() + "` for compute capability " +
+         std::to_string(Variant->ComputeCapability) + ", generated from the "
+         "kernel's Stencil IR\n// (" + Variant->IR.summary() + "). " +
+         Variant->Provenance + "\n";
+    S += Generated + "\n";
+  }
   S += "/// Launches `" + K.QualifiedName +
        "` with its original configuration, on the variant\n/// verified for "
        "the running GPU's compute capability.\n";
@@ -128,8 +174,17 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   S += std::string(K.IsStatic ? "static " : "") + "void " + launcherName(K) +
        "(" + launcherParameters(K.LauncherParams) + ") {\n";
   S += "  switch (forgestencil::compute_capability()) {\n";
-  S += "  // Variants verified for one architecture are added here as "
-       "`case 90:` entries.\n";
+  if (Variant) {
+    S += "  case " + std::to_string(Variant->ComputeCapability) + ":\n";
+    S += "    " + variantLauncherName(K, Variant->ComputeCapability) +
+         "(fs_grid, fs_block, fs_shmem, fs_stream";
+    for (const std::string &P : K.ParamNames)
+      S += ", " + P;
+    S += ");\n    break;\n";
+  } else {
+    S += "  // Variants verified for one architecture are added here as "
+         "`case 90:` entries.\n";
+  }
   S += "  default:\n";
   S += "    " + referenceKernelName(K);
   if (K.IsTemplate)

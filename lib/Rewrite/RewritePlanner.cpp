@@ -23,8 +23,10 @@ namespace rewrite {
 Expected<Strategy> parseStrategy(StringRef Name) {
   if (Name == "reference")
     return Strategy::Reference;
+  if (Name == "forge")
+    return Strategy::Forge;
   return createStringError(inconvertibleErrorCode(),
-                           "unknown strategy '%s' (known: reference)",
+                           "unknown strategy '%s' (known: forge, reference)",
                            Name.str().c_str());
 }
 
@@ -32,6 +34,8 @@ const char *strategyName(Strategy S) {
   switch (S) {
   case Strategy::Reference:
     return "reference";
+  case Strategy::Forge:
+    return "forge";
   }
   return "?";
 }
@@ -334,10 +338,25 @@ private:
       for (char &C : Guard)
         C = isAlnum(C) ? toUpper(C) : '_';
       std::string Path = Dir + "/" + Out.HeaderName;
-      Plan.Files.push_back(
-          {Path, std::nullopt,
-           kernelHeader(*Out.Kernel, Path, Guard,
-                        relative(Out.Kernel->NamePos.File), Opts.ToolVersion)});
+      const KernelVariant *Variant = nullptr;
+      if (Opts.Strat == Strategy::Forge) {
+        auto It = Opts.Variants.find(Out.Kernel->QualifiedName);
+        if (It != Opts.Variants.end())
+          Variant = &It->second;
+      }
+      std::string Error;
+      std::string Header =
+          kernelHeader(*Out.Kernel, Path, Guard,
+                       relative(Out.Kernel->NamePos.File), Opts.ToolVersion,
+                       Variant, Error);
+      if (!Error.empty())
+        Plan.Notes.push_back({relative(Out.Kernel->NamePos.File), 0, 0,
+                              "kernel '" + Out.Kernel->QualifiedName +
+                                  "' keeps only the reference variant: " +
+                                  Error});
+      else if (Variant)
+        Plan.Variants[Out.Kernel->QualifiedName] = Variant;
+      Plan.Files.push_back({Path, std::nullopt, std::move(Header)});
     }
   }
 
@@ -376,6 +395,34 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
       " launch(es) now run `if (forgestencil::use_ours()) { <launcher>(...); } "
       "else { <original launch>; }`; USE_OURS unset or 0 keeps the original "
       "path.");
+  for (const auto &[Kernel, V] : Plan.Variants) {
+    Header.Notes.push_back("Kernel " + Kernel + " on compute capability " +
+                           std::to_string(V->ComputeCapability) +
+                           ": generated variant " + V->Params.id() + " (" +
+                           V->IR.summary() + "). " + V->Provenance);
+    if (!V->MeasuredSpeedup.empty())
+      Header.Notes.push_back("Measured for " + Kernel + ": " +
+                             V->MeasuredSpeedup);
+  }
+  std::vector<std::string> Measured;
+  for (const auto &[Kernel, V] : Plan.Variants)
+    if (!V->MeasuredSpeedup.empty())
+      Measured.push_back(Kernel + ": " + V->MeasuredSpeedup);
+  if (!Measured.empty())
+    Header.SpeedupSummary = join(Measured, "; ");
+  if (Opts.Strat == Strategy::Forge && Plan.Variants.empty()) {
+    Header.SpeedupSummary =
+        "none: no kernel got a generated variant, so every launcher runs the "
+        "reference copy of the original kernel";
+  } else if (Opts.Strat == Strategy::Forge && Measured.empty()) {
+    Header.SpeedupSummary =
+        "not measured for this app yet (run fs-tune on the bundle, then "
+        "fs-harness); see the per-kernel notes for what the choice rests on";
+  }
+  if (Opts.Strat == Strategy::Forge)
+    Header.Notes.push_back(
+        "Every launcher falls back to a renamed copy of the original kernel "
+        "(variant `reference`) on other GPUs.");
   if (Opts.Strat == Strategy::Reference) {
     Header.SpeedupSummary =
         "none: the reference strategy launches a renamed copy of the original "

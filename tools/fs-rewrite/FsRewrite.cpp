@@ -12,6 +12,9 @@
 #include "forgestencil/Driver/CompilationDatabase.h"
 #include "forgestencil/Driver/FrontendRunner.h"
 #include "forgestencil/Rewrite/PatchEmission.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
+#include "forgestencil/Forge/Bundle.h"
+#include "forgestencil/Forge/BundleResults.h"
 #include "forgestencil/Version.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -111,14 +114,58 @@ static cl::list<std::string>
                    cl::value_desc("a,b"), cl::cat(Category));
 static cl::opt<std::string>
     RewriteStrategy("strategy",
-                    cl::desc("How replacement kernels are made: reference (a "
-                             "renamed copy of the original; no speed-up)"),
-                    cl::init("reference"), cl::cat(Category));
+                    cl::desc("How replacement kernels are made: forge (a "
+                             "generated variant for sm_90 from the Stencil IR, "
+                             "the reference elsewhere) or reference (a renamed "
+                             "copy of the original; no speed-up)"),
+                    cl::init("forge"), cl::cat(Category));
+static cl::opt<std::string>
+    KnowledgePath("knowledge",
+                  cl::desc("Operator matrix the forge strategy reads (default: "
+                           "the project's knowledge/operator-matrix.json)"),
+                  cl::value_desc("json"), cl::init(FS_DEFAULT_KNOWLEDGE),
+                  cl::cat(Category));
 
 static bool wantsPatch() { return EmitPatch || PatchToStdout; }
 
+/// A generated variant for every kernel the analysis fully understood, with
+/// the best known strategy for its signature on sm_90.
+static std::map<std::string, rewrite::KernelVariant>
+chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
+  std::map<std::string, rewrite::KernelVariant> Variants;
+  nlohmann::json Matrix;
+  std::string Error;
+  if (!forge::loadMatrix(KnowledgePath, Matrix, Error))
+    Log << "fs-rewrite: note: no knowledge base (" << Error
+        << "); using the documented default strategies\n";
+  for (const auto &[Name, A] : Inv.analyses()) {
+    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+      continue;
+    rewrite::KernelVariant V;
+    V.IR = *A.IR;
+    std::string Source;
+    // App sizes are unknown here; the tuned entries are for arrays larger
+    // than the L2, which is what time-stepped stencil apps run.
+    V.Params = forge::pickStrategy(Matrix, V.IR, "sm_90", "large", &Source);
+    V.ComputeCapability = 90;
+    V.Provenance =
+        Source == "default"
+            ? "No measurement for this stencil signature is known: this is "
+              "the documented default strategy, not yet verified on this app."
+            : "Chosen from the " + Source +
+                  " of measurements on an NVIDIA H200 (see "
+                  "knowledge/operator-matrix.json); not yet verified against "
+                  "this app's kernel on a GPU.";
+    Log << "fs-rewrite: " << Name << ": " << V.Params.id() << " ("
+        << (Source == "default" ? "documented default" : Source) << ")\n";
+    Variants.emplace(Name, std::move(V));
+  }
+  return Variants;
+}
+
 /// Runs --emit-patch/--stdout; returns the exit code.
-static int runPatchEmission(const driver::CudaCompilationDatabase &DB) {
+static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
+                            const analysis::Inventory &Inv) {
   auto Err = [](const Twine &Msg) {
     WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
     return 1;
@@ -136,6 +183,19 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB) {
   Opts.Rewrite.SourceRoot = std::string(Root);
   Opts.Rewrite.Kernels.assign(RewriteKernels.begin(), RewriteKernels.end());
   Opts.Rewrite.Strat = *Strat;
+  if (*Strat == rewrite::Strategy::Forge) {
+    Opts.Rewrite.Variants = chooseVariants(Inv, errs());
+    // Routing a kernel through a launcher that can only run the reference
+    // copy gains nothing: by default the forge rewrites the kernels it has a
+    // variant for.
+    if (Opts.Rewrite.Kernels.empty()) {
+      for (const auto &[Name, V] : Opts.Rewrite.Variants)
+        Opts.Rewrite.Kernels.push_back(Name);
+      if (Opts.Rewrite.Kernels.empty())
+        return Err("no kernel was analysed as a stencil, so the forge has "
+                   "nothing to rewrite (see --list for the reasons)");
+    }
+  }
   Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
   Opts.ToStream = PatchToStdout;
   SmallString<256> OutDir(PatchOutputDir.getValue());
@@ -148,6 +208,105 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB) {
   return 0;
 }
 //===--- End of patch emission --------------------------------------------===//
+
+//===--- Tuning bundle and tuning results (lib/Forge) ---------------------===//
+// --bundle DIR writes the tuning bundle fs-tune runs (forge::writeBundle);
+// --tuning-results FILE reads what fs-tune measured and picks the winners
+// (forge::chooseWinners). Option handling and collection only.
+
+#ifdef FS_DEFAULT_KNOWLEDGE
+#define FS_BUNDLE_KNOWLEDGE FS_DEFAULT_KNOWLEDGE
+#else
+#define FS_BUNDLE_KNOWLEDGE "knowledge/operator-matrix.json"
+#endif
+
+static cl::opt<std::string>
+    BundleDir("bundle",
+              cl::desc("Write a tuning bundle (candidates, drivers that call "
+                       "the original kernel from the app's own TU, manifest) "
+                       "to <dir> for fs-tune"),
+              cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<unsigned>
+    BundleBudget("bundle-budget",
+                 cl::desc("Candidates per kernel in the bundle (default 6)"),
+                 cl::init(6), cl::cat(Category));
+static cl::opt<std::string>
+    BundleArch("bundle-arch", cl::desc("GPU architecture to tune for"),
+               cl::init("sm_90"), cl::cat(Category));
+static cl::opt<std::string>
+    TuningResults("tuning-results",
+                  cl::desc("fs-tune's results: patch each kernel with its "
+                           "fastest verified candidate (else the reference)"),
+                  cl::value_desc("json"), cl::cat(Category));
+
+/// The winners of --tuning-results by kernel; empty without the option.
+static Expected<std::map<std::string, forge::Winner>> tuningWinners() {
+  if (TuningResults.empty())
+    return std::map<std::string, forge::Winner>();
+  std::string Error;
+  auto R = forge::loadTuneResults(TuningResults, Error);
+  if (!R)
+    return createStringError(inconvertibleErrorCode(), Error);
+  auto Winners = forge::chooseWinners(*R);
+  for (const auto &[Kernel, W] : Winners)
+    errs() << "fs-rewrite: " << W.Summary << "\n";
+  return Winners;
+}
+
+/// Runs --bundle after the analysis; returns the exit code.
+static int runBundle(const driver::CudaCompilationDatabase &DB,
+                     const analysis::Inventory &Inv, StringRef Root) {
+  forge::BundleRequest Req;
+  Req.App = AppName.empty() ? sys::path::filename(Root).str()
+                            : AppName.getValue();
+  Req.ToolVersion = FORGESTENCIL_VERSION;
+  Req.Arch = BundleArch;
+  Req.SourceRoot = Root.str();
+  Req.Budget = BundleBudget;
+  for (const std::string &F : DB.getAllFiles()) {
+    const driver::TranslationUnit *TU = DB.unit(F);
+    if (!TU || TU->Job.Skip)
+      continue;
+    forge::BundleRequest::Unit U{TU->Job.File, TU->Job.Directory,
+                                 TU->Job.CommonFlags};
+    for (const std::string &H : TU->Job.HostFlags)
+      U.Flags.push_back("-Xcompiler=" + H);
+    Req.Units.push_back(std::move(U));
+  }
+  for (const auto &[Name, A] : Inv.analyses()) {
+    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+      continue;
+    std::string Unit;
+    for (const auto &[Pos, K] : Inv.kernels())
+      if (Pos.File == A.Pos.File && K.Name == A.IR->Kernel)
+        Unit = K.TranslationUnit;
+    if (Unit.empty())
+      for (const auto &[Pos, K] : Inv.kernels())
+        if (Pos.File == A.Pos.File)
+          Unit = K.TranslationUnit;
+    Req.Kernels.push_back({*A.IR, Unit});
+  }
+  std::string Error;
+  if (!forge::loadMatrix(FS_BUNDLE_KNOWLEDGE, Req.Knowledge, Error))
+    errs() << "fs-rewrite: note: no knowledge base (" << Error << ")\n";
+  forge::BundleManifest M;
+  if (!forge::writeBundle(Req, BundleDir, M, Error)) {
+    WithColor::error(errs(), "fs-rewrite") << Error << "\n";
+    return 1;
+  }
+  for (const forge::BundleKernel &K : M.Kernels) {
+    unsigned Drivers = 0;
+    for (const forge::BundleCandidate &C : K.Candidates)
+      Drivers += !C.Driver.empty();
+    errs() << "fs-rewrite: bundle: " << K.Name << ": " << Drivers << " of "
+           << K.Candidates.size() << " candidates have a driver\n";
+  }
+  for (const std::string &S : M.Skipped)
+    errs() << "fs-rewrite: bundle: left out " << S << "\n";
+  outs() << BundleDir << "\n";
+  return 0;
+}
+//===--- End of tuning bundle and tuning results --------------------------===//
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -186,9 +345,6 @@ int main(int argc, char **argv) {
     Err((*DB)->path() + ": no CUDA translation units in the database");
     return 1;
   }
-  if (wantsPatch()) // Patch emission (lib/Rewrite).
-    return runPatchEmission(**DB);
-
   analysis::Inventory Inv;
   auto Results = driver::runFrontend(
       **DB, {},
@@ -204,6 +360,11 @@ int main(int argc, char **argv) {
       errs() << "  " << D.format() << "\n";
   }
 
+  if (wantsPatch()) { // Patch emission (lib/Rewrite).
+    int RC = runPatchEmission(**DB, Inv);
+    return RC ? RC : (Failed ? 1 : 0);
+  }
+
   std::string Root = SourceRoot.empty() ? commonDirectory((*DB)->cudaFiles())
                                         : SourceRoot.getValue();
   if (!SourceRoot.empty()) {
@@ -211,6 +372,16 @@ int main(int argc, char **argv) {
     sys::fs::make_absolute(R);
     sys::fs::real_path(R, R);
     Root = std::string(R);
+  }
+  if (!BundleDir.empty()) // Tuning bundle (lib/Forge).
+    return runBundle(**DB, Inv, Root);
+  if (!TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
+    auto Winners = tuningWinners();
+    if (!Winners) {
+      Err(toString(Winners.takeError()));
+      return 1;
+    }
+    return 0;
   }
   std::optional<analysis::KernelProfile> Profile;
   if (!ProfilePath.empty()) {

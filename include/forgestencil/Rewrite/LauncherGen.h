@@ -13,6 +13,7 @@
 #define FORGESTENCIL_REWRITE_LAUNCHERGEN_H
 
 #include "forgestencil/Rewrite/RewriteFacts.h"
+#include "forgestencil/Rewrite/RewritePlanner.h"
 #include "forgestencil/Rewrite/SourceLayout.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -37,9 +38,14 @@ std::string useOursHeader(llvm::StringRef ToolVersion);
 /// The content of the header \p HeaderPath that holds \p K's variants and
 /// launcher. \p GuardMacro is its include guard; \p DefinedIn names the
 /// file the original is defined in (for the reader).
+/// With \p Variant, the header also holds the generated kernel for its
+/// architecture and the launcher dispatches to it there; when that variant
+/// cannot be generated, \p Error says why and the header holds only the
+/// reference.
 std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          llvm::StringRef GuardMacro, llvm::StringRef DefinedIn,
-                         llvm::StringRef ToolVersion);
+                         llvm::StringRef ToolVersion,
+                         const KernelVariant *Variant, std::string &Error);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
 std::string launcherDeclaration(const KernelDeclaration &D,

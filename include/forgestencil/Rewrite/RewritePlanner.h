@@ -12,11 +12,14 @@
 #ifndef FORGESTENCIL_REWRITE_REWRITEPLANNER_H
 #define FORGESTENCIL_REWRITE_REWRITEPLANNER_H
 
+#include "forgestencil/Forge/Strategy.h"
+#include "forgestencil/IR/StencilIR.h"
 #include "forgestencil/Patch/UnifiedDiff.h"
 #include "forgestencil/Rewrite/RewriteFacts.h"
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,24 @@ enum class Strategy {
   /// original configuration: the plumbing, the verification reference and
   /// the fallback. It is never a speed-up.
   Reference,
+  /// Kernels with a Stencil IR also get a generated variant for the tuned
+  /// architecture (the measured winner, or the best known strategy from the
+  /// knowledge base); the reference stays the fallback for other GPUs and
+  /// for every kernel without one.
+  Forge,
+};
+
+/// A generated variant for one kernel on one architecture.
+struct KernelVariant {
+  ir::StencilIR IR;
+  forge::StrategyParams Params;
+  /// Compute capability it runs on, as compute_capability() reports it (90).
+  int ComputeCapability = 90;
+  /// Where the choice comes from, said in the header and the patch
+  /// ("verified and measured by fs-tune on ..." or "best known ...").
+  std::string Provenance;
+  /// The measured speed-up of this kernel, when fs-tune measured it.
+  std::string MeasuredSpeedup;
 };
 
 /// Parses a --strategy value.
@@ -44,6 +65,8 @@ struct RewriteOptions {
   std::vector<std::string> Kernels;
   Strategy Strat = Strategy::Reference;
   std::string ToolVersion;
+  /// With Strategy::Forge: the variant per kernel, by qualified name.
+  std::map<std::string, KernelVariant> Variants;
 };
 
 /// Something the user should know about a launch or kernel left alone.
@@ -62,6 +85,8 @@ struct RewritePlan {
   unsigned LaunchesAlreadyGuarded = 0;
   std::vector<patch::FileChange> Files;
   std::vector<RewriteNote> Notes;
+  /// The generated variants that made it into kernel headers.
+  std::map<std::string, const KernelVariant *> Variants;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
   bool alreadyApplied() const {
