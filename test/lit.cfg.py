@@ -43,6 +43,8 @@ if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc))
     config.substitutions.append(("%cuda-path", os.path.dirname(os.path.dirname(config.nvcc))))
+if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
+    config.available_features.add("gpu")
 for tool in ("git", "patch", "cmake", "ninja"):
     if shutil.which(tool):
         config.available_features.add(tool)

@@ -1,0 +1,115 @@
+//===- BundleResults.h - What fs-tune measured, and the winners ------------===//
+///
+/// \file
+/// fs-tune writes one JSON document per bundle run: where it ran (GPU,
+/// driver, runtime, nvcc, date, command, seeds) and per (kernel, candidate)
+/// the compile status, the verification verdict with the max error and the
+/// reason for a failure, and the original's and the candidate's times
+/// (median and spread) measured interleaved in the same process.
+/// fs-rewrite reads it back and picks per kernel the fastest verified
+/// candidate that beats the original by more than the measured noise.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_FORGE_BUNDLERESULTS_H
+#define FORGESTENCIL_FORGE_BUNDLERESULTS_H
+
+#include "forgestencil/Forge/Strategy.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace forge {
+
+inline constexpr const char *TuneResultsSchemaId = "forgestencil.tune-results";
+inline constexpr int TuneResultsSchemaVersion = 1;
+
+/// One candidate's outcome.
+struct CandidateResult {
+  std::string Kernel, Id, Origin;
+  std::optional<StrategyParams> Params;
+  std::string Source; ///< External candidates: the file in the bundle.
+  /// "ok", "failed" (nvcc), "screened" (refused before compiling),
+  /// "not-generated" or "not-compiled" (over the budget).
+  std::string Compile = "not-compiled";
+  /// "bitexact", "tolerance", "FAIL", "crash", "timeout", "memcheck",
+  /// "not-run".
+  std::string Verdict = "not-run";
+  /// Why it was refused or failed; the compiler's or checker's words.
+  std::string Reason;
+  double MaxError = 0, Tolerance = 0;
+  /// Medians and spreads ((p90 - p10) / 2) in milliseconds, from the last
+  /// round the candidate ran in.
+  double OriginalMs = 0, OriginalSpreadMs = 0;
+  double CandidateMs = 0, CandidateSpreadMs = 0;
+  double CopyMs = 0;
+  unsigned Rounds = 0, Reps = 0;
+  unsigned Seed = 0;
+
+  bool verified() const {
+    return Compile == "ok" && (Verdict == "bitexact" || Verdict == "tolerance");
+  }
+  double speedup() const {
+    return CandidateMs > 0 ? OriginalMs / CandidateMs : 0;
+  }
+  nlohmann::json toJson() const;
+  static std::optional<CandidateResult> fromJson(const nlohmann::json &J,
+                                                 std::string &Error);
+};
+
+struct TuneResults {
+  std::string ToolVersion, App, Arch, Date, Command;
+  std::string GpuName, Driver, Runtime, NvccVersion;
+  std::string Tolerance;
+  /// What ran the memory check, or why it did not run.
+  std::string Memcheck;
+  std::vector<CandidateResult> Candidates;
+
+  nlohmann::json toJson() const;
+  static std::optional<TuneResults> fromJson(const nlohmann::json &J,
+                                             std::string &Error);
+};
+
+/// Reads a results file.
+std::optional<TuneResults> loadTuneResults(const std::string &Path,
+                                           std::string &Error);
+
+/// The choice for one kernel.
+struct Winner {
+  std::string Kernel;
+  /// Empty when the original stays (no verified candidate beat it).
+  std::string CandidateId;
+  /// Set when the winner is a generated strategy.
+  std::optional<StrategyParams> Params;
+  /// External winners: the source in the bundle.
+  std::string Source;
+  double Speedup = 1;
+  /// One line for a patch header or a report, saying what was measured or
+  /// why the reference fallback stays.
+  std::string Summary;
+  bool fallback() const { return CandidateId.empty(); }
+};
+
+/// Per kernel, the fastest verified candidate whose median beats the
+/// original's by more than the larger of the two spreads; a candidate that
+/// failed to compile, was screened, crashed, hung or mismatched is never
+/// chosen. Ties go to the bit-identical one, then to the smaller id.
+std::map<std::string, Winner> chooseWinners(const TuneResults &R);
+
+/// The generated strategies among the winners, as the patch emission takes
+/// them.
+std::map<std::string, StrategyParams>
+winningStrategies(const std::map<std::string, Winner> &Winners);
+
+/// A fixed-width table of the results (one line per candidate).
+std::string formatResultsTable(const TuneResults &R);
+
+} // namespace forge
+} // namespace forgestencil
+
+#endif

@@ -1,0 +1,741 @@
+//===- Bundle.cpp - The tuning bundle fs-rewrite writes and fs-tune runs ---===//
+
+#include "forgestencil/Forge/Bundle.h"
+
+#include "forgestencil/Forge/Bench.h"
+#include "forgestencil/Forge/CodeGen.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace forgestencil {
+namespace forge {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The launcher name a generated candidate gets inside a driver.
+constexpr const char *CandidateLauncher = "fs_tune_candidate";
+
+std::string readText(const std::string &Path, bool &Ok) {
+  std::ifstream In(Path, std::ios::binary);
+  Ok = static_cast<bool>(In);
+  std::ostringstream SS;
+  SS << In.rdbuf();
+  return SS.str();
+}
+
+bool writeText(const std::string &Path, const std::string &Text,
+               std::string &Error) {
+  std::error_code EC;
+  fs::create_directories(fs::path(Path).parent_path(), EC);
+  std::ofstream Out(Path, std::ios::binary);
+  Out << Text;
+  if (!Out) {
+    Error = "cannot write " + Path;
+    return false;
+  }
+  return true;
+}
+
+bool isUnder(const fs::path &P, const fs::path &Root) {
+  auto R = std::mismatch(Root.begin(), Root.end(), P.begin(), P.end());
+  return R.first == Root.end();
+}
+
+/// Copies the app's source root, leaving out version control, build trees
+/// (a directory with a CMakeCache.txt) and the bundle itself.
+bool copySourceRoot(const fs::path &From, const fs::path &To,
+                    const fs::path &Bundle, std::string &Error) {
+  std::error_code EC;
+  fs::create_directories(To, EC);
+  for (auto It = fs::recursive_directory_iterator(From, EC);
+       It != fs::recursive_directory_iterator(); It.increment(EC)) {
+    if (EC) {
+      Error = "cannot read " + From.string() + ": " + EC.message();
+      return false;
+    }
+    const fs::path &P = It->path();
+    if (It->is_directory()) {
+      if (P.filename() == ".git" || fs::exists(P / "CMakeCache.txt") ||
+          fs::equivalent(P, Bundle, EC))
+        It.disable_recursion_pending();
+      continue;
+    }
+    if (!It->is_regular_file())
+      continue;
+    fs::path Dest = To / fs::relative(P, From);
+    fs::create_directories(Dest.parent_path(), EC);
+    fs::copy_file(P, Dest, fs::copy_options::overwrite_existing, EC);
+    if (EC) {
+      Error = "cannot copy " + P.string() + ": " + EC.message();
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<long long> defaultTimeShape(unsigned Dims) {
+  if (Dims == 3)
+    return {384, 384, 384};
+  if (Dims == 2)
+    return {4096, 4096};
+  return {1LL << 26};
+}
+
+/// Replaces every occurrence of From (as the bench driver's declarations do).
+std::string replaceAll(std::string S, const std::string &From,
+                       const std::string &To) {
+  if (From == To || From.empty())
+    return S;
+  size_t Pos = 0;
+  while ((Pos = S.find(From, Pos)) != std::string::npos) {
+    S.replace(Pos, From.size(), To);
+    Pos += To.size();
+  }
+  return S;
+}
+
+/// Drops `#include` lines, so a generated file can sit inside a namespace
+/// (the headers are already included by the app's unit).
+std::string withoutIncludes(const std::string &Source) {
+  std::istringstream In(Source);
+  std::string Line, Out;
+  while (std::getline(In, Line))
+    if (Line.rfind("#include", 0) != 0)
+      Out += Line + "\n";
+  return Out;
+}
+
+std::vector<const ir::Coefficient *> constantSymbols(const ir::StencilIR &IR) {
+  std::vector<const ir::Coefficient *> Out;
+  for (const ir::Coefficient &C : IR.Coefficients)
+    if (C.Kind == ir::Coefficient::ConstantArray ||
+        C.Kind == ir::Coefficient::ConstantScalar)
+      Out.push_back(&C);
+  return Out;
+}
+
+/// The definitions the shared driver body calls: the original is the app's
+/// real kernel, launched on the given stream; the candidate's launcher; the
+/// float64 reference from its namespace; constant setters that write the
+/// app's own `__constant__` symbols.
+std::string driverGlue(const BundleKernel &K, const std::string &Launcher) {
+  const ir::StencilIR &IR = K.IR;
+  std::string Params, Args, RefParams;
+  for (const ir::Param &P : IR.Params) {
+    Params += ", " + P.Type + " " + P.Name;
+    RefParams += ", " + replaceAll(P.Type, IR.ElementType, "double") + " " +
+                 P.Name;
+    Args += (Args.empty() ? "" : ", ") + P.Name;
+  }
+  const std::string Head = "(dim3 fs_g, dim3 fs_b, size_t fs_sh, cudaStream_t fs_s";
+  std::ostringstream OS;
+  OS << "\n// What the shared driver body calls.\n"
+     << "void fs_original" << Head << Params << ") {\n  " << IR.Kernel
+     << "<<<fs_g, fs_b, fs_sh, fs_s>>>(" << Args << ");\n}\n"
+     << "void fs_cand_0" << Head << Params << ") {\n  " << Launcher
+     << "(fs_g, fs_b, fs_sh, fs_s" << (Args.empty() ? "" : ", ") << Args
+     << ");\n}\n"
+     << "void fs_reference" << Head << RefParams
+     << ") {\n  fs_f64::fs_reference_impl(fs_g, fs_b, fs_sh, fs_s"
+     << (Args.empty() ? "" : ", ") << Args << ");\n}\n";
+  for (const ir::Coefficient *C : constantSymbols(IR)) {
+    for (const char *V : {"fs_original", "fs_cand_0"})
+      OS << "cudaError_t " << V << "_set_" << C->Name
+         << "(const void *fs_h, size_t fs_n) {\n  return cudaMemcpyToSymbol("
+         << C->Name << ", fs_h, fs_n);\n}\n";
+    OS << "cudaError_t fs_reference_set_" << C->Name
+       << "(const void *fs_h, size_t fs_n) {\n  return "
+          "fs_f64::fs_reference_impl_set_"
+       << C->Name << "(fs_h, fs_n);\n}\n";
+  }
+  return OS.str();
+}
+
+/// Verification extents are drawn per run: [lo, lo + span), made odd.
+std::string sizeMacros(unsigned Dims) {
+  int SmallLo = 41, SmallSpan = 40, MediumLo = 120, MediumSpan = 100;
+  if (Dims == 2) {
+    SmallLo = 201, SmallSpan = 300, MediumLo = 1500, MediumSpan = 1000;
+  } else if (Dims == 1) {
+    SmallLo = 1001, SmallSpan = 5000, MediumLo = 500001, MediumSpan = 500000;
+  }
+  std::ostringstream OS;
+  OS << "#define FS_SMALL_LO " << SmallLo << "\n#define FS_SMALL_SPAN "
+     << SmallSpan << "\n#define FS_MEDIUM_LO " << MediumLo
+     << "\n#define FS_MEDIUM_SPAN " << MediumSpan << "\n";
+  return OS.str();
+}
+
+bool isIdentifier(const std::string &S) {
+  if (S.empty() || std::isdigit(static_cast<unsigned char>(S[0])))
+    return false;
+  for (char C : S)
+    if (!std::isalnum(static_cast<unsigned char>(C)) && C != '_')
+      return false;
+  return true;
+}
+
+/// True when Expr names Word as a whole identifier.
+bool mentions(const std::string &Expr, const std::string &Word) {
+  for (size_t Pos = Expr.find(Word); Pos != std::string::npos;
+       Pos = Expr.find(Word, Pos + 1)) {
+    bool Before = Pos == 0 || !(std::isalnum(static_cast<unsigned char>(Expr[Pos - 1])) || Expr[Pos - 1] == '_');
+    size_t End = Pos + Word.size();
+    bool After = End == Expr.size() || !(std::isalnum(static_cast<unsigned char>(Expr[End])) || Expr[End] == '_');
+    if (Before && After)
+      return true;
+  }
+  return false;
+}
+
+/// Splits a shell-like command line (single and double quotes, backslash).
+std::vector<std::string> splitCommand(const std::string &Command) {
+  std::vector<std::string> Out;
+  std::string Cur;
+  bool Have = false;
+  char Quote = 0;
+  for (size_t I = 0; I < Command.size(); ++I) {
+    char C = Command[I];
+    if (Quote) {
+      if (C == Quote)
+        Quote = 0;
+      else if (C == '\\' && Quote == '"' && I + 1 < Command.size())
+        Cur += Command[++I];
+      else
+        Cur += C;
+    } else if (C == '\'' || C == '"') {
+      Quote = C;
+      Have = true;
+    } else if (C == '\\' && I + 1 < Command.size()) {
+      Cur += Command[++I];
+      Have = true;
+    } else if (std::isspace(static_cast<unsigned char>(C))) {
+      if (Have)
+        Out.push_back(Cur);
+      Cur.clear();
+      Have = false;
+    } else {
+      Cur += C;
+      Have = true;
+    }
+  }
+  if (Have)
+    Out.push_back(Cur);
+  return Out;
+}
+
+/// The block the original is launched with and which thread dimension each
+/// IR axis takes (-1: a loop inside the kernel): 32 threads along x, 4 along
+/// y, 2 along z where the kernel uses them, so odd extents are never a
+/// multiple.
+std::string launchShape(const ir::StencilIR &IR) {
+  unsigned Block[3] = {1, 1, 1};
+  const unsigned Preferred[3] = {32, 4, 2};
+  std::string Dims;
+  for (size_t A = 0; A < 3; ++A) {
+    int D = -1;
+    if (A < IR.Axes.size() && IR.Axes[A].Source != ir::AxisSource::Loop) {
+      char C = IR.Axes[A].ThreadDim;
+      D = C == 'y' ? 1 : C == 'z' ? 2 : 0;
+      Block[D] = Preferred[D];
+    }
+    Dims += (A ? ", " : "") + std::to_string(D);
+  }
+  return "#define FS_BUNDLE_BLOCK dim3(" + std::to_string(Block[0]) + ", " +
+         std::to_string(Block[1]) + ", " + std::to_string(Block[2]) +
+         ")\nstatic const int fs_axis_thread_dim[3] = {" + Dims + "};\n";
+}
+
+} // namespace
+
+bool addDatabaseUnits(BundleRequest &R, const std::string &DatabasePath,
+                      std::string &Error) {
+  fs::path Path(DatabasePath);
+  if (fs::is_directory(Path))
+    Path /= "compile_commands.json";
+  std::ifstream In(Path);
+  json DB = json::parse(In, nullptr, false);
+  if (!In || DB.is_discarded() || !DB.is_array()) {
+    Error = "cannot read " + Path.string();
+    return false;
+  }
+  std::set<std::string> Known;
+  for (const BundleRequest::Unit &U : R.Units)
+    Known.insert(fs::path(U.File).lexically_normal().string());
+  for (const json &E : DB) {
+    std::string Dir = E.value("directory", "");
+    fs::path File(E.value("file", ""));
+    if (File.is_relative())
+      File = fs::path(Dir) / File;
+    std::string Name = File.lexically_normal().string();
+    std::string Ext = File.extension().string();
+    if (Known.count(Name) ||
+        !(Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" ||
+          Ext == ".cu"))
+      continue;
+    std::vector<std::string> Args =
+        E.contains("arguments")
+            ? E["arguments"].get<std::vector<std::string>>()
+            : splitCommand(E.value("command", ""));
+    BundleRequest::Unit U{Name, Dir, {}};
+    for (size_t I = 1; I < Args.size(); ++I) {
+      const std::string &A = Args[I];
+      bool Separate = A == "-I" || A == "-D" || A == "-U" || A == "-isystem" ||
+                      A == "-include";
+      if (Separate && I + 1 < Args.size()) {
+        U.Flags.push_back(A);
+        U.Flags.push_back(Args[++I]);
+      } else if (A.rfind("-I", 0) == 0 || A.rfind("-D", 0) == 0 ||
+                 A.rfind("-U", 0) == 0 || A.rfind("-std=", 0) == 0) {
+        U.Flags.push_back(A);
+      }
+    }
+    Known.insert(Name);
+    R.Units.push_back(std::move(U));
+  }
+  return true;
+}
+
+ir::StencilIR completeForBundle(ir::StencilIR IR) {
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    ir::Axis &X = IR.Axes[A];
+    if (!isIdentifier(X.Name))
+      X.Name = "fs_axis" + std::to_string(A);
+    if (!X.Extent.empty())
+      continue;
+    for (const ir::Param &P : IR.Params) {
+      bool Used = false;
+      for (const ir::Axis &Other : IR.Axes)
+        Used |= Other.Extent == P.Name;
+      if (!Used && P.Role == ir::Param::Size && mentions(X.Upper, P.Name)) {
+        X.Extent = P.Name;
+        break;
+      }
+    }
+  }
+  return IR;
+}
+
+std::string kernelDirName(const std::string &Kernel) {
+  std::string S;
+  for (char C : Kernel)
+    S += std::isalnum(static_cast<unsigned char>(C)) ? C : '_';
+  return S.empty() ? "kernel" : S;
+}
+
+json BundleManifest::toJson() const {
+  json Kernels = json::array();
+  for (const BundleKernel &K : this->Kernels) {
+    json Cands = json::array();
+    for (const BundleCandidate &C : K.Candidates) {
+      json J = {{"id", C.Id}, {"origin", C.Origin}, {"driver", C.Driver}};
+      if (C.Params)
+        J["params"] = C.Params->toJson();
+      if (!C.Source.empty()) {
+        J["source"] = C.Source;
+        J["launcher"] = C.Launcher;
+      }
+      if (!C.Skipped.empty())
+        J["skipped"] = C.Skipped;
+      Cands.push_back(J);
+    }
+    Kernels.push_back({{"name", K.Name},
+                       {"translation_unit", K.TranslationUnit},
+                       {"flags", K.Flags},
+                       {"time_shape", K.TimeShape},
+                       {"knowledge_source", K.KnowledgeSource},
+                       {"candidates", Cands},
+                       {"ir", ir::toJson(K.IR)}});
+  }
+  json Units = json::array();
+  for (const BundleUnit &U : LinkUnits)
+    Units.push_back({{"file", U.File}, {"flags", U.Flags}});
+  return {{"schema", BundleSchemaId},
+          {"version", BundleSchemaVersion},
+          {"tool_version", ToolVersion},
+          {"app", App},
+          {"arch", Arch},
+          {"tolerance", Tolerance},
+          {"kernels", Kernels},
+          {"link_units", Units},
+          {"skipped", Skipped}};
+}
+
+std::optional<BundleManifest> BundleManifest::fromJson(const json &J,
+                                                       std::string &Error) {
+  try {
+    if (J.value("schema", "") != BundleSchemaId) {
+      Error = "not a tuning bundle manifest (schema '" +
+              J.value("schema", "") + "')";
+      return std::nullopt;
+    }
+    if (J.value("version", 0) != BundleSchemaVersion) {
+      Error = "unsupported bundle version " + J["version"].dump();
+      return std::nullopt;
+    }
+    BundleManifest M;
+    M.ToolVersion = J.value("tool_version", "");
+    M.App = J.value("app", "");
+    M.Arch = J.value("arch", "sm_90");
+    M.Tolerance = J.value("tolerance", "");
+    M.Skipped = J.value("skipped", std::vector<std::string>());
+    for (const json &U : J.at("link_units"))
+      M.LinkUnits.push_back(
+          {U.at("file").get<std::string>(),
+           U.at("flags").get<std::vector<std::string>>()});
+    for (const json &KJ : J.at("kernels")) {
+      BundleKernel K;
+      K.Name = KJ.at("name").get<std::string>();
+      auto IR = ir::fromJson(KJ.at("ir"), Error);
+      if (!IR) {
+        Error = K.Name + ": " + Error;
+        return std::nullopt;
+      }
+      K.IR = std::move(*IR);
+      K.TranslationUnit = KJ.at("translation_unit").get<std::string>();
+      K.Flags = KJ.at("flags").get<std::vector<std::string>>();
+      K.TimeShape = KJ.at("time_shape").get<std::vector<long long>>();
+      K.KnowledgeSource = KJ.value("knowledge_source", "");
+      for (const json &CJ : KJ.at("candidates")) {
+        BundleCandidate C;
+        C.Id = CJ.at("id").get<std::string>();
+        C.Origin = CJ.value("origin", "");
+        C.Driver = CJ.value("driver", "");
+        C.Source = CJ.value("source", "");
+        C.Launcher = CJ.value("launcher", "");
+        C.Skipped = CJ.value("skipped", "");
+        if (CJ.contains("params")) {
+          C.Params = StrategyParams::fromJson(CJ["params"], Error);
+          if (!C.Params) {
+            Error = K.Name + "/" + C.Id + ": " + Error;
+            return std::nullopt;
+          }
+        }
+        K.Candidates.push_back(std::move(C));
+      }
+      M.Kernels.push_back(std::move(K));
+    }
+    return M;
+  } catch (const json::exception &E) {
+    Error = std::string("malformed manifest: ") + E.what();
+    return std::nullopt;
+  }
+}
+
+const BundleKernel *BundleManifest::kernel(const std::string &Name) const {
+  for (const BundleKernel &K : Kernels)
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
+
+std::vector<std::string> rebaseFlags(const std::vector<std::string> &Flags,
+                                     const std::string &Directory,
+                                     const std::string &SourceRoot) {
+  static const std::vector<std::string> PathFlags = {"-I", "-isystem",
+                                                     "-include", "-iquote"};
+  auto Rebase = [&](const std::string &Path) {
+    fs::path P(Path);
+    if (P.is_relative())
+      P = fs::path(Directory) / P;
+    P = P.lexically_normal();
+    fs::path Root = fs::path(SourceRoot).lexically_normal();
+    if (isUnder(P, Root)) {
+      std::string Rel = P.lexically_relative(Root).string();
+      return std::string(BundleDirToken) + "/app" +
+             (Rel == "." ? "" : "/" + Rel);
+    }
+    return P.string();
+  };
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    const std::string &F = Flags[I];
+    bool Handled = false;
+    for (const std::string &PF : PathFlags) {
+      if (F == PF && I + 1 < Flags.size()) {
+        Out.push_back(F);
+        Out.push_back(Rebase(Flags[++I]));
+        Handled = true;
+        break;
+      }
+      if (F.size() > PF.size() && F.compare(0, PF.size(), PF) == 0 &&
+          (PF == "-I")) {
+        Out.push_back(PF + Rebase(F.substr(PF.size())));
+        Handled = true;
+        break;
+      }
+    }
+    if (!Handled)
+      Out.push_back(F);
+  }
+  return Out;
+}
+
+std::vector<BundleCandidate> chooseCandidates(const ir::StencilIR &IR,
+                                              const json &Knowledge,
+                                              const std::string &Arch,
+                                              unsigned Budget,
+                                              std::string *KnowledgeSource) {
+  std::vector<BundleCandidate> Out;
+  std::set<std::string> Seen;
+  auto Add = [&](const StrategyParams &P, const char *Origin) {
+    if (Out.size() >= Budget || !Seen.insert(P.id()).second)
+      return;
+    const Strategy *S = findStrategy(P.Strategy);
+    if (!S || !S->whyNot(IR).empty())
+      return;
+    BundleCandidate C;
+    C.Id = P.id();
+    C.Origin = Origin;
+    C.Params = P;
+    Out.push_back(std::move(C));
+  };
+  // The knowledge pick for the size the candidates are timed at (large:
+  // the timed arrays are larger than L2 on every GPU we know).
+  Add(pickStrategy(Knowledge, IR, Arch, "large", KnowledgeSource),
+      "knowledge");
+  // Then every strategy's space, best guesses first, one from each in turn.
+  std::vector<std::vector<StrategyParams>> Spaces;
+  for (const auto &S : allStrategies())
+    if (S->whyNot(IR).empty())
+      Spaces.push_back(S->searchSpace(IR));
+  for (size_t Rank = 0; Out.size() < Budget; ++Rank) {
+    bool Any = false;
+    for (const auto &Space : Spaces)
+      if (Rank < Space.size()) {
+        Any = true;
+        Add(Space[Rank], "search");
+      }
+    if (!Any)
+      break;
+  }
+  return Out;
+}
+
+std::string generateDriver(const BundleKernel &K, const BundleCandidate &C,
+                           const std::string &BundleDir, std::string &Error) {
+  const ir::StencilIR &IR = K.IR;
+  // The shared driver body and its problem-specific head, from fs-bench's
+  // generator: one candidate, whose name is this candidate's id.
+  BenchConfig Config;
+  Config.Shape = K.TimeShape;
+  StrategyParams Placeholder;
+  Placeholder.Strategy = "naive";
+  Config.Candidates = {C.Params ? *C.Params : Placeholder};
+  BenchSources Bench = generateBench(IR, Config);
+  if (!Bench.Error.empty() || Bench.Candidates.size() != 1) {
+    Error = !Bench.Error.empty()       ? Bench.Error
+            : !Bench.Skipped.empty() ? Bench.Skipped.front()
+                                     : "no driver for this candidate";
+    return "";
+  }
+  std::string BenchDriver;
+  for (const BenchFile &F : Bench.Files)
+    if (F.Path == "driver.cu")
+      BenchDriver = F.Text;
+  BenchDriver = replaceAll(BenchDriver, "\"" + Bench.Candidates[0].id() + "\"",
+                           "\"" + C.Id + "\"");
+
+  // The candidate: generated against the app's own symbols, or included.
+  std::string CandidateText, Launcher;
+  if (C.Params) {
+    const Strategy *S = findStrategy(C.Params->Strategy);
+    GenerateOptions O;
+    O.LauncherName = CandidateLauncher;
+    O.Constants = ConstantMode::UseExisting;
+    GeneratedSource G = S->generate(IR, *C.Params, O);
+    if (!G.ok()) {
+      Error = G.Error;
+      return "";
+    }
+    CandidateText = G.Source;
+    Launcher = CandidateLauncher;
+  } else {
+    CandidateText = "#include \"../../" + C.Source + "\"\n";
+    Launcher = C.Launcher;
+  }
+  GenerateOptions Ref;
+  Ref.LauncherName = "fs_reference_impl";
+  Ref.Constants = ConstantMode::DefineWithSetter;
+  std::string Reference = emitOriginalSource(IR, Ref, "double");
+
+  std::ostringstream OS;
+  OS << "// Generated by ForgeStencil (tuning bundle): do not edit.\n"
+     << "// Kernel " << K.Name << " (" << IR.summary() << "), candidate "
+     << C.Id << " (" << C.Origin << ").\n"
+     << "// The app's own translation unit, its main out of the way: the\n"
+     << "// original kernel and its __constant__ symbols are the real ones.\n"
+     << "#define FS_BUNDLE_DRIVER 1\n"
+     << sizeMacros(IR.Dims) << launchShape(IR) << "#define main fs_app_main\n"
+     << "#include \"../../app/" << K.TranslationUnit << "\"\n"
+     << "#undef main\n\n// The candidate.\n"
+     << CandidateText
+     << "\n// The float64 reference (the IR's kernel on doubles).\n"
+     << "namespace fs_f64 {\n"
+     << withoutIncludes(Reference) << "} // namespace fs_f64\n"
+     << driverGlue(K, Launcher) << "\n"
+     << BenchDriver;
+  (void)BundleDir;
+  return OS.str();
+}
+
+bool saveManifest(const BundleManifest &M, const std::string &Dir,
+                  std::string &Error) {
+  std::string Tmp = Dir + "/manifest.json.tmp";
+  if (!writeText(Tmp, M.toJson().dump(2) + "\n", Error))
+    return false;
+  std::error_code EC;
+  fs::rename(Tmp, Dir + "/manifest.json", EC);
+  if (EC) {
+    Error = "cannot write " + Dir + "/manifest.json: " + EC.message();
+    return false;
+  }
+  return true;
+}
+
+std::optional<BundleManifest> loadBundle(const std::string &Dir,
+                                         std::string &Error) {
+  bool Ok = false;
+  std::string Text = readText(Dir + "/manifest.json", Ok);
+  if (!Ok) {
+    Error = "cannot read " + Dir + "/manifest.json";
+    return std::nullopt;
+  }
+  json J = json::parse(Text, nullptr, false);
+  if (J.is_discarded()) {
+    Error = Dir + "/manifest.json is not JSON";
+    return std::nullopt;
+  }
+  return BundleManifest::fromJson(J, Error);
+}
+
+/// Generates the driver of C (index N of K) under Dir; records a failure in
+/// C.Skipped.
+static bool emitCandidateDriver(const BundleKernel &K, BundleCandidate &C,
+                                size_t N, const std::string &Dir,
+                                std::string &Error) {
+  std::string Why;
+  std::string Text = generateDriver(K, C, Dir, Why);
+  if (Text.empty()) {
+    C.Skipped = Why;
+    C.Driver.clear();
+    return true;
+  }
+  C.Driver = "drivers/" + kernelDirName(K.Name) + "/" + std::to_string(N) +
+             ".cu";
+  return writeText(Dir + "/" + C.Driver, Text, Error);
+}
+
+bool writeBundle(const BundleRequest &R, const std::string &Dir,
+                 BundleManifest &M, std::string &Error) {
+  std::error_code EC;
+  if (fs::exists(Dir) && !fs::is_empty(Dir, EC)) {
+    Error = Dir + " exists and is not empty";
+    return false;
+  }
+  fs::create_directories(Dir, EC);
+  fs::path Root = fs::path(R.SourceRoot).lexically_normal();
+  if (!copySourceRoot(Root, fs::path(Dir) / "app", fs::absolute(Dir), Error))
+    return false;
+  M = BundleManifest();
+  M.ToolVersion = R.ToolVersion;
+  M.App = R.App;
+  M.Arch = R.Arch;
+  M.Tolerance = "bit-identical to the original kernel; where bits differ, "
+                "the max error against a float64 evaluation of the IR must "
+                "not exceed twice the original's own plus 4 ulps of the "
+                "largest value; points outside the domain and inputs must "
+                "stay bit-identical";
+  auto RelativeFile = [&](const std::string &File, std::string &Rel) {
+    fs::path P = fs::path(File).lexically_normal();
+    if (!isUnder(P, Root))
+      return false;
+    Rel = P.lexically_relative(Root).string();
+    return true;
+  };
+  std::set<std::string> KernelUnits;
+  for (const BundleRequest::Kernel &RK : R.Kernels) {
+    const BundleRequest::Unit *Unit = nullptr;
+    for (const BundleRequest::Unit &U : R.Units)
+      if (U.File == RK.TranslationUnit)
+        Unit = &U;
+    BundleKernel K;
+    K.Name = RK.IR.Kernel;
+    K.IR = completeForBundle(RK.IR);
+    if (!Unit || !RelativeFile(RK.TranslationUnit, K.TranslationUnit)) {
+      M.Skipped.push_back(K.Name + ": its translation unit " +
+                          RK.TranslationUnit +
+                          " is not a compile command under the source root");
+      continue;
+    }
+    KernelUnits.insert(RK.TranslationUnit);
+    K.Flags = rebaseFlags(Unit->Flags, Unit->Directory, R.SourceRoot);
+    K.TimeShape = R.TimeShape.size() == K.IR.Dims ? R.TimeShape
+                                                  : defaultTimeShape(K.IR.Dims);
+    K.Candidates = chooseCandidates(K.IR, R.Knowledge, R.Arch, R.Budget,
+                                    &K.KnowledgeSource);
+    for (size_t N = 0; N < K.Candidates.size(); ++N)
+      if (!emitCandidateDriver(K, K.Candidates[N], N, Dir, Error))
+        return false;
+    M.Kernels.push_back(std::move(K));
+  }
+  for (const BundleRequest::Unit &U : R.Units) {
+    std::string Rel;
+    if (KernelUnits.count(U.File) || !RelativeFile(U.File, Rel))
+      continue;
+    M.LinkUnits.push_back(
+        {Rel, rebaseFlags(U.Flags, U.Directory, R.SourceRoot)});
+  }
+  return saveManifest(M, Dir, Error);
+}
+
+bool addExternalCandidate(const std::string &Dir, const std::string &Kernel,
+                          const std::string &File, const std::string &Launcher,
+                          std::string &Error) {
+  auto M = loadBundle(Dir, Error);
+  if (!M)
+    return false;
+  BundleKernel *K = nullptr;
+  for (BundleKernel &Each : M->Kernels)
+    if (Each.Name == Kernel)
+      K = &Each;
+  if (!K) {
+    Error = "the bundle has no kernel '" + Kernel + "'";
+    return false;
+  }
+  bool Ok = false;
+  std::string Text = readText(File, Ok);
+  if (!Ok) {
+    Error = "cannot read " + File;
+    return false;
+  }
+  BundleCandidate C;
+  C.Id = "src:" + fs::path(File).stem().string();
+  for (const BundleCandidate &Other : K->Candidates)
+    if (Other.Id == C.Id) {
+      Error = "kernel '" + Kernel + "' already has a candidate " + C.Id;
+      return false;
+    }
+  C.Origin = "external";
+  C.Source = "candidates/" + kernelDirName(Kernel) + "/" +
+             fs::path(File).filename().string();
+  C.Launcher = Launcher;
+  if (!writeText(Dir + "/" + C.Source, Text, Error))
+    return false;
+  size_t N = K->Candidates.size();
+  K->Candidates.push_back(C);
+  if (!emitCandidateDriver(*K, K->Candidates.back(), N, Dir, Error))
+    return false;
+  return saveManifest(*M, Dir, Error);
+}
+
+} // namespace forge
+} // namespace forgestencil

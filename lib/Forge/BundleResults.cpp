@@ -1,0 +1,279 @@
+//===- BundleResults.cpp - What fs-tune measured, and the winners ---------===//
+
+#include "forgestencil/Forge/BundleResults.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+namespace forgestencil {
+namespace forge {
+
+using nlohmann::json;
+
+json CandidateResult::toJson() const {
+  json J = {{"kernel", Kernel},
+            {"id", Id},
+            {"origin", Origin},
+            {"compile", Compile},
+            {"verdict", Verdict},
+            {"reason", Reason},
+            {"max_error", MaxError},
+            {"tolerance", Tolerance},
+            {"original_ms", OriginalMs},
+            {"original_spread_ms", OriginalSpreadMs},
+            {"candidate_ms", CandidateMs},
+            {"candidate_spread_ms", CandidateSpreadMs},
+            {"copy_ms", CopyMs},
+            {"speedup", speedup()},
+            {"rounds", Rounds},
+            {"reps", Reps},
+            {"seed", Seed}};
+  if (Params)
+    J["params"] = Params->toJson();
+  if (!Source.empty())
+    J["source"] = Source;
+  return J;
+}
+
+std::optional<CandidateResult> CandidateResult::fromJson(const json &J,
+                                                         std::string &Error) {
+  try {
+    CandidateResult C;
+    C.Kernel = J.at("kernel").get<std::string>();
+    C.Id = J.at("id").get<std::string>();
+    C.Origin = J.value("origin", "");
+    C.Compile = J.at("compile").get<std::string>();
+    C.Verdict = J.at("verdict").get<std::string>();
+    C.Reason = J.value("reason", "");
+    C.MaxError = J.value("max_error", 0.0);
+    C.Tolerance = J.value("tolerance", 0.0);
+    C.OriginalMs = J.value("original_ms", 0.0);
+    C.OriginalSpreadMs = J.value("original_spread_ms", 0.0);
+    C.CandidateMs = J.value("candidate_ms", 0.0);
+    C.CandidateSpreadMs = J.value("candidate_spread_ms", 0.0);
+    C.CopyMs = J.value("copy_ms", 0.0);
+    C.Rounds = J.value("rounds", 0u);
+    C.Reps = J.value("reps", 0u);
+    C.Seed = J.value("seed", 0u);
+    C.Source = J.value("source", "");
+    if (J.contains("params")) {
+      C.Params = StrategyParams::fromJson(J["params"], Error);
+      if (!C.Params)
+        return std::nullopt;
+    }
+    return C;
+  } catch (const json::exception &E) {
+    Error = std::string("malformed candidate result: ") + E.what();
+    return std::nullopt;
+  }
+}
+
+json TuneResults::toJson() const {
+  json Cands = json::array();
+  for (const CandidateResult &C : Candidates)
+    Cands.push_back(C.toJson());
+  return {{"schema", TuneResultsSchemaId},
+          {"version", TuneResultsSchemaVersion},
+          {"tool_version", ToolVersion},
+          {"app", App},
+          {"arch", Arch},
+          {"date", Date},
+          {"command", Command},
+          {"gpu", {{"name", GpuName}, {"driver", Driver}, {"runtime", Runtime}}},
+          {"nvcc", NvccVersion},
+          {"tolerance", Tolerance},
+          {"memcheck", Memcheck},
+          {"candidates", Cands}};
+}
+
+std::optional<TuneResults> TuneResults::fromJson(const json &J,
+                                                 std::string &Error) {
+  try {
+    if (J.value("schema", "") != TuneResultsSchemaId) {
+      Error = "not fs-tune results (schema '" + J.value("schema", "") + "')";
+      return std::nullopt;
+    }
+    if (J.value("version", 0) != TuneResultsSchemaVersion) {
+      Error = "unsupported results version " + J["version"].dump();
+      return std::nullopt;
+    }
+    TuneResults R;
+    R.ToolVersion = J.value("tool_version", "");
+    R.App = J.value("app", "");
+    R.Arch = J.value("arch", "");
+    R.Date = J.value("date", "");
+    R.Command = J.value("command", "");
+    const json &G = J.at("gpu");
+    R.GpuName = G.value("name", "");
+    R.Driver = G.value("driver", "");
+    R.Runtime = G.value("runtime", "");
+    R.NvccVersion = J.value("nvcc", "");
+    R.Tolerance = J.value("tolerance", "");
+    R.Memcheck = J.value("memcheck", "");
+    for (const json &C : J.at("candidates")) {
+      auto CR = CandidateResult::fromJson(C, Error);
+      if (!CR)
+        return std::nullopt;
+      R.Candidates.push_back(std::move(*CR));
+    }
+    return R;
+  } catch (const json::exception &E) {
+    Error = std::string("malformed results: ") + E.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<TuneResults> loadTuneResults(const std::string &Path,
+                                           std::string &Error) {
+  std::ifstream In(Path);
+  if (!In) {
+    Error = "cannot read " + Path;
+    return std::nullopt;
+  }
+  json J = json::parse(In, nullptr, false);
+  if (J.is_discarded()) {
+    Error = Path + " is not JSON";
+    return std::nullopt;
+  }
+  return TuneResults::fromJson(J, Error);
+}
+
+namespace {
+
+std::string formatSpeedup(double S) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%.2fx", S);
+  return Buf;
+}
+
+std::string formatMs(double Ms) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%.4f ms", Ms);
+  return Buf;
+}
+
+/// True when C's median is below the original's by more than the noise
+/// both measurements show.
+bool beatsOriginal(const CandidateResult &C) {
+  double Noise = std::max(C.OriginalSpreadMs, C.CandidateSpreadMs);
+  return C.CandidateMs > 0 && C.OriginalMs - C.CandidateMs > Noise;
+}
+
+/// Strictly better winner: faster; at equal speed bit-identical; then id.
+bool better(const CandidateResult &A, const CandidateResult &B) {
+  if (A.CandidateMs != B.CandidateMs) {
+    // Equal within either one's spread counts as a tie.
+    double Noise = std::max(A.CandidateSpreadMs, B.CandidateSpreadMs);
+    if (std::abs(A.CandidateMs - B.CandidateMs) > Noise)
+      return A.CandidateMs < B.CandidateMs;
+  }
+  bool AExact = A.Verdict == "bitexact", BExact = B.Verdict == "bitexact";
+  if (AExact != BExact)
+    return AExact;
+  if (A.CandidateMs != B.CandidateMs)
+    return A.CandidateMs < B.CandidateMs;
+  return A.Id < B.Id;
+}
+
+/// Text on one line (newlines and runs of blanks become one space), cut
+/// to at most Width characters.
+std::string oneLine(const std::string &Text, size_t Width) {
+  std::string Out;
+  for (char C : Text) {
+    bool Blank = C == '\n' || C == '\r' || C == ' ' || C == '\t';
+    if (Blank && (Out.empty() || Out.back() == ' '))
+      continue;
+    Out += Blank ? ' ' : C;
+  }
+  return Out.size() > Width ? Out.substr(0, Width) : Out;
+}
+
+} // namespace
+
+std::map<std::string, Winner> chooseWinners(const TuneResults &R) {
+  std::map<std::string, const CandidateResult *> Best;
+  std::map<std::string, unsigned> Verified, Tried;
+  std::map<std::string, const CandidateResult *> FastestVerified;
+  for (const CandidateResult &C : R.Candidates) {
+    ++Tried[C.Kernel];
+    if (!C.verified())
+      continue;
+    ++Verified[C.Kernel];
+    const CandidateResult *&F = FastestVerified[C.Kernel];
+    if (C.CandidateMs > 0 && (!F || C.CandidateMs < F->CandidateMs))
+      F = &C;
+    if (!beatsOriginal(C))
+      continue;
+    const CandidateResult *&B = Best[C.Kernel];
+    if (!B || better(C, *B))
+      B = &C;
+  }
+  std::map<std::string, Winner> Out;
+  for (const auto &[Kernel, Count] : Tried) {
+    Winner W;
+    W.Kernel = Kernel;
+    auto It = Best.find(Kernel);
+    if (It != Best.end()) {
+      const CandidateResult &C = *It->second;
+      W.CandidateId = C.Id;
+      W.Params = C.Params;
+      W.Source = C.Source;
+      W.Speedup = C.speedup();
+      W.Summary = Kernel + ": " + C.Id + " " + formatSpeedup(W.Speedup) +
+                  " over the original (" + formatMs(C.CandidateMs) + " vs " +
+                  formatMs(C.OriginalMs) + ", medians; " + C.Verdict +
+                  (R.GpuName.empty() ? "" : "; " + R.GpuName) + ")";
+      Out[Kernel] = W;
+      continue;
+    }
+    unsigned V = Verified.count(Kernel) ? Verified[Kernel] : 0;
+    W.Summary = Kernel + ": the original stays (reference fallback): ";
+    if (V == 0) {
+      W.Summary += "none of " + std::to_string(Count) +
+                   " candidates passed verification";
+    } else {
+      const CandidateResult *F = FastestVerified[Kernel];
+      W.Summary += std::to_string(V) + " verified, none faster than the "
+                                       "original by more than the noise";
+      if (F)
+        W.Summary += " (best " + F->Id + " " + formatSpeedup(F->speedup()) +
+                     ")";
+    }
+    Out[Kernel] = W;
+  }
+  return Out;
+}
+
+std::map<std::string, StrategyParams>
+winningStrategies(const std::map<std::string, Winner> &Winners) {
+  std::map<std::string, StrategyParams> Out;
+  for (const auto &[Kernel, W] : Winners)
+    if (W.Params)
+      Out[Kernel] = *W.Params;
+  return Out;
+}
+
+std::string formatResultsTable(const TuneResults &R) {
+  std::ostringstream OS;
+  OS << "GPU " << (R.GpuName.empty() ? "?" : R.GpuName) << ", driver "
+     << R.Driver << ", nvcc " << R.NvccVersion << "\n";
+  OS << std::left << std::setw(22) << "kernel" << std::setw(36) << "candidate"
+     << std::setw(10) << "compile" << std::setw(10) << "verdict"
+     << std::right << std::setw(11) << "orig ms" << std::setw(11) << "cand ms"
+     << std::setw(9) << "speedup" << "  reason\n";
+  for (const CandidateResult &C : R.Candidates) {
+    OS << std::left << std::setw(22) << C.Kernel << std::setw(36) << C.Id
+       << std::setw(10) << C.Compile << std::setw(10) << C.Verdict
+       << std::right << std::fixed << std::setprecision(4) << std::setw(11)
+       << C.OriginalMs << std::setw(11) << C.CandidateMs
+       << std::setprecision(2) << std::setw(8) << C.speedup() << "x  "
+       << oneLine(C.Reason, 160) << "\n";
+  }
+  return OS.str();
+}
+
+} // namespace forge
+} // namespace forgestencil

@@ -1,0 +1,438 @@
+//===- BundleTune.cpp - Build, verify and time a tuning bundle -------------===//
+
+#include "forgestencil/Forge/BundleTune.h"
+
+#include "forgestencil/Forge/Bundle.h"
+#include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Harness/ProcessRunner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace forgestencil {
+namespace forge {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Exit status the memory checker is told to use for errors it found.
+constexpr int MemcheckExit = 86;
+
+std::string substituteBundle(const std::string &Flag, const std::string &Dir) {
+  std::string S = Flag;
+  const std::string Token = BundleDirToken;
+  size_t Pos;
+  while ((Pos = S.find(Token)) != std::string::npos)
+    S.replace(Pos, Token.size(), Dir);
+  return S;
+}
+
+std::vector<std::string> nvccCommand(const TuneOptions &O,
+                                     const std::string &Arch,
+                                     const std::vector<std::string> &Flags,
+                                     const std::string &Dir) {
+  std::vector<std::string> Argv = {O.Nvcc, "-O3", "-arch=" + Arch};
+  bool HasStd = false;
+  for (const std::string &F : Flags) {
+    HasStd |= F.rfind("-std", 0) == 0;
+    Argv.push_back(substituteBundle(F, Dir));
+  }
+  if (!HasStd)
+    Argv.push_back("-std=c++17");
+  return Argv;
+}
+
+/// Runs Jobs at a time; Work(I) for every I < N.
+void parallelFor(size_t N, unsigned Jobs,
+                 const std::function<void(size_t)> &Work) {
+  std::mutex Lock;
+  size_t Next = 0;
+  auto Worker = [&] {
+    for (;;) {
+      size_t I;
+      {
+        std::lock_guard<std::mutex> G(Lock);
+        if (Next >= N)
+          return;
+        I = Next++;
+      }
+      Work(I);
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned J = 0; J < std::max(1u, Jobs); ++J)
+    Pool.emplace_back(Worker);
+  for (std::thread &T : Pool)
+    T.join();
+}
+
+std::string readFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::ostringstream SS;
+  SS << In.rdbuf();
+  return SS.str();
+}
+
+std::string findSanitizer(const TuneOptions &O) {
+  if (!O.Sanitizer.empty())
+    return O.Sanitizer;
+  fs::path Nvcc(O.Nvcc);
+  if (Nvcc.has_parent_path()) {
+    fs::path Next = Nvcc.parent_path() / "compute-sanitizer";
+    if (fs::exists(Next))
+      return Next.string();
+  }
+  harness::ProcessResult R =
+      harness::runShellCommand("command -v compute-sanitizer", "", 10);
+  if (R.succeeded()) {
+    std::string P = R.Stdout.substr(0, R.Stdout.find('\n'));
+    if (!P.empty())
+      return P;
+  }
+  for (const char *Candidate : {"/usr/local/cuda/bin/compute-sanitizer",
+                                "/usr/local/cuda/compute-sanitizer/compute-sanitizer"})
+    if (fs::exists(Candidate))
+      return Candidate;
+  return "";
+}
+
+std::string isoDate() {
+  std::time_t Now = std::time(nullptr);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&Now));
+  return Buf;
+}
+
+/// A driver's last FSBENCH_RESULT line.
+std::optional<json> driverResult(const std::string &Stdout) {
+  const std::string Tag = "FSBENCH_RESULT ";
+  size_t Pos = Stdout.rfind(Tag);
+  if (Pos == std::string::npos)
+    return std::nullopt;
+  size_t End = Stdout.find('\n', Pos);
+  json J = json::parse(Stdout.substr(Pos + Tag.size(),
+                                     End == std::string::npos
+                                         ? std::string::npos
+                                         : End - Pos - Tag.size()),
+                       nullptr, false);
+  if (J.is_discarded())
+    return std::nullopt;
+  return J;
+}
+
+/// A candidate under way: its result and where its binary is.
+struct Job {
+  const BundleKernel *Kernel = nullptr;
+  const BundleCandidate *Candidate = nullptr;
+  CandidateResult Result;
+  std::string Binary;
+};
+
+void progress(const TuneOptions &O, const std::string &Line) {
+  if (O.Progress)
+    *O.Progress << Line << std::endl;
+}
+
+/// Fills the verdict and times of J from one driver run.
+void readRun(const json &Out, Job &J, unsigned Round, unsigned Reps,
+             unsigned Seed, TuneResults &R) {
+  CandidateResult &C = J.Result;
+  C.Rounds = Round;
+  C.Reps = Reps;
+  C.Seed = Seed;
+  const json &G = Out.value("gpu", json::object());
+  R.GpuName = G.value("name", R.GpuName);
+  if (G.contains("runtime"))
+    R.Runtime = std::to_string(G["runtime"].get<int>());
+  // Verification: the worst case decides, its reason is kept.
+  C.Verdict = "bitexact";
+  C.Reason.clear();
+  C.MaxError = 0;
+  for (const json &V : Out.value("verification", json::array())) {
+    std::string Verdict = V.value("verdict", "FAIL");
+    C.MaxError = std::max(C.MaxError, V.value("err_cand", 0.0));
+    C.Tolerance = std::max(C.Tolerance, V.value("tolerance", 0.0));
+    if (Verdict == "FAIL" && C.Verdict != "FAIL") {
+      C.Verdict = "FAIL";
+      C.Reason = V.value("case", "") + " case " + V["ext"].dump() + ": " +
+                 V.value("reason", "");
+    } else if (Verdict == "tolerance" && C.Verdict == "bitexact") {
+      C.Verdict = "tolerance";
+    }
+  }
+  for (const json &T : Out.value("timing", json::array())) {
+    double Median = T.value("median_ms", 0.0);
+    double Spread = (T.value("p90_ms", 0.0) - T.value("p10_ms", 0.0)) / 2;
+    std::string V = T.value("variant", "");
+    if (V == "original") {
+      C.OriginalMs = Median;
+      C.OriginalSpreadMs = Spread;
+    } else if (V == "copy") {
+      C.CopyMs = Median;
+    } else {
+      C.CandidateMs = Median;
+      C.CandidateSpreadMs = Spread;
+    }
+  }
+}
+
+} // namespace
+
+bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
+                TuneResults &R, std::string &Error) {
+  const std::string Dir = fs::absolute(DirIn).lexically_normal().string();
+  auto M = loadBundle(Dir, Error);
+  if (!M)
+    return false;
+  const std::string Arch = O.Arch.empty() ? M->Arch : O.Arch;
+  R = TuneResults();
+  R.ToolVersion = M->ToolVersion;
+  R.App = M->App;
+  R.Arch = Arch;
+  R.Date = isoDate();
+  R.Command = O.Command;
+  R.Tolerance = M->Tolerance;
+  harness::ProcessResult Version =
+      harness::runProcess({{O.Nvcc, "--version"}, {}, {}, "", 30.0});
+  if (!Version.succeeded()) {
+    Error = "cannot run " + O.Nvcc + " --version: " + Version.describeEnd();
+    return false;
+  }
+  R.NvccVersion = harness::parseNvccVersion(Version.Stdout);
+  const std::string Build = Dir + "/build";
+  std::error_code EC;
+  fs::create_directories(Build, EC);
+
+  // The app's other units, once, main renamed so the driver's is the one.
+  std::vector<std::string> Objects;
+  std::string LinkError;
+  for (size_t I = 0; I < M->LinkUnits.size(); ++I) {
+    const BundleUnit &U = M->LinkUnits[I];
+    std::string Obj = Build + "/unit" + std::to_string(I) + ".o";
+    std::vector<std::string> Argv = nvccCommand(O, Arch, U.Flags, Dir);
+    Argv.insert(Argv.end(), {"-Dmain=fs_app_unit" + std::to_string(I) + "_main",
+                             "-c", Dir + "/app/" + U.File, "-o", Obj});
+    progress(O, "compiling app unit " + U.File);
+    harness::ProcessResult P =
+        harness::runProcess({Argv, {}, {}, Dir, O.CompileTimeout});
+    if (!P.succeeded()) {
+      LinkError = "app unit " + U.File + " did not compile (" +
+                  P.describeEnd() + "): " + harness::lastLines(P.Stderr, 5);
+      break;
+    }
+    Objects.push_back(Obj);
+  }
+
+  // Every candidate, screened, then compiled in parallel.
+  std::vector<Job> Jobs;
+  for (const BundleKernel &K : M->Kernels) {
+    if (!O.Kernels.empty() &&
+        std::find(O.Kernels.begin(), O.Kernels.end(), K.Name) ==
+            O.Kernels.end())
+      continue;
+    unsigned Taken = 0;
+    for (const BundleCandidate &C : K.Candidates) {
+      Job J;
+      J.Kernel = &K;
+      J.Candidate = &C;
+      J.Result.Kernel = K.Name;
+      J.Result.Id = C.Id;
+      J.Result.Origin = C.Origin;
+      J.Result.Params = C.Params;
+      J.Result.Source = C.Source;
+      if (C.Driver.empty()) {
+        J.Result.Compile = "not-generated";
+        J.Result.Reason = C.Skipped;
+      } else if (O.Budget && Taken >= O.Budget) {
+        J.Result.Reason = "over the candidate budget";
+      } else {
+        ++Taken;
+        J.Result.Compile = "pending";
+      }
+      if (J.Result.Compile == "pending" && !C.Source.empty() && O.Screen) {
+        std::string Why =
+            O.Screen(readFile(Dir + "/" + C.Source), K.IR.ElementType);
+        if (!Why.empty()) {
+          J.Result.Compile = "screened";
+          J.Result.Verdict = "FAIL";
+          J.Result.Reason = "screen: " + Why;
+        }
+      }
+      Jobs.push_back(std::move(J));
+    }
+  }
+  std::mutex Lock;
+  size_t Done = 0, ToCompile = 0;
+  for (const Job &J : Jobs)
+    ToCompile += J.Result.Compile == "pending";
+  parallelFor(Jobs.size(), O.Jobs, [&](size_t I) {
+    Job &J = Jobs[I];
+    if (J.Result.Compile != "pending")
+      return;
+    if (!LinkError.empty()) {
+      J.Result.Compile = "failed";
+      J.Result.Verdict = "FAIL";
+      J.Result.Reason = LinkError;
+      return;
+    }
+    fs::path Driver = fs::path(Dir) / J.Candidate->Driver;
+    J.Binary = (fs::path(Build) / fs::relative(Driver, Dir))
+                   .replace_extension("")
+                   .string();
+    fs::create_directories(fs::path(J.Binary).parent_path());
+    std::vector<std::string> Argv = nvccCommand(O, Arch, J.Kernel->Flags, Dir);
+    Argv.insert(Argv.end(), {"-lineinfo", Driver.string()});
+    Argv.insert(Argv.end(), Objects.begin(), Objects.end());
+    Argv.insert(Argv.end(), {"-o", J.Binary});
+    harness::ProcessResult P =
+        harness::runProcess({Argv, {}, {}, Driver.parent_path().string(),
+                             O.CompileTimeout});
+    std::ofstream(J.Binary + ".log") << P.Stdout << P.Stderr;
+    std::lock_guard<std::mutex> G(Lock);
+    ++Done;
+    if (P.succeeded()) {
+      J.Result.Compile = "ok";
+    } else {
+      J.Result.Compile = "failed";
+      J.Result.Verdict = "FAIL";
+      J.Result.Reason = "nvcc " + P.describeEnd() + ": " +
+                        harness::lastLines(P.Stderr, 4);
+    }
+    progress(O, "[compile " + std::to_string(Done) + "/" +
+                    std::to_string(ToCompile) + "] " + J.Result.Kernel + " " +
+                    J.Result.Id + ": " + J.Result.Compile);
+  });
+  if (O.CompileOnly) {
+    R.Memcheck = "not run (--compile-only)";
+    for (Job &J : Jobs)
+      R.Candidates.push_back(J.Result);
+    return true;
+  }
+
+  harness::GpuInfo Gpu = harness::queryGpu("");
+  R.Driver = Gpu.Driver;
+  if (Gpu.Name != harness::UnknownValue)
+    R.GpuName = Gpu.Name;
+  unsigned Seed = O.Seed ? O.Seed
+                         : static_cast<unsigned>(
+                               std::chrono::system_clock::now()
+                                   .time_since_epoch()
+                                   .count() %
+                               1000000007);
+  auto NextSeed = [&] {
+    Seed = Seed * 1664525u + 1013904223u;
+    return Seed % 1000000;
+  };
+
+  // The memory check: only the candidate runs, on a small size.
+  std::string Sanitizer = O.Memcheck ? findSanitizer(O) : "";
+  R.Memcheck = !O.Memcheck        ? "off (--no-memcheck)"
+               : Sanitizer.empty() ? "compute-sanitizer not found"
+                                   : Sanitizer + " --tool memcheck";
+  if (!Sanitizer.empty())
+    for (Job &J : Jobs) {
+      if (J.Result.Compile != "ok")
+        continue;
+      unsigned S = NextSeed();
+      harness::ProcessResult P = harness::runProcess(
+          {{Sanitizer, "--tool", "memcheck", "--error-exitcode",
+            std::to_string(MemcheckExit), "--print-limit", "4", J.Binary,
+            "--sanitize", "--seed", std::to_string(S)},
+           {},
+           {},
+           "",
+           O.RunTimeout});
+      if (P.succeeded()) {
+        progress(O, "[memcheck] " + J.Result.Kernel + " " + J.Result.Id +
+                        ": clean");
+        continue;
+      }
+      if (P.ExitCode && *P.ExitCode == MemcheckExit) {
+        J.Result.Verdict = "memcheck";
+        std::string Out = P.Stdout + P.Stderr;
+        size_t At = Out.find("Invalid ");
+        J.Result.Reason =
+            "memcheck: " + (At == std::string::npos
+                                ? harness::lastLines(Out, 3)
+                                : Out.substr(At, Out.find('\n', At) - At));
+      } else {
+        J.Result.Verdict = P.TimedOut ? "timeout" : "crash";
+        J.Result.Reason = "under memcheck: " + P.describeEnd() + ": " +
+                          harness::lastLines(P.Stderr, 3);
+      }
+      J.Result.Seed = S;
+      progress(O, "[memcheck] " + J.Result.Kernel + " " + J.Result.Id + ": " +
+                      J.Result.Reason);
+    }
+
+  // Successive halving per kernel, one driver at a time on the GPU.
+  std::map<std::string, std::vector<Job *>> Alive;
+  for (Job &J : Jobs)
+    if (J.Result.Compile == "ok" && J.Result.Verdict == "not-run")
+      Alive[J.Result.Kernel].push_back(&J);
+  for (auto &[Kernel, Live] : Alive) {
+    unsigned Reps = O.Reps;
+    for (unsigned Round = 1; Round <= std::max(1u, O.Rounds) && !Live.empty();
+         ++Round, Reps *= 2) {
+      size_t N = 0;
+      for (Job *J : Live) {
+        unsigned S = NextSeed();
+        std::vector<std::string> Argv = {J->Binary, "--seed",
+                                         std::to_string(S), "--reps",
+                                         std::to_string(Reps)};
+        std::string Shape;
+        for (long long E : J->Kernel->TimeShape)
+          Shape += (Shape.empty() ? "" : ",") + std::to_string(E);
+        Argv.insert(Argv.end(), {"--time-ext", Shape});
+        harness::ProcessResult P =
+            harness::runProcess({Argv, {}, {}, "", O.RunTimeout});
+        std::ofstream(J->Binary + ".run" + std::to_string(Round) + ".log")
+            << P.Stdout << P.Stderr;
+        auto Out = driverResult(P.Stdout);
+        CandidateResult &C = J->Result;
+        if (!P.succeeded() || !Out) {
+          C.Verdict = P.TimedOut ? "timeout" : "crash";
+          C.Reason = "driver " + P.describeEnd() + ": " +
+                     harness::lastLines(P.Stderr, 3);
+          C.Seed = S;
+        } else {
+          readRun(*Out, *J, Round, Reps, S, R);
+        }
+        char Line[512];
+        std::snprintf(Line, sizeof Line,
+                      "[round %u, %zu/%zu] %s %s: %s %.4f ms vs original "
+                      "%.4f ms (%.2fx) %s",
+                      Round, ++N, Live.size(), Kernel.c_str(), C.Id.c_str(),
+                      C.Verdict.c_str(), C.CandidateMs, C.OriginalMs,
+                      C.speedup(), C.Reason.c_str());
+        progress(O, Line);
+      }
+      // The faster half of the verified ones goes on.
+      std::vector<Job *> Next;
+      for (Job *J : Live)
+        if (J->Result.verified())
+          Next.push_back(J);
+      std::sort(Next.begin(), Next.end(), [](const Job *A, const Job *B) {
+        return A->Result.speedup() > B->Result.speedup();
+      });
+      Next.resize(Next.size() <= 1 ? Next.size() : (Next.size() + 1) / 2);
+      if (Next.size() == Live.size() && Round > 1 && Next.size() <= 1)
+        break;
+      Live = Next;
+    }
+  }
+  for (Job &J : Jobs)
+    R.Candidates.push_back(J.Result);
+  return true;
+}
+
+} // namespace forge
+} // namespace forgestencil

@@ -1,0 +1,21 @@
+// Cheat: right values, but it reads two planes below the array (a halo
+// prefetch without a guard).
+__global__ void oob_kernel(const float *__restrict__ in, float *__restrict__ out,
+                           int nx, int ny, int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x + 1;
+  int j = blockIdx.y * blockDim.y + threadIdx.y + 1;
+  if (i >= nx - 1 || j >= ny - 1)
+    return;
+  const size_t sy = nx, sz = (size_t)nx * ny;
+  for (int k = 1; k < nz - 1; k++) {
+    size_t idx = k * sz + j * sy + i;
+    float ahead = in[(long long)idx - 2 * (long long)sz];
+    float v = coef[0] * in[idx] +
+              coef[1] * (in[idx - 1] + in[idx + 1] + in[idx - sy] +
+                         in[idx + sy] + in[idx - sz] + in[idx + sz]);
+    out[idx] = ahead == 12345.0f ? 0.0f : v;
+  }
+}
+void out_of_bounds(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, const float *__restrict__ in, float *__restrict__ out, int nx, int ny, int nz) {
+  oob_kernel<<<grid, block, shmem, stream>>>(in, out, nx, ny, nz);
+}
