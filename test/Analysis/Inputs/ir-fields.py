@@ -1,0 +1,76 @@
+"""Prints the Stencil IR of `fs-rewrite --dump-ir` one fact per line.
+
+The pretty-printed JSON puts every number of an offset on its own line;
+this keeps each fact (an axis, an input's offsets, an update) on one line
+so that a FileCheck line states it whole.
+"""
+import json
+import sys
+
+
+def offset(o):
+    return "(" + ",".join(str(v) for v in o) + ")"
+
+
+def expr(e):
+    kind = e["kind"]
+    args = [expr(a) for a in e.get("args", [])]
+    if kind == "read":
+        return e["array"] + offset(e["offset"])
+    if kind == "coef":
+        return e["name"] + ("[%d]" % e["index"] if "index" in e else "")
+    if kind == "param":
+        return e["name"]
+    if kind == "literal":
+        return e["value"]
+    if kind == "unary":
+        return ("-" if e["op"] == "neg" else e["op"]) + args[0]
+    if kind == "binary":
+        return "(" + args[0] + " " + e["op"] + " " + args[1] + ")"
+    return e["op"] + "(" + ", ".join(args) + ")"
+
+
+def main():
+    doc = json.load(sys.stdin)
+    for k in doc["kernels"]:
+        print("kernel %s %s" % (k["kernel"], k["verdict"]))
+        for r in k["reasons"]:
+            print("  reason: " + r)
+        ir = k.get("ir")
+        if not ir:
+            continue
+        print("  %dD %s" % (ir["dims"], ir["element_type"]))
+        for a in ir["axes"]:
+            print("  axis %s %s %s [%s, %s) extent %s shift %s" % (
+                a["name"], a["source"], a["thread_dim"], a["lower"],
+                a["upper"], a["extent"] or "-", a["thread_offset"]))
+        print("  strides " + " ".join(ir["strides"]))
+        for i in ir["inputs"]:
+            flags = [f for f in ("restrict", "ldg", "per_point_coefficient")
+                     if i[f]]
+            print("  input %s %s%s" % (
+                i["param"], " ".join(offset(o) for o in i["offsets"]),
+                "".join(" " + f for f in flags)))
+        for o in ir["outputs"]:
+            flags = [f for f in ("accumulate", "in_place") if o[f]]
+            print("  output %s at %s%s" % (
+                o["param"], offset(o["write_offset"]),
+                "".join(" " + f for f in flags)))
+        for c in ir["coefficients"]:
+            print("  coefficient %s %s %s x%d" % (
+                c["name"], c["kind"], c["type"], c["size"]))
+        for p in ir["params"]:
+            print("  param %s %s" % (p["name"], p["role"]))
+        for u in ir["updates"]:
+            print("  update %s %s %s" % (
+                u["target"], "+=" if u["accumulate"] else "=",
+                expr(u["value"])))
+        print("  shape %s r=%d points=%d flops=%d bytes=%d" % (
+            ir["shape"], ir["radius"], ir["points"], ir["flops_per_point"],
+            ir["bytes_per_point"]))
+        for n in ir["notes"]:
+            print("  note: " + n)
+
+
+if __name__ == "__main__":
+    main()
