@@ -15,3 +15,7 @@ mkdir -p "$build/out/rtm"
 "$build/bin/fs-rewrite" --app rtm --source-root "$root/apps/rtm/src" \
   --dump-ir "$build/out/rtm/stencil-ir.json" --list "$app_build"
 echo "fs-rewrite: Stencil IR written to $build/out/rtm/stencil-ir.json"
+# The integration patch (the committed one is patches/rtm/; this run writes
+# a fresh one beside the build so the tree is left as it was).
+"$build/bin/fs-rewrite" --app rtm --source-root "$root/apps/rtm/src" \
+  --emit-patch --output-dir "$build/out/rtm/patches" "$app_build"

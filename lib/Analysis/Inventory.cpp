@@ -3,7 +3,6 @@
 #include "forgestencil/Analysis/Inventory.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -185,6 +184,13 @@ public:
   bool TraverseFunctionDecl(FunctionDecl *FD) {
     Decl *Saved = CurrentFunction;
     CurrentFunction = FD;
+    // Loops do not reach across functions (lambdas in loops aside).
+    std::vector<const Stmt *> SavedLoops;
+    SavedLoops.swap(LoopStack);
+    struct Restore {
+      std::vector<const Stmt *> &Stack, &Saved;
+      ~Restore() { Stack.swap(Saved); }
+    } RestoreLoops{LoopStack, SavedLoops};
     bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
     CurrentFunction = Saved;
     return R;
@@ -198,25 +204,44 @@ public:
   }
 
 private:
-  /// The host loops around S, innermost first, up to the function.
-  std::vector<EnclosingLoop> enclosingLoops(const Stmt *S) {
+  /// The host loops around the current point of the traversal, innermost
+  /// first. A stack kept while traversing, rather than the AST parent map,
+  /// which would be built for every declaration of the CUDA headers too.
+  std::vector<EnclosingLoop> enclosingLoops(const Stmt *) {
     std::vector<EnclosingLoop> Loops;
-    DynTypedNodeList Parents = Ctx.getParents(*S);
-    while (!Parents.empty()) {
-      const DynTypedNode &P = Parents[0];
-      if (P.get<FunctionDecl>() || P.get<LambdaExpr>())
-        break;
-      if (const auto *F = P.get<ForStmt>())
+    for (auto It = LoopStack.rbegin(); It != LoopStack.rend(); ++It) {
+      const Stmt *S = *It;
+      if (const auto *F = dyn_cast<ForStmt>(S))
         Loops.push_back(describeFor(F));
-      else if (const auto *W = P.get<WhileStmt>())
+      else if (const auto *W = dyn_cast<WhileStmt>(S))
         Loops.push_back(describeLoop(W, "while", W->getBody()));
-      else if (const auto *D = P.get<DoStmt>())
+      else if (const auto *D = dyn_cast<DoStmt>(S))
         Loops.push_back(describeLoop(D, "do", D->getBody()));
-      Parents = Ctx.getParents(P);
     }
     return Loops;
   }
 
+public:
+  bool TraverseForStmt(ForStmt *S, DataRecursionQueue * = nullptr) {
+    LoopStack.push_back(S);
+    bool R = RecursiveASTVisitor::TraverseForStmt(S);
+    LoopStack.pop_back();
+    return R;
+  }
+  bool TraverseWhileStmt(WhileStmt *S, DataRecursionQueue * = nullptr) {
+    LoopStack.push_back(S);
+    bool R = RecursiveASTVisitor::TraverseWhileStmt(S);
+    LoopStack.pop_back();
+    return R;
+  }
+  bool TraverseDoStmt(DoStmt *S, DataRecursionQueue * = nullptr) {
+    LoopStack.push_back(S);
+    bool R = RecursiveASTVisitor::TraverseDoStmt(S);
+    LoopStack.pop_back();
+    return R;
+  }
+
+private:
   EnclosingLoop describeLoop(const Stmt *Loop, const char *Kind,
                              const Stmt *Body) {
     EnclosingLoop L;
@@ -347,6 +372,7 @@ private:
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
   Decl *CurrentFunction = nullptr;
+  std::vector<const Stmt *> LoopStack;
 };
 
 class CollectorConsumer : public ASTConsumer {
