@@ -867,6 +867,9 @@ Value Interpreter::evalCall(const CallExpr *C) {
     }
     if (A.K == Value::Index && B.K == Value::Index && !Moves(A))
       return Value::unknown("min/max of sizes: " + text(C));
+    if (A.K == Value::Index && B.K == Value::Index)
+      return Value::unknown("an index computed with min/max of positions (" +
+                            text(C) + ")");
   }
   if (isMathFunction(FD->getName()) || isMathFunction(Name)) {
     DPtr N = node(DNode::Call);
@@ -1387,6 +1390,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     return;
   bool Accumulate = IsCompound;
   if (IsCompound && Op != BO_AddAssign) {
+    // out[p] *= v still reads out[p].
+    Reads.push_back({Ptr.Array, Ptr.Idx, false});
     partial("a compound store other than += (" + text(LHS) + ")");
     return;
   }
@@ -1844,7 +1849,18 @@ KernelAnalysis Interpreter::finish() {
     }
     KA.Kernel += "<" + S + ">";
   }
+  // A kernel partly understood that reads no neighbourhood at all is not a
+  // stencil, whatever else was not understood about it.
+  bool ReadsNothing = false, ReadsSinglePoints = false;
   auto Verdict = [&]() {
+    if (HardReasons.empty() && !PartialReasons.empty()) {
+      if (ReadsNothing)
+        notStencil("the kernel reads no array: it only stores values (a "
+                   "boundary condition or an initialisation), not a stencil");
+      else if (ReadsSinglePoints)
+        notStencil("each array is read at a single point per thread (a "
+                   "pointwise update, copy or injection), not a stencil");
+    }
     for (const std::string &R : HardReasons)
       KA.Reasons.push_back(R);
     if (!HardReasons.empty()) {
@@ -1881,6 +1897,30 @@ KernelAnalysis Interpreter::finish() {
                        std::to_string(B) + " (the kernel indexes blocks by " +
                        std::to_string(B) + ")");
   applySplits();
+
+  // Kernels that read no neighbourhood at all are not stencils, whatever
+  // else was not understood about them (as long as no load was lost).
+  bool LostLoads = std::any_of(
+      PartialReasons.begin(), PartialReasons.end(), [](const std::string &R) {
+        return R.find("does not follow") != std::string::npos ||
+               R.find("untracked") != std::string::npos;
+      });
+  // Decided in Verdict: only when nothing more specific is found.
+  if (!LostLoads) {
+    std::map<std::string, std::set<std::string>> Points;
+    for (const ReadRecord &R : Reads)
+      Points[R.Array].insert(R.Index.str());
+    bool Single = std::all_of(Points.begin(), Points.end(),
+                              [](const auto &P) { return P.second.size() == 1; });
+    bool LoopRead = std::any_of(Reads.begin(), Reads.end(), [](auto &R) {
+      return R.Index.mentionsPrefix("@loop:");
+    });
+    bool Moves = Writes.front().Index.mentionsPrefix("@") ||
+                 Writes.front().Index.mentionsPrefix("mod[") ||
+                 Writes.front().Index.mentionsPrefix("div[");
+    ReadsNothing = Reads.empty();
+    ReadsSinglePoints = !Reads.empty() && Single && Moves && !LoopRead;
+  }
 
   // Axes: the symbols in the main write's index.
   const Write &Main = Writes.front();
