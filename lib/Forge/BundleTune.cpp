@@ -43,7 +43,11 @@ std::vector<std::string> nvccCommand(const TuneOptions &O,
   bool HasStd = false;
   for (const std::string &F : Flags) {
     HasStd |= F.rfind("-std", 0) == 0;
-    Argv.push_back(substituteBundle(F, Dir));
+    // CMake gives C++ units -std=gnu++NN; nvcc knows only c++NN.
+    if (F.rfind("-std=gnu++", 0) == 0)
+      Argv.push_back("-std=c++" + F.substr(10));
+    else
+      Argv.push_back(substituteBundle(F, Dir));
   }
   if (!HasStd)
     Argv.push_back("-std=c++17");
@@ -344,7 +348,10 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
       unsigned S = NextSeed();
       harness::ProcessResult P = harness::runProcess(
           {{Sanitizer, "--tool", "memcheck", "--error-exitcode",
-            std::to_string(MemcheckExit), "--print-limit", "4", J.Binary,
+            std::to_string(MemcheckExit), "--print-limit", "4",
+            // Padding after every allocation, so a read past one array
+            // does not land silently in the next.
+            "--padding", "1048576", J.Binary,
             "--sanitize", "--seed", std::to_string(S)},
            {},
            {},
