@@ -287,6 +287,9 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
     Req.Kernels.push_back({*A.IR, Unit});
   }
   std::string Error;
+  // C/C++ units the CUDA front end skipped still have to link.
+  if (!forge::addDatabaseUnits(Req, DatabasePath, Error))
+    errs() << "fs-rewrite: note: " << Error << "\n";
   if (!forge::loadMatrix(FS_BUNDLE_KNOWLEDGE, Req.Knowledge, Error))
     errs() << "fs-rewrite: note: no knowledge base (" << Error << ")\n";
   forge::BundleManifest M;
