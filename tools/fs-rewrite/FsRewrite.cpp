@@ -89,126 +89,6 @@ std::string commonDirectory(const std::vector<std::string> &Files) {
 
 } // namespace
 
-//===--- Patch emission (lib/Rewrite) -------------------------------------===//
-// --emit-patch / --stdout: option handling only; the work is
-// rewrite::emitPatch. The hook in main() calls runPatchEmission.
-
-static cl::opt<bool>
-    EmitPatch("emit-patch",
-              cl::desc("Write patches/<app>/NNNN-<slug>.patch that guards the "
-                       "rewritten launches with USE_OURS (needs --app)"),
-              cl::cat(Category));
-static cl::opt<bool> PatchToStdout("stdout",
-                                   cl::desc("Print the patch instead of "
-                                            "writing a file"),
-                                   cl::cat(Category));
-static cl::opt<std::string>
-    PatchOutputDir("output-dir",
-                   cl::desc("Directory for the patch file (default: "
-                            "./patches/<app>)"),
-                   cl::value_desc("dir"), cl::cat(Category));
-static cl::list<std::string>
-    RewriteKernels("kernels", cl::CommaSeparated,
-                   cl::desc("Kernels to rewrite (default: every kernel with a "
-                            "launch that can be rewritten)"),
-                   cl::value_desc("a,b"), cl::cat(Category));
-static cl::opt<std::string>
-    RewriteStrategy("strategy",
-                    cl::desc("How replacement kernels are made: forge (a "
-                             "generated variant for sm_90 from the Stencil IR, "
-                             "the reference elsewhere) or reference (a renamed "
-                             "copy of the original; no speed-up)"),
-                    cl::init("forge"), cl::cat(Category));
-static cl::opt<std::string>
-    KnowledgePath("knowledge",
-                  cl::desc("Operator matrix the forge strategy reads (default: "
-                           "the project's knowledge/operator-matrix.json)"),
-                  cl::value_desc("json"), cl::init(FS_DEFAULT_KNOWLEDGE),
-                  cl::cat(Category));
-
-static bool wantsPatch() { return EmitPatch || PatchToStdout; }
-
-/// A generated variant for every kernel the analysis fully understood, with
-/// the best known strategy for its signature on sm_90.
-static std::map<std::string, rewrite::KernelVariant>
-chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
-  std::map<std::string, rewrite::KernelVariant> Variants;
-  nlohmann::json Matrix;
-  std::string Error;
-  if (!forge::loadMatrix(KnowledgePath, Matrix, Error))
-    Log << "fs-rewrite: note: no knowledge base (" << Error
-        << "); using the documented default strategies\n";
-  for (const auto &[Name, A] : Inv.analyses()) {
-    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
-      continue;
-    rewrite::KernelVariant V;
-    V.IR = *A.IR;
-    std::string Source;
-    // App sizes are unknown here; the tuned entries are for arrays larger
-    // than the L2, which is what time-stepped stencil apps run.
-    V.Params = forge::pickStrategy(Matrix, V.IR, "sm_90", "large", &Source);
-    V.ComputeCapability = 90;
-    V.Provenance =
-        Source == "default"
-            ? "No measurement for this stencil signature is known: this is "
-              "the documented default strategy, not yet verified on this app."
-            : "Chosen from the " + Source +
-                  " of measurements on an NVIDIA H200 (see "
-                  "knowledge/operator-matrix.json); not yet verified against "
-                  "this app's kernel on a GPU.";
-    Log << "fs-rewrite: " << Name << ": " << V.Params.id() << " ("
-        << (Source == "default" ? "documented default" : Source) << ")\n";
-    Variants.emplace(Name, std::move(V));
-  }
-  return Variants;
-}
-
-/// Runs --emit-patch/--stdout; returns the exit code.
-static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
-                            const analysis::Inventory &Inv) {
-  auto Err = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-    return 1;
-  };
-  if (!PatchToStdout && AppName.empty())
-    return Err("--emit-patch needs --app NAME (or use --stdout)");
-  Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
-  if (!Strat)
-    return Err(toString(Strat.takeError()));
-  rewrite::EmitOptions Opts;
-  SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
-                                           : SourceRoot.getValue());
-  sys::fs::make_absolute(Root);
-  sys::fs::real_path(Root, Root);
-  Opts.Rewrite.SourceRoot = std::string(Root);
-  Opts.Rewrite.Kernels.assign(RewriteKernels.begin(), RewriteKernels.end());
-  Opts.Rewrite.Strat = *Strat;
-  if (*Strat == rewrite::Strategy::Forge) {
-    Opts.Rewrite.Variants = chooseVariants(Inv, errs());
-    // Routing a kernel through a launcher that can only run the reference
-    // copy gains nothing: by default the forge rewrites the kernels it has a
-    // variant for.
-    if (Opts.Rewrite.Kernels.empty()) {
-      for (const auto &[Name, V] : Opts.Rewrite.Variants)
-        Opts.Rewrite.Kernels.push_back(Name);
-      if (Opts.Rewrite.Kernels.empty())
-        return Err("no kernel was analysed as a stencil, so the forge has "
-                   "nothing to rewrite (see --list for the reasons)");
-    }
-  }
-  Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
-  Opts.ToStream = PatchToStdout;
-  SmallString<256> OutDir(PatchOutputDir.getValue());
-  if (OutDir.empty())
-    sys::path::append(OutDir, "patches", AppName.getValue());
-  sys::fs::make_absolute(OutDir);
-  Opts.OutputDirectory = std::string(OutDir);
-  if (Error E = rewrite::emitPatch(DB, Opts, outs(), errs()))
-    return Err(toString(std::move(E)));
-  return 0;
-}
-//===--- End of patch emission --------------------------------------------===//
-
 //===--- Tuning bundle and tuning results (lib/Forge) ---------------------===//
 // --bundle DIR writes the tuning bundle fs-tune runs (forge::writeBundle);
 // --tuning-results FILE reads what fs-tune measured and picks the winners
@@ -310,6 +190,161 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   return 0;
 }
 //===--- End of tuning bundle and tuning results --------------------------===//
+
+//===--- Patch emission (lib/Rewrite) -------------------------------------===//
+// --emit-patch / --stdout: option handling only; the work is
+// rewrite::emitPatch. The hook in main() calls runPatchEmission.
+
+static cl::opt<bool>
+    EmitPatch("emit-patch",
+              cl::desc("Write patches/<app>/NNNN-<slug>.patch that guards the "
+                       "rewritten launches with USE_OURS (needs --app)"),
+              cl::cat(Category));
+static cl::opt<bool> PatchToStdout("stdout",
+                                   cl::desc("Print the patch instead of "
+                                            "writing a file"),
+                                   cl::cat(Category));
+static cl::opt<std::string>
+    PatchOutputDir("output-dir",
+                   cl::desc("Directory for the patch file (default: "
+                            "./patches/<app>)"),
+                   cl::value_desc("dir"), cl::cat(Category));
+static cl::list<std::string>
+    RewriteKernels("kernels", cl::CommaSeparated,
+                   cl::desc("Kernels to rewrite (default: every kernel with a "
+                            "launch that can be rewritten)"),
+                   cl::value_desc("a,b"), cl::cat(Category));
+static cl::opt<std::string>
+    RewriteStrategy("strategy",
+                    cl::desc("How replacement kernels are made: forge (a "
+                             "generated variant for sm_90 from the Stencil IR, "
+                             "the reference elsewhere) or reference (a renamed "
+                             "copy of the original; no speed-up)"),
+                    cl::init("forge"), cl::cat(Category));
+static cl::opt<std::string>
+    KnowledgePath("knowledge",
+                  cl::desc("Operator matrix the forge strategy reads (default: "
+                           "the project's knowledge/operator-matrix.json)"),
+                  cl::value_desc("json"), cl::init(FS_DEFAULT_KNOWLEDGE),
+                  cl::cat(Category));
+
+static bool wantsPatch() { return EmitPatch || PatchToStdout; }
+
+/// A generated variant for every kernel the analysis fully understood: the
+/// winner fs-tune verified and measured on this app when --tuning-results
+/// says so, else the best known strategy for its signature on sm_90. A
+/// kernel for which fs-tune found nothing faster than the original keeps the
+/// original.
+static Expected<std::map<std::string, rewrite::KernelVariant>>
+chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
+  std::map<std::string, rewrite::KernelVariant> Variants;
+  auto Winners = tuningWinners();
+  if (!Winners)
+    return Winners.takeError();
+  std::optional<forge::TuneResults> Tuned;
+  if (!TuningResults.empty()) {
+    std::string Error;
+    Tuned = forge::loadTuneResults(TuningResults, Error);
+  }
+  nlohmann::json Matrix;
+  std::string Error;
+  if (!sys::fs::exists(KnowledgePath))
+    Log << "fs-rewrite: note: no knowledge base at " << KnowledgePath
+        << "; using the documented default strategies\n";
+  else if (!forge::loadMatrix(KnowledgePath, Matrix, Error))
+    Log << "fs-rewrite: note: no knowledge base (" << Error
+        << "); using the documented default strategies\n";
+  for (const auto &[Name, A] : Inv.analyses()) {
+    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+      continue;
+    rewrite::KernelVariant V;
+    V.IR = *A.IR;
+    V.ComputeCapability = 90;
+    if (auto W = Winners->find(Name); W != Winners->end()) {
+      if (W->second.fallback() || !W->second.Params) {
+        Log << "fs-rewrite: " << Name << ": keeps the original ("
+            << W->second.Summary << ")\n";
+        continue;
+      }
+      V.Params = *W->second.Params;
+      std::string Where = Tuned ? Tuned->GpuName + ", " + Tuned->Date : "";
+      V.Provenance = "Verified against this app's own kernel and measured by "
+                     "fs-tune (" + Where + "): " + W->second.Summary;
+      V.MeasuredSpeedup = formatv("{0:F2}x kernel time ({1})",
+                                  W->second.Speedup, Where)
+                              .str();
+      Log << "fs-rewrite: " << Name << ": " << V.Params.id()
+          << " (fs-tune winner)\n";
+      Variants.emplace(Name, std::move(V));
+      continue;
+    }
+    std::string Source;
+    // App sizes are unknown here; the tuned entries are for arrays larger
+    // than the L2, which is what time-stepped stencil apps run.
+    V.Params = forge::pickStrategy(Matrix, V.IR, "sm_90", "large", &Source);
+    V.Provenance =
+        Source == "default"
+            ? "No measurement for this stencil signature is known: this is "
+              "the documented default strategy, not yet verified on this app."
+            : "Chosen from the " + Source +
+                  " of measurements on an NVIDIA H200 (see "
+                  "knowledge/operator-matrix.json); not yet verified against "
+                  "this app's kernel on a GPU.";
+    Log << "fs-rewrite: " << Name << ": " << V.Params.id() << " ("
+        << (Source == "default" ? "documented default" : Source) << ")\n";
+    Variants.emplace(Name, std::move(V));
+  }
+  return Variants;
+}
+
+/// Runs --emit-patch/--stdout; returns the exit code.
+static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
+                            const analysis::Inventory &Inv) {
+  auto Err = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+    return 1;
+  };
+  if (!PatchToStdout && AppName.empty())
+    return Err("--emit-patch needs --app NAME (or use --stdout)");
+  Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
+  if (!Strat)
+    return Err(toString(Strat.takeError()));
+  rewrite::EmitOptions Opts;
+  SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
+                                           : SourceRoot.getValue());
+  sys::fs::make_absolute(Root);
+  sys::fs::real_path(Root, Root);
+  Opts.Rewrite.SourceRoot = std::string(Root);
+  Opts.Rewrite.Kernels.assign(RewriteKernels.begin(), RewriteKernels.end());
+  Opts.Rewrite.Strat = *Strat;
+  if (*Strat == rewrite::Strategy::Forge) {
+    auto Variants = chooseVariants(Inv, errs());
+    if (!Variants)
+      return Err(toString(Variants.takeError()));
+    Opts.Rewrite.Variants = std::move(*Variants);
+    // Routing a kernel through a launcher that can only run the reference
+    // copy gains nothing: by default the forge rewrites the kernels it has a
+    // variant for.
+    if (Opts.Rewrite.Kernels.empty()) {
+      for (const auto &[Name, V] : Opts.Rewrite.Variants)
+        Opts.Rewrite.Kernels.push_back(Name);
+      if (Opts.Rewrite.Kernels.empty())
+        return Err("no kernel was analysed as a stencil, so the forge has "
+                   "nothing to rewrite (see --list for the reasons)");
+    }
+  }
+  Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
+  Opts.ToStream = PatchToStdout;
+  SmallString<256> OutDir(PatchOutputDir.getValue());
+  if (OutDir.empty())
+    sys::path::append(OutDir, "patches", AppName.getValue());
+  sys::fs::make_absolute(OutDir);
+  Opts.OutputDirectory = std::string(OutDir);
+  if (Error E = rewrite::emitPatch(DB, Opts, outs(), errs()))
+    return Err(toString(std::move(E)));
+  return 0;
+}
+//===--- End of patch emission --------------------------------------------===//
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
