@@ -400,9 +400,6 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
                            std::to_string(V->ComputeCapability) +
                            ": generated variant " + V->Params.id() + " (" +
                            V->IR.summary() + "). " + V->Provenance);
-    if (!V->MeasuredSpeedup.empty())
-      Header.Notes.push_back("Measured for " + Kernel + ": " +
-                             V->MeasuredSpeedup);
   }
   std::vector<std::string> Measured;
   for (const auto &[Kernel, V] : Plan.Variants)
