@@ -316,11 +316,14 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   auto V = StencilView::create(IR, Out.Error);
   const unsigned VW = P.VectorWidth;
   std::ostringstream OS;
+  // Kernels are named after the launcher, so a profile names the stencil.
+  const std::string Kernel = Opts.LauncherName + "_kernel";
+  const std::string KernelScalar = Opts.LauncherName + "_kernel_scalar";
   OS << emitFilePrologue(IR, P) << emitConstants(*V, Opts) << "namespace {\n";
-  OS << ColumnEmitter(*V, P, VW).kernel("fs_column_kernel");
+  OS << ColumnEmitter(*V, P, VW).kernel(Kernel);
   if (VW > 1) {
     OS << "\n// Unaligned arrays or strides: the same mapping, one point wide.\n"
-       << ColumnEmitter(*V, P, 1).kernel("fs_column_kernel_scalar");
+       << ColumnEmitter(*V, P, 1).kernel(KernelScalar);
   }
   OS << "} // namespace\n\n";
   OS << emitLauncherHead(*V, Opts, 2 * VW);
@@ -330,14 +333,14 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
      << BY * P.PointsY << ", 65535);\n"
      << "  const unsigned fs_gz = fs_blocks(fs_hi[2] - fs_lo[2], " << P.ZChunk
      << ", 65535);\n";
-  std::string Scalar = VW > 1 ? "fs_column_kernel_scalar" : "fs_column_kernel";
+  std::string Scalar = VW > 1 ? KernelScalar : Kernel;
   if (VW > 1) {
     OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW) << ") {\n"
        << "    const long long fs_xb = (fs_lo[0] / " << VW << ") * " << VW
        << ";\n"
        << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xb, " << BX * VW
        << ", 2147483647LL), fs_gy, fs_gz);\n"
-       << "    fs_column_kernel<int><<<fs_grid, fs_block, 0, stream>>>("
+       << "    " << Kernel << "<int><<<fs_grid, fs_block, 0, stream>>>("
        << kernelArgs(*V, "int") << ");\n"
        << "    return;\n  }\n";
   }

@@ -51,7 +51,7 @@ TEST(CodeGen, LauncherIntersectsGuardsWithTheOriginalGrid) {
   EXPECT_TRUE(contains(S, "fs_st[2] = (long long)(nx * ny);"));
   // Empty domains launch nothing; sizes decide the index width.
   EXPECT_TRUE(contains(S, "if (fs_hi[a] <= fs_lo[a])"));
-  EXPECT_TRUE(contains(S, "fs_naive_kernel<long long>"));
+  EXPECT_TRUE(contains(S, "fs_test_kernel<long long>"));
   EXPECT_TRUE(contains(S, "if (fs_fits32)"));
   // The kernel runs on the caller's stream.
   EXPECT_TRUE(contains(S, "0, stream>>>"));
@@ -121,8 +121,8 @@ TEST(CodeGen, VectorPathChecksAlignmentAndKeepsAScalarFallback) {
   EXPECT_TRUE(contains(S, "fs_st[0] == 1 && fs_st[1] % 4 == 0"));
   EXPECT_TRUE(contains(S, "((uintptr_t)u % 16) == 0"));
   EXPECT_TRUE(contains(S, "((uintptr_t)u_next % 16) == 0"));
-  EXPECT_TRUE(contains(S, "fs_column_kernel_scalar<int>"));
-  EXPECT_TRUE(contains(S, "fs_column_kernel_scalar<long long>"));
+  EXPECT_TRUE(contains(S, "fs_test_kernel_scalar<int>"));
+  EXPECT_TRUE(contains(S, "fs_test_kernel_scalar<long long>"));
   // Groups on the domain's edge go point by point with guards.
   EXPECT_TRUE(contains(S, "if (x0 >= lo0 && x0 + 4 <= hi0 && y0 + 1 <= hi1)"));
   EXPECT_TRUE(contains(S, "if (x < lo0 || x >= hi0 || y >= hi1)"));

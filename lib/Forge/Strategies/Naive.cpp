@@ -50,7 +50,7 @@ GeneratedSource NaiveStrategy::generate(const ir::StencilIR &IR,
   OS << "namespace {\n"
      << "template <typename Idx>\n"
      << "__global__ void __launch_bounds__(" << BX * BMid * BSlow << ")\n"
-     << "fs_naive_kernel(" << kernelParams(*V, "Idx") << ") {\n"
+     << Opts.LauncherName << "_kernel(" << kernelParams(*V, "Idx") << ") {\n"
      << "  const Idx x = lo0 + (Idx)blockIdx.x * " << BX
      << " + (Idx)threadIdx.x;\n"
      << "  if (x >= hi0)\n    return;\n"
@@ -87,10 +87,10 @@ GeneratedSource NaiveStrategy::generate(const ir::StencilIR &IR,
                                               : "dim3(fs_gx, fs_gs, 1)")
      << ";\n"
      << "  if (fs_fits32)\n"
-     << "    fs_naive_kernel<int><<<fs_grid, fs_block, 0, stream>>>("
+     << "    " << Opts.LauncherName << "_kernel<int><<<fs_grid, fs_block, 0, stream>>>("
      << kernelArgs(*V, "int") << ");\n"
      << "  else\n"
-     << "    fs_naive_kernel<long long><<<fs_grid, fs_block, 0, stream>>>("
+     << "    " << Opts.LauncherName << "_kernel<long long><<<fs_grid, fs_block, 0, stream>>>("
      << kernelArgs(*V, "long long") << ");\n"
      << "}\n";
   Out.Source = OS.str();
