@@ -1,0 +1,358 @@
+//===- GenerationLoop.cpp - LLM candidates through the real evaluator ----===//
+//
+// Part of ForgeStencil.
+//
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Agents/GenerationLoop.h"
+
+#include "forgestencil/Agents/CandidateScreen.h"
+#include "forgestencil/Agents/ResponseParsing.h"
+#include "forgestencil/Agents/RunLog.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace forgestencil {
+namespace agents {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readText(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::ostringstream OS;
+  OS << In.rdbuf();
+  return OS.str();
+}
+
+/// The replacement contract, as DESIGN.md states it for every candidate.
+const char *const ReplacementContract =
+    "Write a drop-in replacement for the original kernel. The host launcher "
+    "is called with the original launch's grid, block, dynamic shared memory "
+    "and stream, and the kernel's own arguments; it must launch all its work "
+    "on that stream and compute, for every point the original writes, the "
+    "same value (bit-identical, or within twice the original's own error "
+    "against a float64 evaluation plus 4 ulps). Points the original does not "
+    "write and all inputs must stay unchanged. The launcher may choose its "
+    "own grid and block. The code is compiled after the app's translation "
+    "unit, so the app's __constant__ symbols and macros are visible. No "
+    "timers, host allocation, extra streams, files, inline PTX or state kept "
+    "between launches.";
+
+/// The built-in generator's first candidate of \p Kernel, cut out of its
+/// driver, for one-shot prompting; "" when there is none.
+std::string builtinExample(const std::string &Bundle, const json &K) {
+  for (const json &C : K.value("candidates", json::array())) {
+    if (!C.contains("params") || C.value("driver", "").empty())
+      continue;
+    std::string Driver = readText(Bundle + "/" + C.value("driver", ""));
+    size_t Begin = Driver.find("// The candidate.\n");
+    size_t End = Driver.find("\n// The float64 reference");
+    if (Begin == std::string::npos || End == std::string::npos || End < Begin)
+      continue;
+    Begin += std::string("// The candidate.\n").size();
+    return Driver.substr(Begin, End - Begin);
+  }
+  return "";
+}
+
+/// Runs \p Argv with stdout and stderr going to \p LogPath; returns the exit
+/// status, or an error when it could not run or was killed.
+Result<int> runChild(const std::vector<std::string> &Argv,
+                     const std::string &LogPath) {
+  pid_t Pid = fork();
+  if (Pid < 0)
+    return makeError("cannot fork to run " + Argv.front());
+  if (Pid == 0) {
+    int Fd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (Fd >= 0) {
+      dup2(Fd, 1);
+      dup2(Fd, 2);
+      close(Fd);
+    }
+    std::vector<char *> Args;
+    for (const std::string &A : Argv)
+      Args.push_back(const_cast<char *>(A.c_str()));
+    Args.push_back(nullptr);
+    execvp(Args[0], Args.data());
+    _exit(127);
+  }
+  int Status = 0;
+  while (waitpid(Pid, &Status, 0) < 0)
+    if (errno != EINTR)
+      return makeError("lost the child process " + Argv.front());
+  if (!WIFEXITED(Status))
+    return makeError(Argv.front() + " was killed by signal " +
+                     std::to_string(WTERMSIG(Status)));
+  return WEXITSTATUS(Status);
+}
+
+std::string verdictName(CandidateVerdict::Kind K) {
+  switch (K) {
+  case CandidateVerdict::Verified: return "verified";
+  case CandidateVerdict::Compiled: return "compiled";
+  case CandidateVerdict::CompileError: return "compile-error";
+  case CandidateVerdict::Screened: return "screened";
+  case CandidateVerdict::Mismatch: return "verification-failure";
+  case CandidateVerdict::Crash: return "crash";
+  case CandidateVerdict::Missing: return "missing";
+  }
+  return "?";
+}
+
+void progress(const GenerationLoopOptions &O, const std::string &Line) {
+  if (O.Progress)
+    *O.Progress << "fs-rewrite: llm: " << O.Kernel << ": " << Line << "\n";
+}
+
+} // namespace
+
+CandidateVerdict classifyCandidate(const json &Results,
+                                   const std::string &Kernel,
+                                   const std::string &Id, bool CompileOnly) {
+  CandidateVerdict V;
+  for (const json &C : Results.value("candidates", json::array())) {
+    if (C.value("kernel", "") != Kernel || C.value("id", "") != Id)
+      continue;
+    V.Reason = C.value("reason", "");
+    V.MaxError = C.value("max_error", 0.0);
+    V.Tolerance = C.value("tolerance", 0.0);
+    V.OriginalMs = C.value("original_ms", 0.0);
+    V.CandidateMs = C.value("candidate_ms", 0.0);
+    V.CandidateSpreadMs = C.value("candidate_spread_ms", 0.0);
+    std::string Compile = C.value("compile", "");
+    std::string Verdict = C.value("verdict", "");
+    if (Compile == "screened")
+      V.Status = CandidateVerdict::Screened;
+    else if (Compile != "ok")
+      V.Status = CandidateVerdict::CompileError;
+    else if (Verdict == "bitexact" || Verdict == "tolerance")
+      V.Status = CandidateVerdict::Verified;
+    else if (Verdict == "FAIL")
+      V.Status = CandidateVerdict::Mismatch;
+    else if (Verdict == "not-run" && CompileOnly)
+      V.Status = CandidateVerdict::Compiled;
+    else
+      V.Status = CandidateVerdict::Crash; // crash, timeout, memcheck.
+    return V;
+  }
+  return V;
+}
+
+bool isSuccess(const CandidateVerdict &V, bool CompileOnly) {
+  if (V.Status == CandidateVerdict::Verified)
+    return true;
+  return CompileOnly && V.Status == CandidateVerdict::Compiled;
+}
+
+std::optional<ChatMessage> repairMessageFor(const CandidateVerdict &V,
+                                            bool CompileOnly) {
+  if (isSuccess(V, CompileOnly))
+    return std::nullopt;
+  RepairDetails D;
+  switch (V.Status) {
+  case CandidateVerdict::CompileError:
+    D.ToolOutput = V.Reason;
+    return buildRepairPrompt(RepairKind::Compile, D);
+  case CandidateVerdict::Screened:
+    D.Message = V.Reason;
+    return buildRepairPrompt(RepairKind::Screen, D);
+  case CandidateVerdict::Mismatch: {
+    // fs-tune's reason is `<case> case [x,y,z]: <why>`: the failing case and
+    // problem size, and why (mismatch, unwritten, outside, ...).
+    VerificationMismatch M;
+    size_t Colon = V.Reason.find(": ");
+    M.Point = Colon == std::string::npos ? V.Reason : V.Reason.substr(0, Colon);
+    size_t Open = V.Reason.find('['), Close = V.Reason.find(']');
+    if (Open != std::string::npos && Close != std::string::npos && Open < Close)
+      M.Problem = V.Reason.substr(Open + 1, Close - Open - 1);
+    M.Expected = "the original kernel's value";
+    M.Got = Colon == std::string::npos ? "a different value"
+                                       : V.Reason.substr(Colon + 2);
+    M.MaxError = std::to_string(V.MaxError);
+    M.Tolerance = std::to_string(V.Tolerance);
+    D.Mismatch = M;
+    D.Message = "fs-tune: " + V.Reason;
+    return buildRepairPrompt(RepairKind::Verification, D);
+  }
+  case CandidateVerdict::Crash:
+  case CandidateVerdict::Missing:
+  default:
+    D.ToolOutput = V.Reason.empty() ? "the evaluator reported no result for "
+                                      "the candidate"
+                                    : V.Reason;
+    return buildRepairPrompt(RepairKind::Crash, D);
+  }
+}
+
+std::vector<std::string> launcherParams(const json &Ir) {
+  std::vector<std::string> Params = {"dim3 grid", "dim3 block", "size_t shmem",
+                                     "cudaStream_t stream"};
+  for (const json &P : Ir.value("params", json::array()))
+    Params.push_back(P.value("type", "") + " " + P.value("name", ""));
+  return Params;
+}
+
+std::string extractKernelSource(const std::string &Source,
+                                const std::string &Kernel) {
+  size_t Pos = 0;
+  while ((Pos = Source.find("__global__", Pos)) != std::string::npos) {
+    size_t Brace = Source.find('{', Pos);
+    size_t Name = Source.find(Kernel + "(", Pos);
+    if (Name == std::string::npos)
+      Name = Source.find(Kernel + " (", Pos);
+    if (Brace == std::string::npos || Name == std::string::npos ||
+        Name > Brace) {
+      Pos += 10;
+      continue;
+    }
+    int Depth = 0;
+    for (size_t I = Brace; I < Source.size(); ++I) {
+      Depth += Source[I] == '{';
+      Depth -= Source[I] == '}';
+      if (Depth == 0)
+        return Source.substr(Pos, I + 1 - Pos);
+    }
+    break;
+  }
+  return Source;
+}
+
+Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
+                                               const GenerationLoopOptions &O) {
+  json Manifest = json::parse(readText(O.BundleDir + "/manifest.json"),
+                              nullptr, /*allow_exceptions=*/false);
+  if (Manifest.is_discarded())
+    return makeError("cannot read " + O.BundleDir + "/manifest.json");
+  const json *K = nullptr;
+  for (const json &Each : Manifest.value("kernels", json::array()))
+    if (Each.value("name", "") == O.Kernel)
+      K = &Each;
+  if (!K)
+    return makeError("the bundle has no kernel '" + O.Kernel + "'");
+  const json &Ir = K->at("ir");
+  std::string Launcher = "fs_llm_" + O.Kernel;
+  std::vector<std::string> Params = launcherParams(Ir);
+
+  GenerationPromptInput In;
+  In.ContractText = ReplacementContract;
+  In.StencilIrJson = Ir.dump(2);
+  In.OriginalSource = extractKernelSource(
+      readText(O.BundleDir + "/app/" + K->value("translation_unit", "")),
+      O.Kernel);
+  In.LauncherSignature = formatLauncherSignature(Launcher, Params);
+  In.KnowledgeEntries = O.KnowledgeEntries;
+  In.ExampleCandidate = builtinExample(O.BundleDir, *K);
+  ChatRequest Request;
+  Request.Messages = buildGenerationPrompt(In);
+  Request.MaxTokens = O.MaxTokens;
+
+  GenerationLoopResult R;
+  ScreenOptions Screen;
+  Screen.ElementType = Ir.value("element_type", "");
+  auto Note = [&](const std::string &Kind, json Payload) {
+    Payload["round"] = R.RoundsUsed;
+    Payload["kernel"] = O.Kernel;
+    Log.record(Kind, Payload);
+  };
+  for (int Round = 1; Round <= O.Rounds; ++Round) {
+    R.RoundsUsed = Round;
+    progress(O, "round " + std::to_string(Round) + ": asking the model");
+    Result<ChatResponse> Answer = Client.chat(Request);
+    if (!Answer)
+      return makeError(Answer.error());
+    Request.Messages.push_back({"assistant", Answer->Content});
+
+    auto Repair = [&](RepairKind Kind, const std::string &Why,
+                      RepairDetails D) {
+      std::string Summary = "round " + std::to_string(Round) + ": " + Why;
+      progress(O, Summary);
+      R.RoundSummaries.push_back(Summary);
+      Request.Messages.push_back(buildRepairPrompt(Kind, D));
+    };
+    if (Answer->truncated()) {
+      Note("verdict", {{"stage", "format"}, {"verdict", "truncated"}});
+      Repair(RepairKind::Truncated, "answer truncated", {});
+      continue;
+    }
+    Result<std::string> Code = extractSingleCudaBlock(Answer->Content);
+    Result<void> Signature =
+        Code ? checkLauncherSignature(*Code, Launcher, Params) : Result<void>();
+    if (!Code || !Signature) {
+      std::string Why = !Code ? Code.error() : Signature.error();
+      Note("verdict", {{"stage", "format"}, {"verdict", "refused"},
+                       {"reason", Why}});
+      Repair(RepairKind::Format, "format: " + Why, {Why, "", std::nullopt});
+      continue;
+    }
+    auto Findings = screenCandidate(*Code, Screen);
+    if (screenRefuses(Findings)) {
+      std::string Why = formatScreenFindings(Findings);
+      Note("verdict", {{"stage", "screen"}, {"verdict", "refused"},
+                       {"reason", Why}});
+      Repair(RepairKind::Screen, "screen refused the code",
+             {Why, "", std::nullopt});
+      continue;
+    }
+
+    // The evaluator: fs-tune adds the file to the bundle and builds (and
+    // with a GPU verifies and times) its driver.
+    std::string Stem = "llm_" + O.Kernel + "_r" + std::to_string(Round) +
+                       "_" + std::to_string(Log.nextIndex());
+    std::string File = Log.directory() + "/" + Stem + ".cu";
+    std::ofstream(File) << *Code;
+    std::string Id = "src:" + Stem;
+    std::string ResultsPath = Log.directory() + "/" + Stem + ".results.json";
+    std::vector<std::string> Argv = {O.FsTune, O.BundleDir, "--add-candidate",
+                                     O.Kernel + "=" + File + ":" + Launcher,
+                                     "--kernels", O.Kernel, "--out",
+                                     ResultsPath};
+    if (O.CompileOnly)
+      Argv.push_back("--compile-only");
+    Argv.insert(Argv.end(), O.FsTuneArgs.begin(), O.FsTuneArgs.end());
+    progress(O, "round " + std::to_string(Round) + ": evaluating " + Id);
+    Result<int> Exit = runChild(Argv, Log.directory() + "/" + Stem + ".log");
+    if (!Exit)
+      return makeError(Exit.error());
+    if (*Exit != 0)
+      return makeError("fs-tune failed (exit " + std::to_string(*Exit) +
+                       "); see " + Log.directory() + "/" + Stem + ".log");
+    json Results = json::parse(readText(ResultsPath), nullptr, false);
+    if (Results.is_discarded())
+      return makeError("fs-tune wrote no readable results to " + ResultsPath);
+    CandidateVerdict V = classifyCandidate(Results, O.Kernel, Id, O.CompileOnly);
+    Note("verdict", {{"stage", "evaluator"}, {"candidate", Id},
+                     {"verdict", verdictName(V.Status)}, {"reason", V.Reason}});
+    if (V.Status == CandidateVerdict::Verified)
+      Note("measurement", {{"candidate", Id}, {"original_ms", V.OriginalMs},
+                           {"candidate_ms", V.CandidateMs},
+                           {"candidate_spread_ms", V.CandidateSpreadMs},
+                           {"max_error", V.MaxError}});
+    std::string Summary = "round " + std::to_string(Round) + ": " + Id + ": " +
+                          verdictName(V.Status) +
+                          (V.Reason.empty() ? "" : ": " + V.Reason);
+    progress(O, Summary);
+    R.RoundSummaries.push_back(Summary);
+    if (isSuccess(V, O.CompileOnly)) {
+      R.Succeeded = true;
+      R.CandidateId = Id;
+      // With a verified candidate and rounds left, the analysis step would
+      // ask for a faster one; the first working candidate ends the loop so
+      // the bundle keeps it for fs-tune's winner selection.
+      return R;
+    }
+    Request.Messages.push_back(*repairMessageFor(V, O.CompileOnly));
+  }
+  return R;
+}
+
+} // namespace agents
+} // namespace forgestencil
