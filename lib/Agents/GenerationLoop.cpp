@@ -7,6 +7,7 @@
 #include "forgestencil/Agents/GenerationLoop.h"
 
 #include "forgestencil/Agents/CandidateScreen.h"
+#include "forgestencil/Agents/ProfileParsers.h"
 #include "forgestencil/Agents/ResponseParsing.h"
 #include "forgestencil/Agents/RunLog.h"
 
@@ -93,6 +94,42 @@ Result<int> runChild(const std::vector<std::string> &Argv,
     return makeError(Argv.front() + " was killed by signal " +
                      std::to_string(WTERMSIG(Status)));
   return WEXITSTATUS(Status);
+}
+
+/// Bytes one launch must move at \p Shape: every array parameter read or
+/// written once.
+double compulsoryBytes(const json &Ir, const json &Shape) {
+  double Points = 1;
+  for (const json &E : Shape)
+    Points *= E.get<double>();
+  double Elem = Ir.value("element_type", "") == "double" ? 8 : 4;
+  int Arrays = 0;
+  for (const json &P : Ir.value("params", json::array()))
+    Arrays += P.value("type", "").find('*') != std::string::npos;
+  return Points * Elem * Arrays;
+}
+
+/// fs-tune's nvcc output for candidate \p Id (where ptxas lines are, when
+/// the flags ask for them); "" when absent.
+std::string driverBuildLog(const std::string &Bundle, const std::string &Kernel,
+                           const std::string &Id) {
+  json Manifest = json::parse(readText(Bundle + "/manifest.json"), nullptr,
+                              /*allow_exceptions=*/false);
+  if (Manifest.is_discarded())
+    return "";
+  for (const json &K : Manifest.value("kernels", json::array())) {
+    if (K.value("name", "") != Kernel)
+      continue;
+    const json &Cands = K.value("candidates", json::array());
+    for (size_t N = 0; N < Cands.size(); ++N)
+      if (Cands[N].value("id", "") == Id) {
+        fs::path Driver = Cands[N].value("driver", "");
+        return readText(Bundle + "/build/" +
+                        Driver.parent_path().string() + "/" +
+                        Driver.stem().string() + ".log");
+      }
+  }
+  return "";
 }
 
 std::string verdictName(CandidateVerdict::Kind K) {
@@ -256,6 +293,7 @@ Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
   Request.MaxTokens = O.MaxTokens;
 
   GenerationLoopResult R;
+  double BestMs = 0;
   ScreenOptions Screen;
   Screen.ElementType = Ir.value("element_type", "");
   auto Note = [&](const std::string &Kind, json Payload) {
@@ -341,15 +379,35 @@ Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
                           (V.Reason.empty() ? "" : ": " + V.Reason);
     progress(O, Summary);
     R.RoundSummaries.push_back(Summary);
-    if (isSuccess(V, O.CompileOnly)) {
-      R.Succeeded = true;
-      R.CandidateId = Id;
-      // With a verified candidate and rounds left, the analysis step would
-      // ask for a faster one; the first working candidate ends the loop so
-      // the bundle keeps it for fs-tune's winner selection.
-      return R;
+    if (!isSuccess(V, O.CompileOnly)) {
+      Request.Messages.push_back(*repairMessageFor(V, O.CompileOnly));
+      continue;
     }
-    Request.Messages.push_back(*repairMessageFor(V, O.CompileOnly));
+    R.Succeeded = true;
+    bool Faster = BestMs == 0 || (V.CandidateMs > 0 && V.CandidateMs < BestMs);
+    if (R.CandidateId.empty() || Faster) {
+      R.CandidateId = Id;
+      BestMs = V.CandidateMs;
+    }
+    // Compiling proves nothing about speed; without a GPU the loop ends here.
+    if (O.CompileOnly || Round == O.Rounds)
+      return R;
+    // A verified candidate and rounds left: the analysis step asks for a
+    // faster one, from the measurements, in a fresh conversation.
+    AnalysisPromptInput A;
+    A.StencilIrJson = In.StencilIrJson;
+    A.CandidateSource = *Code;
+    A.Gpu = Results.value("gpu", json::object()).value("name", "");
+    A.Problem = K->value("time_shape", json::array()).dump();
+    A.OriginalMedianMs = V.OriginalMs;
+    A.CandidateMedianMs = V.CandidateMs;
+    A.CandidateSpreadMs = V.CandidateSpreadMs;
+    A.CompulsoryBytes = compulsoryBytes(Ir, K->value("time_shape", json::array()));
+    A.Ptxas = parsePtxasInfo(driverBuildLog(O.BundleDir, O.Kernel, Id));
+    A.KnowledgeEntries = O.KnowledgeEntries;
+    Request.Messages = buildAnalysisPrompt(A);
+    progress(O, "round " + std::to_string(Round) +
+                    ": verified; asking for a faster one");
   }
   return R;
 }
