@@ -152,6 +152,11 @@ void progress(const GenerationLoopOptions &O, const std::string &Line) {
 
 } // namespace
 
+bool gpuAvailable() {
+  Result<int> Exit = runChild({"nvidia-smi", "-L"}, "/dev/null");
+  return Exit && *Exit == 0;
+}
+
 CandidateVerdict classifyCandidate(const json &Results,
                                    const std::string &Kernel,
                                    const std::string &Id, bool CompileOnly) {

@@ -81,6 +81,10 @@ std::vector<std::string> launcherParams(const nlohmann::json &Ir);
 std::string extractKernelSource(const std::string &Source,
                                 const std::string &Kernel);
 
+/// True when `nvidia-smi -L` lists a GPU: without one, the loop can only
+/// compile candidates.
+bool gpuAvailable();
+
 /// Settings of one loop.
 struct GenerationLoopOptions {
   std::string BundleDir;
