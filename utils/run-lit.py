@@ -10,10 +10,12 @@ import tempfile
 
 
 def main() -> int:
-    lit, test_dir, *extra = sys.argv[1:]
+    # run-lit.py LIT [lit options...] TEST_DIR... (the tool tests and the
+    # gtest suite under Unit/ are separate lit suites).
+    lit, *rest = sys.argv[1:]
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "lit.json")
-        args = [lit, "-sv", "--output", report, *extra, test_dir]
+        args = [lit, "-sv", "--output", report, *rest]
         rc = subprocess.call(args)
         try:
             with open(report) as f:
