@@ -26,7 +26,6 @@ TEST(HostInfoTest, GpuQueryWithoutDataGivesNothing) {
 
 TEST(HostInfoTest, ParsesNvccVersion) {
   EXPECT_EQ(parseNvccVersion("nvcc: NVIDIA (R) Cuda compiler driver\n"
-                             "Copyright (c) 2005-2024 NVIDIA Corporation\n"
                              "Built on Thu_Mar_28_02:18:24_PDT_2024\n"
                              "Cuda compilation tools, release 12.4, V12.4.131\n"
                              "Build cuda_12.4.r12.4/compiler.34097967_0\n"),
