@@ -202,7 +202,7 @@ std::optional<ChatMessage> repairMessageFor(const CandidateVerdict &V,
   RepairDetails D;
   switch (V.Status) {
   case CandidateVerdict::CompileError:
-    D.ToolOutput = V.Reason;
+    D.ToolOutput = V.BuildLog.empty() ? V.Reason : V.BuildLog;
     return buildRepairPrompt(RepairKind::Compile, D);
   case CandidateVerdict::Screened:
     D.Message = V.Reason;
@@ -268,19 +268,21 @@ std::string extractKernelSource(const std::string &Source,
   return Source;
 }
 
-Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
-                                               const GenerationLoopOptions &O) {
+static Result<GenerationLoopResult>
+runLoop(LlmClient &Client, RunLog &Log, const GenerationLoopOptions &O) {
   json Manifest = json::parse(readText(O.BundleDir + "/manifest.json"),
                               nullptr, /*allow_exceptions=*/false);
   if (Manifest.is_discarded())
     return makeError("cannot read " + O.BundleDir + "/manifest.json");
   const json *K = nullptr;
-  for (const json &Each : Manifest.value("kernels", json::array()))
-    if (Each.value("name", "") == O.Kernel)
-      K = &Each;
-  if (!K)
-    return makeError("the bundle has no kernel '" + O.Kernel + "'");
-  const json &Ir = K->at("ir");
+  if (Manifest.contains("kernels") && Manifest["kernels"].is_array())
+    for (const json &Each : Manifest["kernels"])
+      if (Each.value("name", "") == O.Kernel)
+        K = &Each;
+  if (!K || !K->contains("ir") || !(*K)["ir"].is_object())
+    return makeError("the bundle has no kernel '" + O.Kernel +
+                     "' with a Stencil IR");
+  const json &Ir = (*K)["ir"];
   std::string Launcher = "fs_llm_" + O.Kernel;
   std::vector<std::string> Params = launcherParams(Ir);
 
@@ -372,8 +374,11 @@ Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
     if (Results.is_discarded())
       return makeError("fs-tune wrote no readable results to " + ResultsPath);
     CandidateVerdict V = classifyCandidate(Results, O.Kernel, Id, O.CompileOnly);
+    if (V.Status == CandidateVerdict::CompileError)
+      V.BuildLog = driverBuildLog(O.BundleDir, O.Kernel, Id);
     Note("verdict", {{"stage", "evaluator"}, {"candidate", Id},
-                     {"verdict", verdictName(V.Status)}, {"reason", V.Reason}});
+                     {"verdict", verdictName(V.Status)}, {"reason", V.Reason},
+                     {"build_log", V.BuildLog}});
     if (V.Status == CandidateVerdict::Verified)
       Note("measurement", {{"candidate", Id}, {"original_ms", V.OriginalMs},
                            {"candidate_ms", V.CandidateMs},
@@ -415,6 +420,17 @@ Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
                     ": verified; asking for a faster one");
   }
   return R;
+}
+
+Result<GenerationLoopResult> runGenerationLoop(LlmClient &Client, RunLog &Log,
+                                               const GenerationLoopOptions &O) {
+  // A bundle or results file of an unexpected shape is an error of the
+  // loop, not an exception across the library's interface.
+  try {
+    return runLoop(Client, Log, O);
+  } catch (const nlohmann::json::exception &E) {
+    return makeError(std::string("malformed bundle or results: ") + E.what());
+  }
 }
 
 } // namespace agents

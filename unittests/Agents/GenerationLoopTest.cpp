@@ -27,6 +27,18 @@ TEST(GenerationLoopTest, CompileFailureAsksForACompileRepair) {
   EXPECT_NE(M->Content.find("identifier \"q\" is undefined"), std::string::npos);
 }
 
+TEST(GenerationLoopTest, CompileRepairPrefersTheWholeBuildLog) {
+  json R = resultsWith({{"compile", "failed"}, {"verdict", "FAIL"},
+                        {"reason", "nvcc exit code 2: 1 error detected"}});
+  CandidateVerdict V = classifyCandidate(R, "heat", "src:llm_heat_r1_1", true);
+  V.BuildLog = "c.cu(3): error: identifier \"q\" is undefined\n"
+               "1 error detected\n";
+  auto M = repairMessageFor(V, true);
+  ASSERT_TRUE(M);
+  EXPECT_NE(M->Content.find("identifier \"q\" is undefined"),
+            std::string::npos);
+}
+
 TEST(GenerationLoopTest, CompiledIsSuccessOnlyInCompileOnlyMode) {
   json R = resultsWith({{"compile", "ok"}, {"verdict", "not-run"}});
   CandidateVerdict V = classifyCandidate(R, "heat", "src:llm_heat_r1_1", true);

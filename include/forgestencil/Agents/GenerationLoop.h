@@ -52,6 +52,9 @@ struct CandidateVerdict {
   };
   Kind Status = Missing;
   std::string Reason;
+  /// nvcc's whole output for a CompileError when the caller found it (the
+  /// reason holds only its last lines); "" otherwise.
+  std::string BuildLog;
   double MaxError = 0, Tolerance = 0;
   double OriginalMs = 0, CandidateMs = 0, CandidateSpreadMs = 0;
 };
