@@ -16,6 +16,11 @@
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/BundleResults.h"
 #include "forgestencil/Version.h"
+#ifdef FS_HAVE_AGENTS // LLM agent (lib/Agents).
+#include "forgestencil/Agents/GenerationLoop.h"
+#include "forgestencil/Agents/RunLog.h"
+#include <iostream>
+#endif
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -191,6 +196,149 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
 }
 //===--- End of tuning bundle and tuning results --------------------------===//
 
+//===--- LLM agent (lib/Agents) -------------------------------------------===//
+// --agent builtin|llm|both: option handling only; the loop is
+// agents::runGenerationLoop, run on the bundle --bundle wrote.
+
+static cl::opt<std::string>
+    AgentKind("agent",
+              cl::desc("Who writes candidates: builtin (the forge's "
+                       "strategies), llm (a model, through fs-tune) or both "
+                       "(fs-tune's winner selection decides)"),
+              cl::init("builtin"), cl::cat(Category));
+static cl::opt<unsigned> LlmRounds("llm-rounds",
+                                   cl::desc("Generation/repair rounds per "
+                                            "kernel (default 4)"),
+                                   cl::init(4), cl::cat(Category));
+static cl::opt<int> LlmMaxTokens("llm-max-tokens",
+                                 cl::desc("Token limit of one answer"),
+                                 cl::init(0), cl::cat(Category));
+static cl::opt<unsigned> LlmTimeout("llm-timeout",
+                                    cl::desc("Seconds one request may take"),
+                                    cl::init(600), cl::cat(Category));
+static cl::opt<bool> LlmCompileOnly(
+    "llm-compile-only",
+    cl::desc("Without a GPU: a candidate that compiles ends the loop"),
+    cl::cat(Category));
+static cl::opt<std::string>
+    LlmRunDir("llm-run-dir",
+              cl::desc("Audit directory of the LLM run (default: "
+                       "<bundle>/llm-run)"),
+              cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string>
+    FsTunePath("fs-tune",
+               cl::desc("The fs-tune that evaluates LLM candidates (default: "
+                        "beside fs-rewrite)"),
+               cl::value_desc("path"), cl::cat(Category));
+
+static cl::list<std::string>
+    LlmFsTuneArgs("llm-fs-tune-arg",
+                  cl::desc("An extra argument for each fs-tune run of the "
+                           "LLM loop (e.g. --nvcc=PATH)"),
+                  cl::value_desc("arg"), cl::cat(Category));
+
+static bool wantsLlm() { return AgentKind == "llm" || AgentKind == "both"; }
+
+#ifdef FS_HAVE_AGENTS
+static std::optional<agents::LlmClient> LlmAgentClient;
+#endif
+
+/// Checks --agent before any analysis: the model is configured and the
+/// server answers. Returns the exit code (0 to go on).
+static int startLlmAgent(const char *Argv0) {
+  auto Fail = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+    return 1;
+  };
+  if (AgentKind != "builtin" && !wantsLlm())
+    return Fail("--agent must be builtin, llm or both, not '" + AgentKind +
+                "'");
+  if (!wantsLlm())
+    return 0;
+#ifndef FS_HAVE_AGENTS
+  (void)Argv0;
+  return Fail("--agent " + AgentKind + ": this fs-rewrite was built without "
+              "the LLM agent (libcurl not found)");
+#else
+  if (BundleDir.empty())
+    return Fail("--agent " + AgentKind + " needs --bundle DIR: the model's "
+                "candidates are evaluated by fs-tune in that bundle");
+  if (FsTunePath.empty())
+    FsTunePath = (sys::path::parent_path(
+                      sys::fs::getMainExecutable(Argv0, (void *)&wantsLlm)) +
+                  "/fs-tune")
+                     .str();
+  auto Config = agents::LlmConfig::fromEnvironment();
+  if (!Config)
+    return Fail("--agent " + AgentKind + ": " + Config.error());
+  if (Config->ApiKey.empty() &&
+      Config->BaseUrl.find("api.openai.com") != std::string::npos)
+    return Fail("--agent " + AgentKind + ": no API key (set FS_LLM_API_KEY, "
+                "or FS_LLM_BASE_URL for a local server)");
+  Config->OverallTimeout = std::chrono::seconds(LlmTimeout);
+  if (LlmMaxTokens > 0)
+    Config->MaxTokens = LlmMaxTokens;
+  LlmAgentClient.emplace(*Config);
+  if (auto R = LlmAgentClient->checkReachable(); !R)
+    return Fail("--agent " + AgentKind + ": " + R.error());
+  // `llm` alone keeps one built-in candidate: the model's one-shot example.
+  if (AgentKind == "llm")
+    BundleBudget = 1;
+  return 0;
+#endif
+}
+
+/// Runs the generation loop for every kernel of the bundle; returns the exit
+/// code.
+static int runLlmAgent() {
+#ifndef FS_HAVE_AGENTS
+  return 1;
+#else
+  auto Fail = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+    return 1;
+  };
+  std::string Error;
+  auto M = forge::loadBundle(BundleDir, Error);
+  if (!M)
+    return Fail(Error);
+  std::string RunDir =
+      LlmRunDir.empty() ? BundleDir + "/llm-run" : LlmRunDir.getValue();
+  auto Log = agents::RunLog::open(RunDir, LlmAgentClient->config().ApiKey);
+  if (!Log)
+    return Fail(Log.error());
+  LlmAgentClient->setRunLog(&*Log);
+  bool GpuHere = agents::gpuAvailable();
+  if (!LlmCompileOnly && !GpuHere)
+    errs() << "fs-rewrite: llm: no GPU here: candidates are only compiled\n";
+  bool AnyFailed = false;
+  for (const forge::BundleKernel &K : M->Kernels) {
+    agents::GenerationLoopOptions O;
+    O.BundleDir = BundleDir;
+    O.Kernel = K.Name;
+    O.FsTune = FsTunePath;
+    O.Rounds = LlmRounds;
+    O.CompileOnly = LlmCompileOnly || !GpuHere;
+    if (LlmMaxTokens > 0)
+      O.MaxTokens = LlmMaxTokens;
+    O.FsTuneArgs.assign(LlmFsTuneArgs.begin(), LlmFsTuneArgs.end());
+    O.Progress = &std::cerr;
+    auto R = agents::runGenerationLoop(*LlmAgentClient, *Log, O);
+    if (!R)
+      return Fail("llm: " + K.Name + ": " + R.error());
+    errs() << "fs-rewrite: llm: " << K.Name << ": "
+           << (R->Succeeded ? "candidate " + R->CandidateId + " after " +
+                                  std::to_string(R->RoundsUsed) + " round(s)"
+                            : "no working candidate in " +
+                                  std::to_string(R->RoundsUsed) + " round(s)")
+           << "; transcript in " << RunDir << "\n";
+    AnyFailed |= !R->Succeeded;
+  }
+  return AnyFailed ? 1 : 0;
+#endif
+}
+//===--- End of LLM agent -------------------------------------------------===//
+
 //===--- Patch emission (lib/Rewrite) -------------------------------------===//
 // --emit-patch / --stdout: option handling only; the work is
 // rewrite::emitPatch. The hook in main() calls runPatchEmission.
@@ -353,6 +501,8 @@ int main(int argc, char **argv) {
     OS << "fs-rewrite (ForgeStencil) " << FORGESTENCIL_VERSION << "\n";
   });
   cl::ParseCommandLineOptions(argc, argv, Overview);
+  if (int RC = startLlmAgent(argv[0])) // LLM agent (lib/Agents).
+    return RC;
   auto Err = [](const Twine &Msg) {
     WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
   };
@@ -411,8 +561,10 @@ int main(int argc, char **argv) {
     sys::fs::real_path(R, R);
     Root = std::string(R);
   }
-  if (!BundleDir.empty()) // Tuning bundle (lib/Forge).
-    return runBundle(**DB, Inv, Root);
+  if (!BundleDir.empty()) { // Tuning bundle (lib/Forge), LLM agent.
+    int RC = runBundle(**DB, Inv, Root);
+    return RC || !wantsLlm() ? RC : runLlmAgent();
+  }
   if (!TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
     auto Winners = tuningWinners();
     if (!Winners) {
