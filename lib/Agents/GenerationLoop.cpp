@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,6 +33,15 @@ std::string readText(const std::string &Path) {
   std::ostringstream OS;
   OS << In.rdbuf();
   return OS.str();
+}
+
+/// \p Name with every character that cannot be in a C identifier or a file
+/// name replaced by `_` (kernels may be `ns::k` or templates).
+std::string identifierFor(const std::string &Name) {
+  std::string Id;
+  for (char C : Name)
+    Id += std::isalnum(static_cast<unsigned char>(C)) ? C : '_';
+  return Id;
 }
 
 /// The replacement contract, as DESIGN.md states it for every candidate.
@@ -69,6 +79,12 @@ std::string builtinExample(const std::string &Bundle, const json &K) {
 /// status, or an error when it could not run or was killed.
 Result<int> runChild(const std::vector<std::string> &Argv,
                      const std::string &LogPath) {
+  // Built before fork: the client may have threads, and the child must not
+  // allocate.
+  std::vector<char *> Args;
+  for (const std::string &A : Argv)
+    Args.push_back(const_cast<char *>(A.c_str()));
+  Args.push_back(nullptr);
   pid_t Pid = fork();
   if (Pid < 0)
     return makeError("cannot fork to run " + Argv.front());
@@ -79,10 +95,6 @@ Result<int> runChild(const std::vector<std::string> &Argv,
       dup2(Fd, 2);
       close(Fd);
     }
-    std::vector<char *> Args;
-    for (const std::string &A : Argv)
-      Args.push_back(const_cast<char *>(A.c_str()));
-    Args.push_back(nullptr);
     execvp(Args[0], Args.data());
     _exit(127);
   }
@@ -268,6 +280,43 @@ std::string extractKernelSource(const std::string &Source,
   return Source;
 }
 
+/// The evaluator: fs-tune adds \p Code to the bundle as candidate \p Id
+/// (`src:<stem>`, the file's stem) and builds its driver, and with a GPU
+/// verifies and times it. The file, fs-tune's output and its results stay in
+/// \p WorkDir. \p Results receives the results JSON.
+static Result<CandidateVerdict>
+evaluateCandidate(const GenerationLoopOptions &O, const std::string &WorkDir,
+                  const std::string &Id, const std::string &Code,
+                  const std::string &Launcher, json &Results) {
+  std::string Stem = Id.substr(std::string("src:").size());
+  std::string File = WorkDir + "/" + Stem + ".cu";
+  std::string ResultsPath = WorkDir + "/" + Stem + ".results.json";
+  std::string LogPath = WorkDir + "/" + Stem + ".log";
+  if (!(std::ofstream(File) << Code))
+    return makeError("cannot write " + File);
+  std::vector<std::string> Argv = {O.FsTune, O.BundleDir, "--add-candidate",
+                                   O.Kernel + "=" + File + ":" + Launcher,
+                                   "--kernels", O.Kernel, "--out", ResultsPath};
+  if (O.CompileOnly)
+    Argv.push_back("--compile-only");
+  Argv.insert(Argv.end(), O.FsTuneArgs.begin(), O.FsTuneArgs.end());
+  Result<int> Exit = runChild(Argv, LogPath);
+  if (!Exit)
+    return makeError(Exit.error());
+  // Compile errors and failed verifications are results; a failed fs-tune
+  // is a broken bundle or tool.
+  if (*Exit != 0)
+    return makeError("fs-tune failed (exit " + std::to_string(*Exit) +
+                     "); see " + LogPath);
+  Results = json::parse(readText(ResultsPath), nullptr, false);
+  if (Results.is_discarded())
+    return makeError("fs-tune wrote no readable results to " + ResultsPath);
+  CandidateVerdict V = classifyCandidate(Results, O.Kernel, Id, O.CompileOnly);
+  if (V.Status == CandidateVerdict::CompileError)
+    V.BuildLog = driverBuildLog(O.BundleDir, O.Kernel, Id);
+  return V;
+}
+
 static Result<GenerationLoopResult>
 runLoop(LlmClient &Client, RunLog &Log, const GenerationLoopOptions &O) {
   json Manifest = json::parse(readText(O.BundleDir + "/manifest.json"),
@@ -283,7 +332,7 @@ runLoop(LlmClient &Client, RunLog &Log, const GenerationLoopOptions &O) {
     return makeError("the bundle has no kernel '" + O.Kernel +
                      "' with a Stencil IR");
   const json &Ir = (*K)["ir"];
-  std::string Launcher = "fs_llm_" + O.Kernel;
+  std::string Launcher = "fs_llm_" + identifierFor(O.Kernel);
   std::vector<std::string> Params = launcherParams(Ir);
 
   GenerationPromptInput In;
@@ -348,34 +397,15 @@ runLoop(LlmClient &Client, RunLog &Log, const GenerationLoopOptions &O) {
       continue;
     }
 
-    // The evaluator: fs-tune adds the file to the bundle and builds (and
-    // with a GPU verifies and times) its driver.
-    std::string Stem = "llm_" + O.Kernel + "_r" + std::to_string(Round) +
-                       "_" + std::to_string(Log.nextIndex());
-    std::string File = Log.directory() + "/" + Stem + ".cu";
-    std::ofstream(File) << *Code;
-    std::string Id = "src:" + Stem;
-    std::string ResultsPath = Log.directory() + "/" + Stem + ".results.json";
-    std::vector<std::string> Argv = {O.FsTune, O.BundleDir, "--add-candidate",
-                                     O.Kernel + "=" + File + ":" + Launcher,
-                                     "--kernels", O.Kernel, "--out",
-                                     ResultsPath};
-    if (O.CompileOnly)
-      Argv.push_back("--compile-only");
-    Argv.insert(Argv.end(), O.FsTuneArgs.begin(), O.FsTuneArgs.end());
+    std::string Id = "src:llm_" + identifierFor(O.Kernel) + "_r" + std::to_string(Round) +
+                     "_" + std::to_string(Log.nextIndex());
     progress(O, "round " + std::to_string(Round) + ": evaluating " + Id);
-    Result<int> Exit = runChild(Argv, Log.directory() + "/" + Stem + ".log");
-    if (!Exit)
-      return makeError(Exit.error());
-    if (*Exit != 0)
-      return makeError("fs-tune failed (exit " + std::to_string(*Exit) +
-                       "); see " + Log.directory() + "/" + Stem + ".log");
-    json Results = json::parse(readText(ResultsPath), nullptr, false);
-    if (Results.is_discarded())
-      return makeError("fs-tune wrote no readable results to " + ResultsPath);
-    CandidateVerdict V = classifyCandidate(Results, O.Kernel, Id, O.CompileOnly);
-    if (V.Status == CandidateVerdict::CompileError)
-      V.BuildLog = driverBuildLog(O.BundleDir, O.Kernel, Id);
+    json Results;
+    Result<CandidateVerdict> Evaluated =
+        evaluateCandidate(O, Log.directory(), Id, *Code, Launcher, Results);
+    if (!Evaluated)
+      return makeError(Evaluated.error());
+    CandidateVerdict &V = *Evaluated;
     Note("verdict", {{"stage", "evaluator"}, {"candidate", Id},
                      {"verdict", verdictName(V.Status)}, {"reason", V.Reason},
                      {"build_log", V.BuildLog}});
