@@ -1,10 +1,17 @@
 //===- GenerationLoopTest.cpp - The loop's decisions from fs-tune results -===//
 
 #include "forgestencil/Agents/GenerationLoop.h"
+#include "forgestencil/Agents/RunLog.h"
+
+#include "ScriptedServer.h"
+#include "TempDir.h"
+
+#include <fstream>
 
 #include <gtest/gtest.h>
 
 using namespace forgestencil::agents;
+using namespace forgestencil::agents::test;
 using nlohmann::json;
 
 namespace {
@@ -105,6 +112,96 @@ TEST(GenerationLoopTest, KernelSourceIsCutOutOfItsUnit) {
   EXPECT_EQ(extractKernelSource(TU, "heat"),
             "__global__ void heat(float *a) {\n  if (1) { a[1] = 2; }\n}");
   EXPECT_EQ(extractKernelSource(TU, "absent"), TU);
+}
+
+/// A bundle manifest with one kernel `heat(const float *in, float *out)` and
+/// no built-in candidates.
+void writeManifest(const std::string &Dir) {
+  json Ir = {{"kernel", "heat"},
+             {"element_type", "float"},
+             {"params", {{{"type", "const float *"}, {"name", "in"}},
+                         {{"type", "float *"}, {"name", "out"}}}}};
+  json M = {{"kernels", {{{"name", "heat"},
+                          {"translation_unit", "heat.cu"},
+                          {"time_shape", {64, 64}},
+                          {"candidates", json::array()},
+                          {"ir", Ir}}}}};
+  std::ofstream(Dir + "/manifest.json") << M.dump(2);
+}
+
+// Answers that never reach the evaluator: no code block, then code the
+// screen refuses. Each is sent back as a repair request, and the round budget
+// ends the loop. The evaluator path is a binary that does not exist, so
+// reaching it would be an error of the loop.
+TEST(GenerationLoopTest, FormatAndScreenRepairsUseUpTheRounds) {
+  ScriptedServer Server;
+  Server.then(replyJson(200, completion("I would rather explain it in words.")));
+  Server.then(replyJson(
+      200, completion("```cuda\n__global__ void k(const float *in, float "
+                      "*out) { long long t = clock64(); out[0] = in[0] + t; }\n"
+                      "void fs_llm_heat(dim3 grid, dim3 block, size_t shmem, "
+                      "cudaStream_t stream, const float *in, float *out) {\n"
+                      "  k<<<grid, block, shmem, stream>>>(in, out);\n}\n```\n")));
+  TempDir Bundle, Run;
+  writeManifest(Bundle.path());
+  LlmConfig Config;
+  Config.BaseUrl = Server.root();
+  Config.Model = "test";
+  Config.ApiKey = "sk-loop-secret";
+  Config.MaxAttempts = 1;
+  LlmClient Client(Config);
+  auto Log = RunLog::open(Run.path(), Config.ApiKey);
+  ASSERT_TRUE(Log) << Log.error();
+  Client.setRunLog(&*Log);
+  GenerationLoopOptions O;
+  O.BundleDir = Bundle.path();
+  O.Kernel = "heat";
+  O.FsTune = Bundle.path() + "/no-such-fs-tune";
+  O.Rounds = 2;
+  auto R = runGenerationLoop(Client, *Log, O);
+  ASSERT_TRUE(R) << R.error();
+  EXPECT_FALSE(R->Succeeded);
+  EXPECT_EQ(R->RoundsUsed, 2);
+  ASSERT_EQ(R->RoundSummaries.size(), 2u);
+  EXPECT_NE(R->RoundSummaries[0].find("format"), std::string::npos);
+  EXPECT_NE(R->RoundSummaries[1].find("screen"), std::string::npos);
+  // The second request carries the first answer and the format repair; the
+  // launcher the model was asked for is the one fs-tune's drivers call.
+  auto Seen = Server.requests();
+  ASSERT_GE(Seen.size(), 2u);
+  json First = json::parse(Seen[Seen.size() - 2].Body);
+  json Second = json::parse(Seen.back().Body);
+  EXPECT_NE(First.dump().find("void fs_llm_heat(dim3 grid, dim3 block, size_t "
+                              "shmem, cudaStream_t stream"),
+            std::string::npos);
+  EXPECT_EQ(Second["messages"].size(), First["messages"].size() + 2);
+  EXPECT_EQ(Second["messages"][First["messages"].size()]["role"], "assistant");
+  // Two requests, two responses, two verdicts; no candidate file.
+  std::vector<std::string> Files = Run.filesUnder("");
+  int Verdicts = 0;
+  for (const std::string &F : Files) {
+    Verdicts += F.find("-verdict.json") != std::string::npos;
+    EXPECT_EQ(F.find(".cu"), std::string::npos) << F;
+    EXPECT_EQ(Run.read(F).find("sk-loop-secret"), std::string::npos) << F;
+  }
+  EXPECT_EQ(Verdicts, 2);
+}
+
+TEST(GenerationLoopTest, AKernelMissingFromTheBundleIsAnError) {
+  TempDir Bundle, Run;
+  writeManifest(Bundle.path());
+  LlmConfig Config;
+  Config.BaseUrl = "http://127.0.0.1:1";
+  Config.Model = "test";
+  LlmClient Client(Config);
+  auto Log = RunLog::open(Run.path(), "");
+  ASSERT_TRUE(Log);
+  GenerationLoopOptions O;
+  O.BundleDir = Bundle.path();
+  O.Kernel = "wave";
+  auto R = runGenerationLoop(Client, *Log, O);
+  ASSERT_FALSE(R);
+  EXPECT_NE(R.error().find("no kernel 'wave'"), std::string::npos);
 }
 
 } // namespace
