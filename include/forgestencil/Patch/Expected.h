@@ -12,11 +12,11 @@
 
 namespace forgestencil {
 namespace patch {
-using forgestencil::Expected;
-using forgestencil::Failure;
-using forgestencil::Status;
-using forgestencil::fail;
-using forgestencil::makeFailure;
+using support::Expected;
+using support::Failure;
+using support::Status;
+using support::fail;
+using support::makeFailure;
 } // namespace patch
 } // namespace forgestencil
 

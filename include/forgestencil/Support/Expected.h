@@ -17,6 +17,9 @@
 #include <variant>
 
 namespace forgestencil {
+/// In a namespace of its own: the LLVM-based libraries use llvm::Expected
+/// under the same name, and an enclosing forgestencil::Expected would hide it.
+namespace support {
 
 /// The reason an operation failed, as a message for the user. Kept apart
 /// from std::string so that an Expected<std::string> can be built from
@@ -79,6 +82,7 @@ private:
   bool Failed = false;
 };
 
+} // namespace support
 } // namespace forgestencil
 
 #endif // FORGESTENCIL_SUPPORT_EXPECTED_H
