@@ -735,8 +735,6 @@ Value Interpreter::eval(const Expr *E) {
     return member(M);
 
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
-    std::vector<Constraint> Cs;
-    (void)Cs;
     return Value::unknown("a conditional expression (" + text(CO) +
                           ") in the update");
   }
