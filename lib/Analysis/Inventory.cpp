@@ -257,21 +257,33 @@ private:
             F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr)) {
       if (C->isComparisonOp()) {
         const Expr *Bound = C->getRHS();
-        L.TripCount = text(Bound->getSourceRange());
-        if (!Bound->isValueDependent())
-          if (auto V = Bound->getIntegerConstantExpr(Ctx)) {
-            int64_t Trips = V->getSExtValue();
-            // for (i = a; i < N; ++i) with a constant start.
-            if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
-                DS && DS->isSingleDecl())
-              if (const auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
-                  VD && VD->hasInit() && !VD->getInit()->isValueDependent())
-                if (auto Start = VD->getInit()->getIntegerConstantExpr(Ctx))
-                  Trips -= Start->getSExtValue();
-            if (C->getOpcode() == BO_LE)
-              ++Trips;
-            L.ConstantTrips = Trips > 0 ? Trips : 0;
-          }
+        const Expr *Start = nullptr;
+        if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+            DS && DS->isSingleDecl())
+          if (const auto *VD = dyn_cast<VarDecl>(DS->getSingleDecl());
+              VD && VD->hasInit())
+            Start = VD->getInit();
+        bool Down = C->getOpcode() == BO_GT || C->getOpcode() == BO_GE;
+        // A loop counting down runs from its start, not to its bound.
+        L.TripCount = Down && Start
+                          ? text(Start->getSourceRange()) + " .. " +
+                                text(Bound->getSourceRange())
+                          : text(Bound->getSourceRange());
+        auto Constant = [&](const Expr *E) -> std::optional<int64_t> {
+          if (!E || E->isValueDependent())
+            return std::nullopt;
+          if (auto V = E->getIntegerConstantExpr(Ctx))
+            return V->getSExtValue();
+          return std::nullopt;
+        };
+        // Trips are known only when both ends are constants (unit steps).
+        auto B = Constant(Bound), S = Constant(Start);
+        if (B && S) {
+          int64_t Trips = Down ? *S - *B : *B - *S;
+          if (C->getOpcode() == BO_LE || C->getOpcode() == BO_GE)
+            ++Trips;
+          L.ConstantTrips = Trips > 0 ? Trips : 0;
+        }
       }
     }
     // The same kernels launched every iteration also mark a time loop.
