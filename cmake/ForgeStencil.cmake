@@ -2,6 +2,19 @@
 
 set(FS_WARNING_FLAGS -Wall -Wextra -Wno-unused-parameter)
 
+# fs_all_targets_exist(<out-var> deps...)
+#   Sets <out-var> to FALSE when one of the project's own libraries (FS*) in
+#   deps is not part of this build (FS_PARTS, FS_ENABLE_LLVM), else TRUE.
+function(fs_all_targets_exist out)
+  foreach(dep ${ARGN})
+    if(dep MATCHES "^FS" AND NOT TARGET ${dep})
+      set(${out} FALSE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} TRUE PARENT_SCOPE)
+endfunction()
+
 # fs_add_library(Name [LLVM] SOURCES... [DEPENDS libs...])
 #   A library of lib/<Name>. LLVM marks a library that needs LLVM/Clang; it is
 #   skipped when FS_ENABLE_LLVM is OFF.
@@ -39,11 +52,10 @@ function(fs_add_tool name)
     return()
   endif()
   # A tool whose libraries are not part of this build (FS_PARTS) is skipped.
-  foreach(dep ${ARG_DEPENDS})
-    if(dep MATCHES "^FS" AND NOT TARGET ${dep})
-      return()
-    endif()
-  endforeach()
+  fs_all_targets_exist(have ${ARG_DEPENDS})
+  if(NOT have)
+    return()
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${FS_WARNING_FLAGS})
   target_include_directories(${name} PRIVATE
@@ -64,11 +76,10 @@ function(fs_add_unittest name)
   if(ARG_LLVM AND NOT FS_ENABLE_LLVM)
     return()
   endif()
-  foreach(dep ${ARG_DEPENDS})
-    if(dep MATCHES "^FS" AND NOT TARGET ${dep})
-      return()
-    endif()
-  endforeach()
+  fs_all_targets_exist(have ${ARG_DEPENDS})
+  if(NOT have)
+    return()
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${FS_WARNING_FLAGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPENDS} GTest::gtest_main)

@@ -20,8 +20,6 @@ using namespace llvm;
 namespace forgestencil {
 namespace analysis {
 
-namespace {
-
 std::string canonicalPath(StringRef Path) {
   SmallString<256> Real;
   if (!sys::fs::real_path(Path, Real))
@@ -30,6 +28,8 @@ std::string canonicalPath(StringRef Path) {
   sys::path::remove_dots(P, true);
   return std::string(P);
 }
+
+namespace {
 
 class Collector : public RecursiveASTVisitor<Collector> {
 public:

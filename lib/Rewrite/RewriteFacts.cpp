@@ -2,6 +2,8 @@
 
 #include "forgestencil/Rewrite/RewriteFacts.h"
 
+#include "forgestencil/Analysis/Inventory.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -20,16 +22,9 @@ using namespace llvm;
 namespace forgestencil {
 namespace rewrite {
 
-namespace {
+using analysis::canonicalPath;
 
-std::string canonicalPath(StringRef Path) {
-  SmallString<256> Real;
-  if (!sys::fs::real_path(Path, Real))
-    return std::string(Real);
-  SmallString<256> P(Path);
-  sys::path::remove_dots(P, true);
-  return std::string(P);
-}
+namespace {
 
 /// Where a launch statement sits, found while visiting its parent.
 struct StatementSlot {

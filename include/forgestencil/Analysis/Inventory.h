@@ -100,6 +100,10 @@ private:
   std::map<std::string, KernelAnalysis> Analyses;
 };
 
+/// The real path of Path (symbolic links resolved), or Path without "."
+/// and ".." when it does not exist: how every part names a source file.
+std::string canonicalPath(llvm::StringRef Path);
+
 /// "a/b.cu" relative to Root when the file is under it, else the path.
 std::string relativeTo(llvm::StringRef Path, llvm::StringRef Root);
 
