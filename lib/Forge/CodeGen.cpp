@@ -409,6 +409,15 @@ std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
   return OS.str();
 }
 
+std::string emitIndexWidthLaunch(const StencilView &V,
+                                 const std::string &Kernel) {
+  return "  if (fs_fits32)\n    " + Kernel +
+         "<int><<<fs_grid, fs_block, 0, stream>>>(" + kernelArgs(V, "int") +
+         ");\n  else\n    " + Kernel +
+         "<long long><<<fs_grid, fs_block, 0, stream>>>(" +
+         kernelArgs(V, "long long") + ");\n}\n";
+}
+
 std::string emitLoad(const StencilView &V, const std::string &Array,
                      const std::string &TypeName, const std::string &Address) {
   const StencilView::Array *A = V.array(Array);

@@ -346,13 +346,7 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   }
   OS << "  const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_lo[0], " << BX
      << ", 2147483647LL), fs_gy, fs_gz);\n"
-     << "  if (fs_fits32)\n"
-     << "    " << Scalar << "<int><<<fs_grid, fs_block, 0, stream>>>("
-     << kernelArgs(*V, "int") << ");\n"
-     << "  else\n"
-     << "    " << Scalar << "<long long><<<fs_grid, fs_block, 0, stream>>>("
-     << kernelArgs(*V, "long long") << ");\n"
-     << "}\n";
+     << emitIndexWidthLaunch(*V, Scalar);
   Out.Source = OS.str();
   return Out;
 }

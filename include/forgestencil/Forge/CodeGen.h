@@ -94,6 +94,11 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
 /// are multiples of Width.
 std::string emitVectorAlignmentCheck(const StencilView &V, unsigned Width);
 
+/// The launcher's last statements: launches Kernel (a template on the index
+/// type) on fs_grid/fs_block and the caller's stream with 32-bit indices when
+/// fs_fits32, else 64-bit; then closes the launcher.
+std::string emitIndexWidthLaunch(const StencilView &V, const std::string &Kernel);
+
 /// __constant__ coefficient arrays (and their setters) as O asks.
 std::string emitConstants(const StencilView &V, const GenerateOptions &O);
 

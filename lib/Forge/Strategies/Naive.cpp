@@ -86,13 +86,7 @@ GeneratedSource NaiveStrategy::generate(const ir::StencilIR &IR,
      << "  const dim3 fs_grid = " << (ThreeD ? "dim3(fs_gx, fs_gm, fs_gs)"
                                               : "dim3(fs_gx, fs_gs, 1)")
      << ";\n"
-     << "  if (fs_fits32)\n"
-     << "    " << Opts.LauncherName << "_kernel<int><<<fs_grid, fs_block, 0, stream>>>("
-     << kernelArgs(*V, "int") << ");\n"
-     << "  else\n"
-     << "    " << Opts.LauncherName << "_kernel<long long><<<fs_grid, fs_block, 0, stream>>>("
-     << kernelArgs(*V, "long long") << ");\n"
-     << "}\n";
+     << emitIndexWidthLaunch(*V, Opts.LauncherName + "_kernel");
   Out.Source = OS.str();
   return Out;
 }

@@ -115,7 +115,7 @@ GeneratedSource ZMarchSmemStrategy::generate(const ir::StencilIR &IR,
   std::ostringstream OS;
   OS << emitFilePrologue(IR, P) << emitConstants(*V, Opts) << "namespace {\n";
   OS << "template <typename Idx>\n__global__ void __launch_bounds__("
-     << BX * BY << ")\nfs_smem_kernel(" << kernelParams(*V, "Idx") << ") {\n";
+     << BX * BY << ")\n" << Opts.LauncherName << "_kernel(" << kernelParams(*V, "Idx") << ") {\n";
   for (auto &[A, H] : Tiles)
     OS << "  __shared__ " << T << " t_" << A << "[" << BY + H.Y0 + H.Y1
        << "][" << BX + H.X0 + H.X1 << "];\n";
@@ -207,13 +207,7 @@ GeneratedSource ZMarchSmemStrategy::generate(const ir::StencilIR &IR,
      << "  const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_lo[0], " << BX
      << ", 2147483647LL), fs_blocks(fs_hi[1] - fs_lo[1], " << BY
      << ", 65535), fs_blocks(fs_hi[2] - fs_lo[2], " << ZC << ", 65535));\n"
-     << "  if (fs_fits32)\n"
-     << "    fs_smem_kernel<int><<<fs_grid, fs_block, 0, stream>>>("
-     << kernelArgs(*V, "int") << ");\n"
-     << "  else\n"
-     << "    fs_smem_kernel<long long><<<fs_grid, fs_block, 0, stream>>>("
-     << kernelArgs(*V, "long long") << ");\n"
-     << "}\n";
+     << emitIndexWidthLaunch(*V, Opts.LauncherName + "_kernel");
   Out.Source = OS.str();
   return Out;
 }
