@@ -15,71 +15,27 @@
 #ifndef FORGESTENCIL_AGENTS_RESULT_H
 #define FORGESTENCIL_AGENTS_RESULT_H
 
-#include <cassert>
-#include <string>
-#include <utility>
-#include <variant>
+#include "forgestencil/Support/Expected.h"
+
+#include <type_traits>
 
 namespace forgestencil {
 namespace agents {
 
-/// The message of a failure. A distinct type so that a Result<std::string>
-/// can be built from either a value or an error without ambiguity.
-struct Error {
-  std::string Message;
-};
+/// The message of a failure (forgestencil/Support/Expected.h's Failure).
+using Error = support::Failure;
 
 /// Makes an Error from a message.
-inline Error makeError(std::string Message) { return Error{std::move(Message)}; }
+inline Error makeError(std::string Message) {
+  return support::makeFailure(std::move(Message));
+}
 
-/// Either a T or an Error.
-template <typename T> class Result {
-public:
-  Result(T Value) : Storage(std::move(Value)) {}
-  Result(Error Failure) : Storage(std::move(Failure)) {}
-
-  /// True when the Result holds a value.
-  explicit operator bool() const { return Storage.index() == 0; }
-
-  T &operator*() {
-    assert(*this && "dereferencing a failed Result");
-    return std::get<0>(Storage);
-  }
-  const T &operator*() const {
-    assert(*this && "dereferencing a failed Result");
-    return std::get<0>(Storage);
-  }
-  T *operator->() { return &**this; }
-  const T *operator->() const { return &**this; }
-
-  /// The error message; only valid when the Result holds no value.
-  const std::string &error() const {
-    assert(!*this && "asking a successful Result for its error");
-    return std::get<1>(Storage).Message;
-  }
-
-private:
-  std::variant<T, Error> Storage;
-};
-
-/// The result of an operation that yields nothing but may fail.
-template <> class Result<void> {
-public:
-  Result() = default;
-  Result(Error Failure) : Failed(true), Message(std::move(Failure.Message)) {}
-
-  static Result success() { return Result(); }
-
-  explicit operator bool() const { return !Failed; }
-  const std::string &error() const {
-    assert(Failed && "asking a successful Result for its error");
-    return Message;
-  }
-
-private:
-  bool Failed = false;
-  std::string Message;
-};
+/// Either a T or an Error; Result<void> is the outcome of an operation that
+/// yields nothing but may fail. The LLVM-free libraries share one
+/// value-or-error type; this is its name in the agents library.
+template <typename T>
+using Result = std::conditional_t<std::is_void_v<T>, support::Status,
+                                  support::Expected<T>>;
 
 } // namespace agents
 } // namespace forgestencil
