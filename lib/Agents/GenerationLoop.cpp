@@ -159,7 +159,7 @@ std::string verdictName(CandidateVerdict::Kind K) {
 
 void progress(const GenerationLoopOptions &O, const std::string &Line) {
   if (O.Progress)
-    *O.Progress << "fs-rewrite: llm: " << O.Kernel << ": " << Line << "\n";
+    *O.Progress << O.ProgressPrefix << O.Kernel << ": " << Line << "\n";
 }
 
 } // namespace

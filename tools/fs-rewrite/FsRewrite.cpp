@@ -17,8 +17,7 @@
 #include "forgestencil/Forge/BundleResults.h"
 #include "forgestencil/Version.h"
 #ifdef FS_HAVE_AGENTS // LLM agent (lib/Agents).
-#include "forgestencil/Agents/GenerationLoop.h"
-#include "forgestencil/Agents/RunLog.h"
+#include "forgestencil/Agents/BundleAgent.h"
 #include <iostream>
 #endif
 
@@ -197,8 +196,9 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
 //===--- End of tuning bundle and tuning results --------------------------===//
 
 //===--- LLM agent (lib/Agents) -------------------------------------------===//
-// --agent builtin|llm|both: option handling only; the loop is
-// agents::runGenerationLoop, run on the bundle --bundle wrote.
+// --agent builtin|llm|both: option handling only; the work is
+// agents::runAgentOnBundle (shared with fs-agent), run on the bundle --bundle
+// wrote.
 
 static cl::opt<std::string>
     AgentKind("agent",
@@ -240,7 +240,7 @@ static cl::list<std::string>
 static bool wantsLlm() { return AgentKind == "llm" || AgentKind == "both"; }
 
 #ifdef FS_HAVE_AGENTS
-static std::optional<agents::LlmClient> LlmAgentClient;
+static std::unique_ptr<agents::LlmClient> LlmAgentClient;
 #endif
 
 /// Checks --agent before any analysis: the model is configured and the
@@ -268,19 +268,14 @@ static int startLlmAgent(const char *Argv0) {
                       sys::fs::getMainExecutable(Argv0, (void *)&wantsLlm)) +
                   "/fs-tune")
                      .str();
-  auto Config = agents::LlmConfig::fromEnvironment();
-  if (!Config)
-    return Fail("--agent " + AgentKind + ": " + Config.error());
-  if (Config->ApiKey.empty() &&
-      Config->BaseUrl.find("api.openai.com") != std::string::npos)
-    return Fail("--agent " + AgentKind + ": no API key (set FS_LLM_API_KEY, "
-                "or FS_LLM_BASE_URL for a local server)");
-  Config->OverallTimeout = std::chrono::seconds(LlmTimeout);
+  agents::AgentClientOptions Client;
+  Client.Timeout = std::chrono::seconds(LlmTimeout);
   if (LlmMaxTokens > 0)
-    Config->MaxTokens = LlmMaxTokens;
-  LlmAgentClient.emplace(*Config);
-  if (auto R = LlmAgentClient->checkReachable(); !R)
-    return Fail("--agent " + AgentKind + ": " + R.error());
+    Client.MaxTokens = LlmMaxTokens;
+  auto Connected = agents::connectFromEnvironment(Client);
+  if (!Connected)
+    return Fail("--agent " + AgentKind + ": " + Connected.error());
+  LlmAgentClient = std::move(*Connected);
   // `llm` alone keeps one built-in candidate: the model's one-shot example.
   if (AgentKind == "llm")
     BundleBudget = 1;
@@ -294,47 +289,24 @@ static int runLlmAgent() {
 #ifndef FS_HAVE_AGENTS
   return 1;
 #else
-  auto Fail = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+  agents::BundleAgentOptions O;
+  O.BundleDir = BundleDir;
+  O.RunDir = LlmRunDir;
+  O.FsTune = FsTunePath;
+  O.FsTuneArgs.assign(LlmFsTuneArgs.begin(), LlmFsTuneArgs.end());
+  O.Rounds = LlmRounds;
+  if (LlmMaxTokens > 0)
+    O.MaxTokens = LlmMaxTokens;
+  O.CompileOnly = LlmCompileOnly;
+  O.Messages = &std::cerr;
+  O.MessagePrefix = "fs-rewrite: llm: ";
+  auto Report = agents::runAgentOnBundle(*LlmAgentClient, O);
+  if (!Report) {
+    WithColor::error(errs(), "fs-rewrite")
+        << "llm: " << Report.error() << "\n";
     return 1;
-  };
-  std::string Error;
-  auto M = forge::loadBundle(BundleDir, Error);
-  if (!M)
-    return Fail(Error);
-  std::string RunDir =
-      LlmRunDir.empty() ? BundleDir + "/llm-run" : LlmRunDir.getValue();
-  auto Log = agents::RunLog::open(RunDir, LlmAgentClient->config().ApiKey);
-  if (!Log)
-    return Fail(Log.error());
-  LlmAgentClient->setRunLog(&*Log);
-  bool GpuHere = agents::gpuAvailable();
-  if (!LlmCompileOnly && !GpuHere)
-    errs() << "fs-rewrite: llm: no GPU here: candidates are only compiled\n";
-  bool AnyFailed = false;
-  for (const forge::BundleKernel &K : M->Kernels) {
-    agents::GenerationLoopOptions O;
-    O.BundleDir = BundleDir;
-    O.Kernel = K.Name;
-    O.FsTune = FsTunePath;
-    O.Rounds = LlmRounds;
-    O.CompileOnly = LlmCompileOnly || !GpuHere;
-    if (LlmMaxTokens > 0)
-      O.MaxTokens = LlmMaxTokens;
-    O.FsTuneArgs.assign(LlmFsTuneArgs.begin(), LlmFsTuneArgs.end());
-    O.Progress = &std::cerr;
-    auto R = agents::runGenerationLoop(*LlmAgentClient, *Log, O);
-    if (!R)
-      return Fail("llm: " + K.Name + ": " + R.error());
-    errs() << "fs-rewrite: llm: " << K.Name << ": "
-           << (R->Succeeded ? "candidate " + R->CandidateId + " after " +
-                                  std::to_string(R->RoundsUsed) + " round(s)"
-                            : "no working candidate in " +
-                                  std::to_string(R->RoundsUsed) + " round(s)")
-           << "; transcript in " << RunDir << "\n";
-    AnyFailed |= !R->Succeeded;
   }
-  return AnyFailed ? 1 : 0;
+  return Report->allSucceeded() ? 0 : 1;
 #endif
 }
 //===--- End of LLM agent -------------------------------------------------===//

@@ -104,6 +104,9 @@ struct GenerationLoopOptions {
   std::vector<std::string> KnowledgeEntries;
   /// Progress lines; nullptr for none.
   std::ostream *Progress = nullptr;
+  /// What each progress line starts with (the command's name), before the
+  /// kernel's.
+  std::string ProgressPrefix = "llm: ";
 };
 
 /// How the loop ended.
