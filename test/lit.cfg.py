@@ -27,7 +27,7 @@ llvm_config.add_tool_substitutions(["FileCheck", "not", "split-file", "count"],
                                    [config.llvm_tools_dir])
 
 tool_dirs = [config.fs_tools_dir, config.llvm_tools_dir]
-for tool in ("fs-rewrite", "fs-tune", "fs-harness", "fs-bench"):
+for tool in ("fs-rewrite", "fs-tune", "fs-agent", "fs-harness", "fs-bench"):
     path = os.path.join(config.fs_tools_dir, tool)
     if os.path.exists(path):
         config.available_features.add(tool)
@@ -36,6 +36,10 @@ config.substitutions.append(("%fs-src", config.fs_src_root))
 config.substitutions.append(("%fs-obj", config.fs_obj_root))
 config.substitutions.append(("%fs-version", config.fs_version))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+# The scripted OpenAI-compatible server the LLM agent's tests talk to.
+config.substitutions.append(("%scripted-llm-server", "%s %s" % (
+    shutil.which("python3") or "python3",
+    os.path.join(config.fs_src_root, "utils", "scripted-llm-server.py"))))
 
 if config.fs_enable_llvm:
     config.available_features.add("llvm")
