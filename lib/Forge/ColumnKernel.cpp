@@ -38,9 +38,10 @@ struct Chunk {
 
 class ColumnEmitter {
 public:
-  ColumnEmitter(const StencilView &V, const StrategyParams &P, unsigned VW)
+  ColumnEmitter(const StencilView &V, const StrategyParams &P, unsigned VW,
+                const GroupEmitter &Group)
       : V(V), P(P), VW(VW), T(V.elementType()), VT(V.vectorType(VW)),
-        Queue(P.RegisterQueue) {
+        Queue(P.RegisterQueue), Group(Group) {
     classifyReads();
   }
 
@@ -52,6 +53,7 @@ private:
   unsigned VW;
   std::string T, VT;
   bool Queue;
+  const GroupEmitter &Group;
   /// Per (array, row, column) vector kept in registers, its planes.
   std::map<std::tuple<std::string, int, int>, std::pair<int, int>> QueuePlanes;
   /// Vectors loaded afresh at every step.
@@ -144,6 +146,8 @@ private:
 };
 
 std::string ColumnEmitter::fastPath(const std::string &In) const {
+  if (Group)
+    return Group(V, P, VW, In);
   std::ostringstream OS;
   const ir::StencilIR &IR = V.ir();
   OS << In << "const Idx fs_b = x0 * s0 + y0 * s1;\n";
@@ -308,7 +312,8 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
 
 GeneratedSource generateColumnSource(const ir::StencilIR &IR,
                                      const StrategyParams &P,
-                                     const GenerateOptions &Opts) {
+                                     const GenerateOptions &Opts,
+                                     const GroupEmitter &Group) {
   GeneratedSource Out;
   Out.Error = columnWhyNot(IR, P);
   if (!Out.ok())
@@ -320,10 +325,10 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   const std::string Kernel = Opts.LauncherName + "_kernel";
   const std::string KernelScalar = Opts.LauncherName + "_kernel_scalar";
   OS << emitFilePrologue(IR, P) << emitConstants(*V, Opts) << "namespace {\n";
-  OS << ColumnEmitter(*V, P, VW).kernel(Kernel);
+  OS << ColumnEmitter(*V, P, VW, Group).kernel(Kernel);
   if (VW > 1) {
     OS << "\n// Unaligned arrays or strides: the same mapping, one point wide.\n"
-       << ColumnEmitter(*V, P, 1).kernel(KernelScalar);
+       << ColumnEmitter(*V, P, 1, Group).kernel(KernelScalar);
   }
   OS << "} // namespace\n\n";
   OS << emitLauncherHead(*V, Opts, 2 * VW);

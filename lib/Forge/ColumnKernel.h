@@ -17,16 +17,35 @@
 
 #include "forgestencil/Forge/Strategy.h"
 
+#include <functional>
+#include <string>
+
 namespace forgestencil {
 namespace forge {
+
+class StencilView;
+
+/// Emits the loop over the slowest axis for one whole group of points (the
+/// "fast path"), at indentation In. In scope: `x0`, `y0` (the group's first
+/// point), `zs`, `ze` (the planes to compute), `Idx`, the kernel's
+/// parameters and `fs_b`-style locals are the emitter's own. Strategies that
+/// share the column mapping but compute a group differently pass their own.
+using GroupEmitter = std::function<std::string(
+    const StencilView &V, const StrategyParams &P, unsigned VectorWidth,
+    const std::string &In)>;
 
 /// Why P cannot be generated for IR with the column generator, or "".
 std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P);
 
-/// The whole file: kernels and launcher.
+/// The whole file: kernels and launcher. With \p Group, whole groups are
+/// computed by it instead of the register-queue / multipoint body; the
+/// mapping of threads to groups, the per-point path for groups on the
+/// domain's edge, the scalar kernel for unaligned arrays and the launcher
+/// stay the same.
 GeneratedSource generateColumnSource(const ir::StencilIR &IR,
                                      const StrategyParams &P,
-                                     const GenerateOptions &Opts);
+                                     const GenerateOptions &Opts,
+                                     const GroupEmitter &Group = nullptr);
 
 } // namespace forge
 } // namespace forgestencil

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <sys/file.h>
@@ -135,8 +136,12 @@ bool loadMatrix(const std::string &Path, json &Matrix, std::string &Error) {
   return true;
 }
 
-bool recordMeasurement(const std::string &Path, const Measurement &M,
-                       std::string &Error) {
+/// Read-modify-write of the matrix at Path under an exclusive flock on
+/// Path + ".lock": Change is applied to the current contents, which are then
+/// written to a temporary file and renamed over Path.
+static bool updateMatrixFile(const std::string &Path,
+                             const std::function<void(json &)> &Change,
+                             std::string &Error) {
   std::string LockPath = Path + ".lock";
   int Fd = open(LockPath.c_str(), O_CREAT | O_RDWR, 0644);
   if (Fd < 0 || flock(Fd, LOCK_EX) != 0) {
@@ -148,7 +153,7 @@ bool recordMeasurement(const std::string &Path, const Measurement &M,
   json Matrix;
   bool Ok = loadMatrix(Path, Matrix, Error);
   if (Ok) {
-    addMeasurement(Matrix, M);
+    Change(Matrix);
     std::string Tmp = Path + ".tmp." + std::to_string(getpid());
     {
       std::ofstream Out(Tmp);
@@ -164,6 +169,18 @@ bool recordMeasurement(const std::string &Path, const Measurement &M,
   flock(Fd, LOCK_UN);
   close(Fd);
   return Ok;
+}
+
+bool recordMeasurement(const std::string &Path, const Measurement &M,
+                       std::string &Error) {
+  return updateMatrixFile(
+      Path, [&](json &Matrix) { addMeasurement(Matrix, M); }, Error);
+}
+
+bool recordMatrix(const std::string &Path, const json &Other,
+                  std::string &Error) {
+  return updateMatrixFile(
+      Path, [&](json &Matrix) { mergeMatrix(Matrix, Other); }, Error);
 }
 
 StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,

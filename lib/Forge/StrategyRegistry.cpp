@@ -12,6 +12,7 @@
 #include "Strategies/Naive.h"
 #include "Strategies/ZMarch.h"
 #include "Strategies/ZMarchSmem.h"
+#include "Strategies/ZSum.h"
 
 namespace forgestencil {
 namespace forge {
@@ -23,6 +24,7 @@ std::vector<std::unique_ptr<Strategy>> buildRegistry() {
   R.push_back(std::make_unique<MultiPointStrategy>());
   R.push_back(std::make_unique<ZMarchStrategy>());
   R.push_back(std::make_unique<ZMarchSmemStrategy>());
+  R.push_back(std::make_unique<ZSumStrategy>());
   return R;
 }
 } // namespace

@@ -107,6 +107,9 @@ int main(int Argc, char **Argv) {
                  "operator matrix to read for --strategy best");
   App.add_option("--record", Record,
                  "operator matrix to add the best verified result to");
+  std::string Merge;
+  App.add_option("--merge", Merge,
+                 "merge this operator matrix into --record's and stop");
   App.add_flag("--list", List, "list the named stencils and strategies");
   App.add_flag("--build-only", BuildOnly,
                "generate and compile in --work-dir, do not run");
@@ -123,6 +126,26 @@ int main(int Argc, char **Argv) {
     return 0;
   }
   std::string Error;
+  if (!Merge.empty()) {
+    json Other;
+    if (Record.empty()) {
+      std::cerr << "fs-bench: --merge needs --record (the matrix to merge "
+                   "into)\n";
+      return 2;
+    }
+    if (!std::ifstream(Merge)) {
+      std::cerr << "fs-bench: cannot read " << Merge << "\n";
+      return 1;
+    }
+    if (!forge::loadMatrix(Merge, Other, Error) ||
+        !forge::recordMatrix(Record, Other, Error)) {
+      std::cerr << "fs-bench: " << Error << "\n";
+      return 1;
+    }
+    std::cout << "merged " << Other.value("entries", json::array()).size()
+              << " entries of " << Merge << " into " << Record << "\n";
+    return 0;
+  }
   std::optional<ir::StencilIR> IR;
   if (!StencilFile.empty()) {
     std::ifstream In(StencilFile);

@@ -151,10 +151,76 @@ TEST(CodeGen, ConstantsAreDefinedOnlyWhenAsked) {
 
 TEST(CodeGen, SmemTileSynchronisesAroundEveryPlane) {
   std::string S = generate(named("star3d_r4"), "zmarch_smem", 1, 1, 32);
-  EXPECT_TRUE(contains(S, "__shared__ float t_u") ||
-              contains(S, "__shared__ float t_in[12][40];"));
-  EXPECT_EQ(S.find("__syncthreads();") != std::string::npos, true);
-  EXPECT_TRUE(contains(S, "gx >= lo0 - 4 && gx < hi0 + 4"));
+  EXPECT_TRUE(contains(S, "__shared__ float t_in[12][40];"));
+  EXPECT_TRUE(contains(S, "__syncthreads(); // the previous plane"));
+  // A star's tile: the thread's own point from the register queue, the
+  // halo by the edge threads, only where the original reads (no corner).
+  EXPECT_TRUE(contains(S, "t_in[ty + 4][tx + 4] = q_in_0;"));
+  EXPECT_TRUE(contains(S, "else if ((x < hi0 + 4 && y < hi1) || (x < hi0 && "
+                          "y < hi1 + 4))"));
+  EXPECT_TRUE(contains(S, "if (ty < 4 && x < hi0)"));
+  EXPECT_TRUE(contains(S, "if (tx < 4 && y < hi1 && x + 32 < hi0 + 4)"));
+  EXPECT_FALSE(contains(S, "fs_c /"));
+}
+
+TEST(CodeGen, SmemTileOfABlockSmallerThanTheHaloFillsCellByCell) {
+  ir::StencilIR IR = named("star3d_r4");
+  forge::StrategyParams P;
+  P.Strategy = "zmarch_smem";
+  P.BlockX = 32;
+  P.BlockY = 2; // smaller than the radius: no edge threads for 4 rows
+  P.ZChunk = 32;
+  forge::GenerateOptions O;
+  auto G = forge::findStrategy("zmarch_smem")->generate(IR, P, O);
+  ASSERT_TRUE(G.ok()) << G.Error;
+  EXPECT_TRUE(contains(G.Source, "gx >= lo0 - 4 && gx < hi0 + 4"));
+  EXPECT_TRUE(contains(G.Source, "fs_c / 40"));
+}
+
+TEST(CodeGen, ZSumAddsEachPlaneIntoThePartialSumsInTreeOrder) {
+  std::string S = generate(named("box3d_r1"), "zsum", 2, 1, 32);
+  // The first plane starts the sum for the output one plane up; the next
+  // planes continue the same chain; the last one stores it.
+  EXPECT_TRUE(contains(S, "fs_s0_0_0_1 = (((((w[0] * r_in_m1_cm1)"));
+  EXPECT_TRUE(contains(S, "fs_s0_0_0_0 = (((fs_s0_0_0_0 + (((w[9] *"));
+  EXPECT_TRUE(contains(S, "*(float2 *)(out + fs_p + (-1) * s2) ="));
+  // Chunk ends and starts test which outputs are in [zs, ze); the planes
+  // in between do not.
+  EXPECT_TRUE(contains(S, "const bool fs_on_m1 = p - (-1) >= zs && p - (-1) < ze;"));
+  EXPECT_TRUE(contains(S, "for (; p < ze + (-1); ++p) {"));
+  // One element of a neighbouring vector is loaded as that element.
+  EXPECT_TRUE(contains(S, "const float r_in_0_cm1 = __ldg((const float *)(in + fs_p + (-1) * s0));"));
+}
+
+TEST(CodeGen, ZSumNeedsTermsThatEachReadOnePlaneInOrder) {
+  const forge::Strategy *Z = forge::findStrategy("zsum");
+  EXPECT_NE(Z->whyNot(named("star3d_r1")).find("reads several planes"),
+            std::string::npos);
+  EXPECT_NE(Z->whyNot(named("box2d_r1")).find("three dimensions"),
+            std::string::npos);
+  EXPECT_EQ(Z->whyNot(named("box3d_r2")), "");
+  // The same box summed from the top plane down cannot be streamed upwards.
+  ir::StencilIR Down = named("box3d_r1");
+  const ir::Expr *E = &Down.Updates[0].Value;
+  ir::Expr Reversed;
+  {
+    std::vector<ir::Expr> Terms;
+    while (E->Kind == ir::Expr::Binary && E->Op == "+") {
+      Terms.push_back(E->Args[1]);
+      E = &E->Args[0];
+    }
+    Terms.push_back(*E); // now top plane first
+    Reversed = Terms[0];
+    for (size_t I = 1; I < Terms.size(); ++I) {
+      ir::Expr Sum;
+      Sum.Kind = ir::Expr::Binary;
+      Sum.Op = "+";
+      Sum.Args = {Reversed, Terms[I]};
+      Reversed = Sum;
+    }
+  }
+  Down.Updates[0].Value = Reversed;
+  EXPECT_NE(Z->whyNot(Down).find("not in plane order"), std::string::npos);
 }
 
 TEST(CodeGen, OriginalGuardsThreadAxes) {

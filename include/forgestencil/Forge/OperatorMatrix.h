@@ -64,6 +64,11 @@ bool loadMatrix(const std::string &Path, nlohmann::json &Matrix,
 bool recordMeasurement(const std::string &Path, const Measurement &M,
                        std::string &Error);
 
+/// Merges Other (another matrix document, e.g. one written on a GPU host)
+/// into the matrix at Path, under the same lock as recordMeasurement.
+bool recordMatrix(const std::string &Path, const nlohmann::json &Other,
+                  std::string &Error);
+
 /// The best known strategy for IR on Arch ("sm_90") and size class, from
 /// Matrix; when none is recorded, the documented default (docs/forge.md):
 /// zmarch with 32x4 blocks, z chunks of 32 and the widest vector for 3-D,

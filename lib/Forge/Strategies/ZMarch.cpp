@@ -71,6 +71,12 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
       Add(32, 4, 2, 1, 32, 4, 0);
       Add(32, 4, 2, 1, 32, 2, 4);
       Add(32, 8, 2, 1, 32, 2, 0);
+      // Several rows per thread share the xy-neighbour rows they read.
+      Add(32, 4, 2, 2, 16, 1, 0);
+      Add(32, 8, 2, 2, 16, 1, 0);
+      Add(32, 4, 1, 2, 16, 2, 0);
+      Add(32, 16, 2, 1, 16, 2, 0);
+      Add(32, 8, 2, 1, 8, 2, 0);
     }
     if (readsNeighboursOffPlane(IR)) {
       Add(32, 4, VMax, 1, 32, 1, 0, true);

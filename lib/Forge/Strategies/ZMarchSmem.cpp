@@ -41,6 +41,81 @@ std::map<std::string, Halo> tiledArrays(const StencilView &V) {
   return Tiles;
 }
 
+/// True when every tiled array is read in the plane along the axes only
+/// (a star: no corner of the tile is ever read) and the block is at least
+/// as large as the halo: then each thread stores its own point and edge
+/// threads the halo, with no division and no corner.
+bool edgeFill(const std::map<std::string, Halo> &Tiles,
+              const std::vector<StencilView::Array> &Arrays, unsigned BX,
+              unsigned BY) {
+  for (const StencilView::Array &A : Arrays) {
+    auto It = Tiles.find(A.Name);
+    if (It == Tiles.end())
+      continue;
+    const Halo &H = It->second;
+    if (std::max(H.X0, H.X1) > static_cast<int>(BX) ||
+        std::max(H.Y0, H.Y1) > static_cast<int>(BY))
+      return false;
+    for (const Offset &O : A.Offsets)
+      if (O[0] != 0 && O[1] != 0)
+        return false;
+  }
+  return true;
+}
+
+/// The value of array A at the thread's own point of the current plane: the
+/// register queue's when it holds that plane, else a load.
+template <typename QueueMap, typename QVarFn>
+std::string ownCell(const StencilView &V, const std::string &A,
+                    const QueueMap &Queue, const QVarFn &QVar) {
+  auto It = Queue.find(A);
+  if (It != Queue.end() && It->second.first <= 0 && It->second.second >= 0)
+    return QVar(A, 0);
+  return emitLoad(V, A, V.elementType(), A + " + fs_p");
+}
+
+/// Stores the tile of A for a star: own points, then the rows above and
+/// below and the columns left and right of the block, each only where the
+/// original reads it (never a corner).
+std::string fillByEdges(const StencilView &V, const std::string &A,
+                        const Halo &H, unsigned BX, unsigned BY,
+                        const std::string &Own) {
+  std::ostringstream OS;
+  const std::string T = V.elementType();
+  auto Load = [&](const std::string &Dx, const std::string &Dy) {
+    return emitLoad(V, A, T,
+                    A + " + fs_p + (" + Dx + ") * s0 + (" + Dy + ") * s1");
+  };
+  const std::string Tile = "t_" + A;
+  const std::string X0 = std::to_string(H.X0), Y0 = std::to_string(H.Y0);
+  OS << "        if (fs_in)\n"
+     << "          " << Tile << "[ty + " << Y0 << "][tx + " << X0
+     << "] = " << Own << ";\n"
+     << "        else if ((x < hi0 + " << H.X1 << " && y < hi1) || (x < hi0 && y < hi1 + "
+     << H.Y1 << "))\n"
+     << "          " << Tile << "[ty + " << Y0 << "][tx + " << X0
+     << "] = " << emitLoad(V, A, T, A + " + fs_p") << ";\n";
+  if (H.Y0)
+    OS << "        if (ty < " << H.Y0 << " && x < hi0)\n"
+       << "          " << Tile << "[ty][tx + " << X0
+       << "] = " << Load("0", "-" + Y0) << ";\n";
+  if (H.Y1)
+    OS << "        if (ty < " << H.Y1 << " && x < hi0 && y + " << BY
+       << " < hi1 + " << H.Y1 << ")\n"
+       << "          " << Tile << "[ty + " << BY + H.Y0 << "][tx + " << X0
+       << "] = " << Load("0", std::to_string(BY)) << ";\n";
+  if (H.X0)
+    OS << "        if (tx < " << H.X0 << " && y < hi1)\n"
+       << "          " << Tile << "[ty + " << Y0 << "][tx] = "
+       << Load("-" + X0, "0") << ";\n";
+  if (H.X1)
+    OS << "        if (tx < " << H.X1 << " && y < hi1 && x + " << BX
+       << " < hi0 + " << H.X1 << ")\n"
+       << "          " << Tile << "[ty + " << Y0 << "][tx + " << BX + H.X0
+       << "] = " << Load(std::to_string(BX), "0") << ";\n";
+  return OS.str();
+}
+
 } // namespace
 
 std::string ZMarchSmemStrategy::whyNot(const ir::StencilIR &IR) const {
@@ -75,6 +150,10 @@ ZMarchSmemStrategy::searchSpace(const ir::StencilIR &IR) const {
   Add(32, 8, 32);
   Add(32, 16, 64);
   Add(64, 8, 32);
+  Add(32, 16, 32);
+  Add(64, 4, 32);
+  Add(32, 32, 64);
+  Add(128, 4, 32);
   return Space;
 }
 
@@ -147,30 +226,38 @@ GeneratedSource ZMarchSmemStrategy::generate(const ir::StencilIR &IR,
   }
   OS << "      #pragma unroll 1\n"
      << "      for (Idx z = zs; z < ze; ++z) {\n"
-     << "        __syncthreads(); // the previous plane is no longer read\n";
-  for (auto &[A, H] : Tiles) {
-    unsigned W = BX + H.X0 + H.X1, Hh = BY + H.Y0 + H.Y1;
-    OS << "        for (int c = ty * " << BX << " + tx; c < " << W * Hh
-       << "; c += " << BX * BY << ") {\n"
-       << "          const int cy = c / " << W << ", cx = c % " << W << ";\n"
-       << "          const Idx gx = lo0 + (Idx)blockIdx.x * " << BX
-       << " + cx - " << H.X0 << ";\n"
-       << "          const Idx gy = lo1 + bm * " << BY << " + cy - " << H.Y0
-       << ";\n"
-       << "          if (gx >= lo0 - " << H.X0 << " && gx < hi0 + " << H.X1
-       << " && gy >= lo1 - " << H.Y0 << " && gy < hi1 + " << H.Y1 << ")\n"
-       << "            t_" << A << "[cy][cx] = "
-       << emitLoad(*V, A, T, A + " + gx * s0 + gy * s1 + z * s2") << ";\n"
-       << "        }\n";
-  }
-  OS << "        __syncthreads();\n"
-     << "        if (fs_in) {\n"
-     << "          const Idx fs_p = fs_b + z * s2;\n";
+     << "        const Idx fs_p = fs_b + z * s2;\n"
+     << "        if (fs_in) {\n";
   for (auto &[A, R] : Queue)
     OS << "          " << QVar(A, R.second) << " = "
        << emitLoad(*V, A, T,
                    A + " + fs_p + (" + std::to_string(R.second) + ") * s2")
        << ";\n";
+  OS << "        }\n"
+     << "        __syncthreads(); // the previous plane is no longer read\n";
+  const bool Edges = edgeFill(Tiles, V->arrays(), BX, BY);
+  for (auto &[A, H] : Tiles) {
+    if (Edges) {
+      OS << fillByEdges(*V, A, H, BX, BY, ownCell(*V, A, Queue, QVar));
+      continue;
+    }
+    unsigned W = BX + H.X0 + H.X1, Hh = BY + H.Y0 + H.Y1;
+    OS << "        for (int fs_c = ty * " << BX << " + tx; fs_c < " << W * Hh
+       << "; fs_c += " << BX * BY << ") {\n"
+       << "          const int fs_cy = fs_c / " << W << ", fs_cx = fs_c % "
+       << W << ";\n"
+       << "          const Idx gx = lo0 + (Idx)blockIdx.x * " << BX
+       << " + fs_cx - " << H.X0 << ";\n"
+       << "          const Idx gy = lo1 + bm * " << BY << " + fs_cy - "
+       << H.Y0 << ";\n"
+       << "          if (gx >= lo0 - " << H.X0 << " && gx < hi0 + " << H.X1
+       << " && gy >= lo1 - " << H.Y0 << " && gy < hi1 + " << H.Y1 << ")\n"
+       << "            t_" << A << "[fs_cy][fs_cx] = "
+       << emitLoad(*V, A, T, A + " + gx * s0 + gy * s1 + z * s2") << ";\n"
+       << "        }\n";
+  }
+  OS << "        __syncthreads();\n"
+     << "        if (fs_in) {\n";
   auto Read = [&](const std::string &Name, const Offset &IROff) {
     Offset O = V->toView(IROff);
     if (isCentre(O))
