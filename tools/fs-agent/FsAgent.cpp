@@ -53,8 +53,10 @@ int main(int argc, char **argv) {
                  "The bundle directory (fs-rewrite --bundle)")
       ->required();
   App.add_option("--kernels", Opts.Kernels,
-                 "Only these kernels (default: every kernel of the bundle)")
-      ->delimiter(',');
+                 "Only these kernels, a,b (default: every kernel of the "
+                 "bundle)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   App.add_option("--rounds", Opts.Rounds,
                  "Generation/repair rounds per kernel")
       ->check(CLI::PositiveNumber)
