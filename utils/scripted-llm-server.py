@@ -13,7 +13,8 @@ after S seconds (default 60), killing COMMAND.
 ANSWERS.json is a list. An entry is the answer's text, or an object
 {"text": PROSE, "cuda": FILE} whose answer is PROSE followed by FILE (relative
 to ANSWERS.json) in one ```cuda block, so the kernels of a scenario can be
-kept, read and compiled as .cu files.
+kept, read and compiled as .cu files. Other keys are for whoever reads the
+list (scripts/gpu/llm-loop.sh reads "expect") and are ignored here.
 
 Standard library only: it runs wherever the tests or the GPU scripts do.
 """

@@ -1,0 +1,22 @@
+// Writes nothing: a typo in the z loop's condition (`>` for `<`) means the
+// loop never runs, so `out` keeps whatever it held.
+__global__ void fs_llm_heat7_k(const float *__restrict__ in,
+                               float *__restrict__ out, int nx, int ny,
+                               int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x + 1;
+  int j = blockIdx.y * blockDim.y + threadIdx.y + 1;
+  if (i >= nx - 1 || j >= ny - 1)
+    return;
+  const size_t sy = nx;
+  const size_t sz = (size_t)nx * ny;
+  for (int k = 1; k > nz - 1; k++) {
+    size_t idx = k * sz + j * sy + i;
+    out[idx] = coef[0] * in[idx] +
+               coef[1] * (in[idx - 1] + in[idx + 1] + in[idx - sy] +
+                          in[idx + sy] + in[idx - sz] + in[idx + sz]);
+  }
+}
+void fs_llm_heat7(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                  const float *in, float *out, int nx, int ny, int nz) {
+  fs_llm_heat7_k<<<grid, block, shmem, stream>>>(in, out, nx, ny, nz);
+}
