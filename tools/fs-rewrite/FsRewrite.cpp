@@ -27,6 +27,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -139,7 +140,8 @@ static Expected<std::map<std::string, forge::Winner>> tuningWinners() {
 
 /// Runs --bundle after the analysis; returns the exit code.
 static int runBundle(const driver::CudaCompilationDatabase &DB,
-                     const analysis::Inventory &Inv, StringRef Root) {
+                     const analysis::Inventory &Inv, StringRef Root,
+                     bool Announce = true) {
   forge::BundleRequest Req;
   Req.App = AppName.empty() ? sys::path::filename(Root).str()
                             : AppName.getValue();
@@ -190,10 +192,12 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   }
   for (const std::string &S : M.Skipped)
     errs() << "fs-rewrite: bundle: left out " << S << "\n";
-  outs() << BundleDir << "\n";
+  if (Announce)
+    outs() << BundleDir << "\n";
   return 0;
 }
 //===--- End of tuning bundle and tuning results --------------------------===//
+
 
 //===--- LLM agent (lib/Agents) -------------------------------------------===//
 // --agent builtin|llm|both: option handling only; the work is
@@ -448,6 +452,9 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
     if (Opts.Rewrite.Kernels.empty()) {
       for (const auto &[Name, V] : Opts.Rewrite.Variants)
         Opts.Rewrite.Kernels.push_back(Name);
+      if (Opts.Rewrite.Kernels.empty() && !TuningResults.empty())
+        return Err("fs-tune found no verified candidate faster than the "
+                   "original for any kernel: nothing to patch");
       if (Opts.Rewrite.Kernels.empty())
         return Err("no kernel was analysed as a stencil, so the forge has "
                    "nothing to rewrite (see --list for the reasons)");
@@ -466,6 +473,113 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
 }
 //===--- End of patch emission --------------------------------------------===//
 
+//===--- One-command tuning on a GPU host ---------------------------------===//
+// --tune auto|always|never: with a GPU here, patch emission first writes a
+// bundle, runs fs-tune on it (a child process) and patches its verified
+// winners, as if --tuning-results had been given.
+
+static cl::opt<std::string> TuneMode(
+    "tune",
+    cl::desc("With --emit-patch/--stdout and the forge strategy: auto "
+             "(default; when a GPU is here, write a bundle, run fs-tune on it "
+             "and patch its verified winners), always (also when no GPU is "
+             "detected) or never (patch the best known strategies)"),
+    cl::init("auto"), cl::cat(Category));
+static cl::list<std::string>
+    TuneArgs("tune-arg",
+             cl::desc("An extra argument for fs-tune under --tune (e.g. "
+                      "--budget=8)"),
+             cl::value_desc("arg"), cl::cat(Category));
+
+static bool TuneBeforePatching = false;
+
+/// True when nvidia-smi lists a GPU.
+static bool gpuHere() {
+  auto Smi = sys::findProgramByName("nvidia-smi");
+  if (!Smi)
+    return false;
+  std::optional<StringRef> Quiet[] = {StringRef(""), StringRef(""),
+                                      StringRef("")};
+  return sys::ExecuteAndWait(*Smi, {*Smi, "-L"}, std::nullopt, Quiet,
+                             /*SecondsToWait=*/30) == 0;
+}
+
+/// fs-tune's path: --fs-tune, else the one beside this fs-rewrite.
+static std::string fsTuneBeside(const char *Argv0) {
+  if (!FsTunePath.empty())
+    return FsTunePath;
+  return (sys::path::parent_path(
+              sys::fs::getMainExecutable(Argv0, (void *)&gpuHere)) +
+          "/fs-tune")
+      .str();
+}
+
+/// Decides --tune before any analysis; returns the exit code (0 to go on).
+static int startTuning(const char *Argv0) {
+  auto Fail = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+    return 1;
+  };
+  if (TuneMode != "auto" && TuneMode != "always" && TuneMode != "never")
+    return Fail("--tune must be auto, always or never, not '" + TuneMode +
+                "'");
+  if (!wantsPatch() || RewriteStrategy != "forge" || !TuningResults.empty() ||
+      TuneMode == "never")
+    return 0;
+  if (TuneMode == "auto" && !gpuHere()) {
+    errs() << "fs-rewrite: no GPU here: patching the best known strategies "
+              "(with a GPU, fs-rewrite tunes on this app first; elsewhere, "
+              "--bundle + fs-tune + --tuning-results)\n";
+    return 0;
+  }
+  FsTunePath = fsTuneBeside(Argv0);
+  if (!sys::fs::can_execute(FsTunePath))
+    return Fail("--tune " + TuneMode + ": no fs-tune at '" + FsTunePath +
+                "' (give --fs-tune PATH, or --tune never)");
+  TuneBeforePatching = true;
+  return 0;
+}
+
+/// Writes the bundle (--bundle, or a new directory under the system's
+/// temporary directory), runs fs-tune on it and points --tuning-results at
+/// what it measured. Returns the exit code.
+static int tuneForPatch(const driver::CudaCompilationDatabase &DB,
+                        const analysis::Inventory &Inv, StringRef Root) {
+  auto Fail = [](const Twine &Msg) {
+    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+    return 1;
+  };
+  if (BundleDir.empty()) {
+    SmallString<256> Dir;
+    if (std::error_code EC = sys::fs::createUniqueDirectory(
+            "fs-tune-" + AppName.getValue(), Dir))
+      return Fail("cannot create a bundle directory: " + EC.message());
+    BundleDir = std::string(Dir);
+  }
+  if (int RC = runBundle(DB, Inv, Root, /*Announce=*/false))
+    return RC;
+  std::string Results = BundleDir + "/results.json";
+  std::vector<std::string> Argv = {FsTunePath, BundleDir, "--out", Results};
+  Argv.insert(Argv.end(), TuneArgs.begin(), TuneArgs.end());
+  std::vector<StringRef> Args(Argv.begin(), Argv.end());
+  errs() << "fs-rewrite: tuning:";
+  for (const std::string &A : Argv)
+    errs() << " " << A;
+  errs() << "\n";
+  std::string Why;
+  int Exit = sys::ExecuteAndWait(FsTunePath, Args, std::nullopt, {}, 0, 0,
+                                 &Why);
+  if (Exit != 0)
+    return Fail("fs-tune " +
+                (Exit < 0 ? "did not run: " + Why
+                          : "failed (exit " + std::to_string(Exit) + ")") +
+                "; the bundle is in " + BundleDir + "; nothing was patched");
+  TuningResults = Results;
+  errs() << "fs-rewrite: tuning: results in " << Results << "\n";
+  return 0;
+}
+//===--- End of one-command tuning ----------------------------------------===//
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Category);
@@ -474,6 +588,8 @@ int main(int argc, char **argv) {
   });
   cl::ParseCommandLineOptions(argc, argv, Overview);
   if (int RC = startLlmAgent(argv[0])) // LLM agent (lib/Agents).
+    return RC;
+  if (int RC = startTuning(argv[0])) // One-command tuning.
     return RC;
   auto Err = [](const Twine &Msg) {
     WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
@@ -520,11 +636,6 @@ int main(int argc, char **argv) {
       errs() << "  " << D.format() << "\n";
   }
 
-  if (wantsPatch()) { // Patch emission (lib/Rewrite).
-    int RC = runPatchEmission(**DB, Inv);
-    return RC ? RC : (Failed ? 1 : 0);
-  }
-
   std::string Root = SourceRoot.empty() ? commonDirectory((*DB)->cudaFiles())
                                         : SourceRoot.getValue();
   if (!SourceRoot.empty()) {
@@ -532,6 +643,13 @@ int main(int argc, char **argv) {
     sys::fs::make_absolute(R);
     sys::fs::real_path(R, R);
     Root = std::string(R);
+  }
+  if (wantsPatch()) { // Patch emission (lib/Rewrite).
+    if (TuneBeforePatching)
+      if (int RC = tuneForPatch(**DB, Inv, Root))
+        return RC;
+    int RC = runPatchEmission(**DB, Inv);
+    return RC ? RC : (Failed ? 1 : 0);
   }
   if (!BundleDir.empty()) { // Tuning bundle (lib/Forge), LLM agent.
     int RC = runBundle(**DB, Inv, Root);
