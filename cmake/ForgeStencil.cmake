@@ -33,8 +33,10 @@ function(fs_add_library name)
   endif()
 endfunction()
 
-# Link the shared clang-cpp and LLVM libraries (never the static component
-# archives: the build stays small and links fast).
+# Link the shared clang-cpp and LLVM libraries: the build stays small and
+# links fast. FS_STATIC_LLVM links the static component archives instead
+# (and the C++ runtime statically), for an fs-rewrite that runs on a host
+# without LLVM (scripts/build-portable.sh).
 function(fs_use_llvm target)
   target_include_directories(${target} SYSTEM PUBLIC
     ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
@@ -42,7 +44,22 @@ function(fs_use_llvm target)
   if(NOT LLVM_ENABLE_RTTI)
     target_compile_options(${target} PUBLIC -fno-rtti)
   endif()
-  target_link_libraries(${target} PUBLIC clang-cpp LLVM)
+  if(FS_STATIC_LLVM)
+    # The archives themselves, not the exported targets: those name the
+    # LLVM shared library as a dependency. The linker takes from the group
+    # only the objects something refers to.
+    file(GLOB archives "${LLVM_LIBRARY_DIR}/libclang[A-Z]*.a")
+    file(GLOB llvm_archives "${LLVM_LIBRARY_DIR}/libLLVM*.a")
+    # LLVMSupport's compression: the static archives where there are any.
+    find_library(FS_ZSTD NAMES libzstd.a zstd libzstd.so.1 REQUIRED)
+    find_library(FS_ZLIB NAMES libz.a z REQUIRED)
+    target_link_libraries(${target} PUBLIC
+      -Wl,--start-group ${archives} ${llvm_archives} -Wl,--end-group
+      ${FS_ZSTD} ${FS_ZLIB} ${CMAKE_DL_LIBS} pthread)
+    target_link_options(${target} PUBLIC -static-libstdc++ -static-libgcc)
+  else()
+    target_link_libraries(${target} PUBLIC clang-cpp LLVM)
+  endif()
 endfunction()
 
 # fs_add_tool(name [LLVM] SOURCES... [DEPENDS libs...])

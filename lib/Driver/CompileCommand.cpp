@@ -739,6 +739,15 @@ Expected<Toolchain> findToolchain(const CompileJob &Job,
   TC.ResourceDir = ResourceDirOverride.empty()
                        ? std::string(FS_CLANG_RESOURCE_DIR)
                        : ResourceDirOverride.str();
+  // A relocated fs-rewrite (scripts/build-portable.sh) carries the headers
+  // beside itself, where clang keeps its own: <bin>/../lib/clang/<major>.
+  if (ResourceDirOverride.empty() && !isDirectory(TC.ResourceDir + "/include")) {
+    std::string Exe = sys::fs::getMainExecutable(nullptr, nullptr);
+    SmallString<256> Beside(sys::path::parent_path(sys::path::parent_path(Exe)));
+    sys::path::append(Beside, "lib", "clang", sys::path::filename(FS_CLANG_RESOURCE_DIR));
+    if (!Exe.empty() && isDirectory(std::string(Beside) + "/include"))
+      TC.ResourceDir = std::string(Beside);
+  }
   if (!isDirectory(TC.ResourceDir + "/include"))
     return createStringError(
         inconvertibleErrorCode(),
