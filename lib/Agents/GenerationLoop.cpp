@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -220,21 +221,47 @@ std::optional<ChatMessage> repairMessageFor(const CandidateVerdict &V,
     D.Message = V.Reason;
     return buildRepairPrompt(RepairKind::Screen, D);
   case CandidateVerdict::Mismatch: {
-    // fs-tune's reason is `<case> case [x,y,z]: <why>`: the failing case and
-    // problem size, and why (mismatch, unwritten, outside, ...).
+    // fs-tune's reason is `<case> case [x,y,z]: <why>[; first at
+    // <array>[i,j,k]: expected E, got G]` (or `largest error at`): the
+    // failing case and problem size, why (mismatch, unwritten, outside, ...)
+    // and the point that shows it.
     VerificationMismatch M;
-    size_t Colon = V.Reason.find(": ");
-    M.Point = Colon == std::string::npos ? V.Reason : V.Reason.substr(0, Colon);
-    size_t Open = V.Reason.find('['), Close = V.Reason.find(']');
+    const std::string &R = V.Reason;
+    size_t Colon = R.find(": ");
+    std::string Case = Colon == std::string::npos ? R : R.substr(0, Colon);
+    std::string Why = Colon == std::string::npos ? "" : R.substr(Colon + 2);
+    size_t Open = R.find('['), Close = R.find(']');
     if (Open != std::string::npos && Close != std::string::npos && Open < Close)
-      M.Problem = V.Reason.substr(Open + 1, Close - Open - 1);
-    M.Expected = "the original kernel's value";
-    M.Got = Colon == std::string::npos ? "a different value"
-                                       : V.Reason.substr(Colon + 2);
-    M.MaxError = std::to_string(V.MaxError);
-    M.Tolerance = std::to_string(V.Tolerance);
+      M.Problem = R.substr(Open + 1, Close - Open - 1);
+    size_t At = Why.find(" at ");
+    size_t Exp = At == std::string::npos ? At : Why.find(": expected ", At);
+    size_t Got = Exp == std::string::npos ? Exp : Why.find(", got ", Exp);
+    if (Got != std::string::npos) {
+      size_t Bracket = Why.find('[', At);
+      M.Array = Why.substr(At + 4, std::min(Bracket, Exp) - At - 4);
+      M.Point = Why.substr(std::min(Bracket, Exp), Exp - std::min(Bracket, Exp)) +
+                " of the " + Case +
+                (Why.find("largest error at") != std::string::npos
+                     ? " (the point of the largest error)"
+                     : "");
+      M.Expected = Why.substr(Exp + 11, Got - Exp - 11) + " (the original's)";
+      M.Got = Why.substr(Got + 6);
+    } else {
+      M.Point = Case;
+      M.Expected = "the original kernel's value";
+      M.Got = Why.empty() ? "a different value" : Why;
+    }
+    auto Number = [](double X) {
+      char Buf[32];
+      std::snprintf(Buf, sizeof Buf, "%.3g", X);
+      return std::string(Buf);
+    };
+    if (V.MaxError > 0)
+      M.MaxError = Number(V.MaxError);
+    if (V.Tolerance > 0)
+      M.Tolerance = Number(V.Tolerance);
     D.Mismatch = M;
-    D.Message = "fs-tune: " + V.Reason;
+    D.Message = "fs-tune: " + R;
     return buildRepairPrompt(RepairKind::Verification, D);
   }
   case CandidateVerdict::Crash:

@@ -183,6 +183,9 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
   OS << "static const bool fs_written[FS_NARR] = {";
   for (size_t A = 0; A < NArr; ++A)
     OS << (A ? ", " : "") << (V.arrays()[A].Written ? "true" : "false");
+  OS << "};\nstatic const char *const fs_arr_names[FS_NARR] = {";
+  for (size_t A = 0; A < NArr; ++A)
+    OS << (A ? ", " : "") << "\"" << V.arrays()[A].Name << "\"";
   OS << "};\nstatic const int fs_woff[FS_NARR][3] = {";
   for (size_t A = 0; A < NArr; ++A) {
     ir::Offset W{0, 0, 0};

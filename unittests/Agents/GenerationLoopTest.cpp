@@ -70,6 +70,26 @@ TEST(GenerationLoopTest, VerificationFailureQuotesTheCaseAndReason) {
   EXPECT_NE(M->Content.find("mismatch"), std::string::npos);
 }
 
+TEST(GenerationLoopTest, VerificationFailureNamesThePointExpectedAndGot) {
+  json R = resultsWith(
+      {{"compile", "ok"}, {"verdict", "FAIL"},
+       {"reason", "small case [41,57,43]: mismatch: 310 points differ, max "
+                  "error 0.5 against float64 exceeds the tolerance 2.4e-07; "
+                  "largest error at out[40,3,17]: expected 0.125, got 0.625"},
+       {"max_error", 0.5}, {"tolerance", 2.4e-07}});
+  CandidateVerdict V = classifyCandidate(R, "heat", "src:llm_heat_r1_1", false);
+  auto M = repairMessageFor(V, false);
+  ASSERT_TRUE(M);
+  EXPECT_NE(M->Content.find("The first wrong value in `out` is at [40,3,17] "
+                            "of the small case [41,57,43] (the point of the "
+                            "largest error): expected 0.125 (the original's), "
+                            "got 0.625."),
+            std::string::npos)
+      << M->Content;
+  EXPECT_NE(M->Content.find("Problem size: 41,57,43."), std::string::npos);
+  EXPECT_NE(M->Content.find("(tolerance 2.4e-07)"), std::string::npos);
+}
+
 TEST(GenerationLoopTest, VerifiedEndsTheLoop) {
   json R = resultsWith({{"compile", "ok"}, {"verdict", "tolerance"},
                         {"candidate_ms", 1.5}, {"original_ms", 2.0}});
