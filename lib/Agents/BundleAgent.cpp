@@ -112,8 +112,12 @@ Result<BundleAgentReport> runAgentOnBundle(LlmClient &Client,
     Say("no GPU here: candidates are only compiled");
     Report.CompileOnly = true;
   }
+  // Nsight Compute, where there is one, profiles each verified candidate
+  // for the analysis step.
+  std::string Ncu = Report.CompileOnly ? "" : findOnPath("ncu");
   for (const std::string &Kernel : *Kernels) {
     GenerationLoopOptions L;
+    L.Ncu = Ncu;
     L.BundleDir = O.BundleDir;
     L.Kernel = Kernel;
     L.FsTune = O.FsTune;

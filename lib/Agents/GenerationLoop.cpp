@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +146,26 @@ std::string driverBuildLog(const std::string &Bundle, const std::string &Kernel,
   return "";
 }
 
+/// The driver binary fs-tune built for candidate \p Id; "" when unknown.
+std::string driverBinary(const std::string &Bundle, const std::string &Kernel,
+                         const std::string &Id) {
+  json Manifest = json::parse(readText(Bundle + "/manifest.json"), nullptr,
+                              /*allow_exceptions=*/false);
+  if (Manifest.is_discarded())
+    return "";
+  for (const json &K : Manifest.value("kernels", json::array())) {
+    if (K.value("name", "") != Kernel)
+      continue;
+    for (const json &C : K.value("candidates", json::array()))
+      if (C.value("id", "") == Id) {
+        fs::path Driver = C.value("driver", "");
+        return Bundle + "/build/" + Driver.parent_path().string() + "/" +
+               Driver.stem().string();
+      }
+  }
+  return "";
+}
+
 std::string verdictName(CandidateVerdict::Kind K) {
   switch (K) {
   case CandidateVerdict::Verified: return "verified";
@@ -164,6 +185,72 @@ void progress(const GenerationLoopOptions &O, const std::string &Line) {
 }
 
 } // namespace
+
+std::vector<NcuMetric> candidateLaunchMetrics(const std::vector<NcuMetric> &All,
+                                              const std::string &OriginalKernel) {
+  // ncu prints demangled names, with "void " and the parameter list.
+  auto IsOurs = [&](const std::string &Name) {
+    if (Name.find("fs_reference") != std::string::npos ||
+        Name.find("fs_f64") != std::string::npos)
+      return false;
+    size_t At = Name.find(OriginalKernel);
+    if (At == std::string::npos)
+      return true;
+    size_t End = At + OriginalKernel.size();
+    bool StartsName = At == 0 || Name[At - 1] == ' ' || Name[At - 1] == ':';
+    bool EndsName = End == Name.size() || Name[End] == '(' || Name[End] == '<';
+    return !(StartsName && EndsName);
+  };
+  int Best = -1;
+  double Longest = -1;
+  for (const NcuMetric &M : All)
+    if (M.MetricName == "Duration" && M.Value && IsOurs(M.KernelName)) {
+      // `ncu --csv` spells units out ("usecond"), its text output not.
+      const std::string &U = M.Unit;
+      double Ns = *M.Value * (U == "ms" || U == "msecond"   ? 1e6
+                              : U == "us" || U == "usecond" ? 1e3
+                              : U == "s" || U == "second"   ? 1e9
+                                                            : 1);
+      if (Ns > Longest) {
+        Longest = Ns;
+        Best = M.LaunchId;
+      }
+    }
+  static const char *const Wanted[] = {
+      "Duration", "DRAM Throughput", "Memory Throughput", "L1/TEX Hit Rate",
+      "L2 Hit Rate", "L1/TEX Cache Throughput", "L2 Cache Throughput",
+      "Compute (SM) Throughput", "Registers Per Thread",
+      "Theoretical Occupancy", "Achieved Occupancy", "Block Size",
+      "Grid Size", "Dynamic Shared Memory Per Block",
+      "Static Shared Memory Per Block"};
+  std::vector<NcuMetric> Out;
+  for (const char *W : Wanted)
+    for (const NcuMetric &M : All)
+      if (M.LaunchId == Best && M.MetricName == W) {
+        Out.push_back(M);
+        break;
+      }
+  return Out;
+}
+
+std::string findOnPath(const std::string &Name) {
+  const char *Path = std::getenv("PATH");
+  std::string Dirs = Path ? Path : "";
+  size_t Begin = 0;
+  while (Begin <= Dirs.size()) {
+    size_t End = Dirs.find(':', Begin);
+    if (End == std::string::npos)
+      End = Dirs.size();
+    std::string Dir = Dirs.substr(Begin, End - Begin);
+    if (!Dir.empty()) {
+      std::string Candidate = Dir + "/" + Name;
+      if (access(Candidate.c_str(), X_OK) == 0)
+        return Candidate;
+    }
+    Begin = End + 1;
+  }
+  return "";
+}
 
 bool gpuAvailable() {
   Result<int> Exit = runChild({"nvidia-smi", "-L"}, "/dev/null");
@@ -344,6 +431,49 @@ evaluateCandidate(const GenerationLoopOptions &O, const std::string &WorkDir,
   return V;
 }
 
+/// Runs the verified candidate \p Id's driver under Nsight Compute (the
+/// driver verifies and times it again, a few repetitions) and returns the
+/// candidate launch's metrics; the CSV stays in the run directory and a
+/// "profile" record says what was found. Nothing (and a record saying why)
+/// when the profile fails: the loop goes on without it.
+static std::vector<NcuMetric> profileCandidate(const GenerationLoopOptions &O,
+                                               RunLog &Log,
+                                               const std::string &Id,
+                                               const json &Kernel) {
+  std::string Csv = Log.directory() + "/ncu-" + identifierFor(Id) + ".csv";
+  std::string Binary = driverBinary(O.BundleDir, O.Kernel, Id);
+  json Record = {{"candidate", Id}, {"kernel", O.Kernel}, {"csv", Csv}};
+  std::vector<NcuMetric> Metrics;
+  if (Binary.empty()) {
+    Record["error"] = "no driver binary for the candidate in the manifest";
+  } else {
+    progress(O, "profiling " + Id + " with " + O.Ncu);
+    Result<int> Exit = runChild(
+        {O.Ncu, "--csv", "--section", "SpeedOfLight", "--section",
+         "Occupancy", "--section", "LaunchStats", "--section",
+         "MemoryWorkloadAnalysis", "--launch-count", "40", Binary, "--reps",
+         "3"},
+        Csv);
+    if (!Exit || *Exit != 0) {
+      Record["error"] = Exit ? "ncu exit " + std::to_string(*Exit) : Exit.error();
+    } else if (auto All = parseNcuCsv(readText(Csv)); !All) {
+      Record["error"] = All.error();
+    } else {
+      std::string Original = Kernel.value("ir", json::object()).value("kernel", O.Kernel);
+      Metrics = candidateLaunchMetrics(*All, Original);
+      if (Metrics.empty())
+        Record["error"] = "no launch of the candidate in the profile";
+    }
+  }
+  json List = json::array();
+  for (const NcuMetric &M : Metrics)
+    List.push_back({{"metric", M.MetricName}, {"unit", M.Unit},
+                    {"value", M.ValueText}});
+  Record["metrics"] = List;
+  Log.record("profile", Record);
+  return Metrics;
+}
+
 static Result<GenerationLoopResult>
 runLoop(LlmClient &Client, RunLog &Log, const GenerationLoopOptions &O) {
   json Manifest = json::parse(readText(O.BundleDir + "/manifest.json"),
@@ -471,6 +601,8 @@ runLoop(LlmClient &Client, RunLog &Log, const GenerationLoopOptions &O) {
     A.CandidateSpreadMs = V.CandidateSpreadMs;
     A.CompulsoryBytes = compulsoryBytes(Ir, K->value("time_shape", json::array()));
     A.Ptxas = parsePtxasInfo(driverBuildLog(O.BundleDir, O.Kernel, Id));
+    if (!O.Ncu.empty())
+      A.NcuMetrics = profileCandidate(O, Log, Id, *K);
     A.KnowledgeEntries = O.KnowledgeEntries;
     Request.Messages = buildAnalysisPrompt(A);
     progress(O, "round " + std::to_string(Round) +

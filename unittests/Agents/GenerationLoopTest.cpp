@@ -6,6 +6,7 @@
 #include "ScriptedServer.h"
 #include "TempDir.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -222,6 +223,35 @@ TEST(GenerationLoopTest, AKernelMissingFromTheBundleIsAnError) {
   auto R = runGenerationLoop(Client, *Log, O);
   ASSERT_FALSE(R);
   EXPECT_NE(R.error().find("no kernel 'wave'"), std::string::npos);
+}
+
+TEST(GenerationLoopTest, ProfilePicksTheCandidatesLongestLaunch) {
+  // A bundle driver's launches: the original, the float64 reference and the
+  // candidate at two sizes (verification, then the timed size).
+  const char *Csv =
+      "==PROF== Connected to process 4242\n"
+      "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"heat7(const float *, float *, int, int, int)\",\"Duration\",\"msecond\",\"2.5\"\n"
+      "\"1\",\"void fs_f64::fs_reference_impl_kernel<int>(double *)\",\"Duration\",\"msecond\",\"9\"\n"
+      "\"2\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"Duration\",\"usecond\",\"12.5\"\n"
+      "\"2\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"DRAM Throughput\",\"%\",\"20.1\"\n"
+      "\"3\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"Duration\",\"usecond\",\"1,810.4\"\n"
+      "\"3\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"DRAM Throughput\",\"%\",\"88.7\"\n"
+      "\"3\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"Function Cache Configuration\",\"\",\"CachePreferNone\"\n"
+      "\"4\",\"heat7_like(const float *)\",\"Duration\",\"nsecond\",\"100\"\n";
+  auto All = parseNcuCsv(Csv);
+  ASSERT_TRUE(All) << All.error();
+  std::vector<NcuMetric> M = candidateLaunchMetrics(*All, "heat7");
+  ASSERT_EQ(M.size(), 2u);
+  EXPECT_EQ(M[0].MetricName, "Duration");
+  EXPECT_EQ(M[0].ValueText, "1,810.4");
+  EXPECT_EQ(M[1].MetricName, "DRAM Throughput");
+  EXPECT_EQ(M[1].ValueText, "88.7");
+  // Only the original and the reference: nothing to report.
+  All->erase(std::remove_if(All->begin(), All->end(),
+                            [](const NcuMetric &X) { return X.LaunchId >= 2; }),
+             All->end());
+  EXPECT_TRUE(candidateLaunchMetrics(*All, "heat7").empty());
 }
 
 } // namespace

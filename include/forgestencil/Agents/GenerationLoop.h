@@ -24,6 +24,7 @@
 #define FORGESTENCIL_AGENTS_GENERATIONLOOP_H
 
 #include "forgestencil/Agents/LlmClient.h"
+#include "forgestencil/Agents/ProfileParsers.h"
 #include "forgestencil/Agents/Prompts.h"
 #include "forgestencil/Agents/Result.h"
 
@@ -88,6 +89,16 @@ std::string extractKernelSource(const std::string &Source,
 /// compile candidates.
 bool gpuAvailable();
 
+/// The metrics of the candidate's launch in an `ncu --csv` profile of a
+/// bundle driver: of the launches that are neither \p OriginalKernel nor the
+/// float64 reference, the longest (the timed size), restricted to the
+/// figures that say what bounds a stencil kernel. Empty when there is none.
+std::vector<NcuMetric> candidateLaunchMetrics(const std::vector<NcuMetric> &All,
+                                              const std::string &OriginalKernel);
+
+/// The first executable called \p Name on PATH; "" when there is none.
+std::string findOnPath(const std::string &Name);
+
 /// Settings of one loop.
 struct GenerationLoopOptions {
   std::string BundleDir;
@@ -100,6 +111,10 @@ struct GenerationLoopOptions {
   std::optional<int> MaxTokens;
   /// Extra fs-tune arguments (e.g. `--nvcc`, `--no-memcheck`).
   std::vector<std::string> FsTuneArgs;
+  /// Nsight Compute: with a path, each verified candidate's driver runs
+  /// under it and the candidate launch's metrics go into the analysis
+  /// prompt; "" for none.
+  std::string Ncu;
   /// Knowledge entries for the prompt.
   std::vector<std::string> KnowledgeEntries;
   /// Progress lines; nullptr for none.
