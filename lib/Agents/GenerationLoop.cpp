@@ -448,12 +448,14 @@ static std::vector<NcuMetric> profileCandidate(const GenerationLoopOptions &O,
     Record["error"] = "no driver binary for the candidate in the manifest";
   } else {
     progress(O, "profiling " + Id + " with " + O.Ncu);
+    // ncu's report goes to its own file: the driver's output on the same
+    // stream could land in the middle of a CSV row.
     Result<int> Exit = runChild(
-        {O.Ncu, "--csv", "--section", "SpeedOfLight", "--section",
-         "Occupancy", "--section", "LaunchStats", "--section",
+        {O.Ncu, "--csv", "--log-file", Csv, "--section", "SpeedOfLight",
+         "--section", "Occupancy", "--section", "LaunchStats", "--section",
          "MemoryWorkloadAnalysis", "--launch-count", "40", Binary, "--reps",
          "3"},
-        Csv);
+        Csv + ".out");
     if (!Exit || *Exit != 0) {
       Record["error"] = Exit ? "ncu exit " + std::to_string(*Exit) : Exit.error();
     } else if (auto All = parseNcuCsv(readText(Csv)); !All) {
