@@ -173,7 +173,12 @@ Result<std::vector<NcuMetric>> parseNcuCsv(std::string_view Text) {
     if (Lines[I].empty() || Lines[I].front() != '"')
       continue; // Application output or a ==PROF== line between rows.
     std::vector<std::string> Fields = splitCsvRecord(Lines[I]);
-    if (Fields.size() != Header.size())
+    // Metric rows end before the rule columns ncu appends to the header
+    // ("Rule Name" ... "Estimated Speedup"); rule rows fill them. Either way
+    // a row must reach the columns read here.
+    const int Needed = std::max({Id, Kernel, Section, Name, Unit, Value}) + 1;
+    if (static_cast<int>(Fields.size()) < Needed ||
+        Fields.size() > Header.size())
       return makeError("ncu CSV row " + std::to_string(I + 1) + " has " +
                        std::to_string(Fields.size()) + " fields, the header " +
                        std::to_string(Header.size()));

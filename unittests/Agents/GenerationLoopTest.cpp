@@ -254,4 +254,28 @@ TEST(GenerationLoopTest, ProfilePicksTheCandidatesLongestLaunch) {
   EXPECT_TRUE(candidateLaunchMetrics(*All, "heat7").empty());
 }
 
+TEST(GenerationLoopTest, ProfileOfARealDriverRunSkipsTheDriversKernels) {
+  // Rows of `ncu --csv` 2025 on an H200 for a bundle driver: metric rows
+  // stop before the rule columns of the header, rule rows fill them, and
+  // the driver's float64 widening (longer than the candidate here) is not
+  // the candidate.
+  const char *Csv = R"csv(==PROF== Connected to process 5418
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value","Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"
+"26","5418","5","127.0.0.1","fs_widen(double *, const float *, long long)","1","7","(256, 1, 1)","(4224, 1, 1)","0","9.0","GPU Speed Of Light Throughput","DRAM Throughput","%","67.74",
+"26","5418","5","127.0.0.1","fs_widen(double *, const float *, long long)","1","7","(256, 1, 1)","(4224, 1, 1)","0","9.0","GPU Speed Of Light Throughput","Duration","ns","200,928",
+"26","5418","5","127.0.0.1","fs_widen(double *, const float *, long long)","1","7","(256, 1, 1)","(4224, 1, 1)","0","9.0","SpeedOfLight","","","","SOLBottleneck","OPT","Memory is more heavily utilized than Compute: Look at the Memory Workload Analysis section to identify the DRAM bottleneck. Check memory replay (coalescing) metrics to make sure you're efficiently utilizing the bytes transferred. Also consider whether it is possible to do more work per memory access (kernel fusion) or whether there are values you can (re)compute.","",""
+"39","5418","5","127.0.0.1","fs_llm_heat7_k(const float *, float *, int, int, int, int, int)","1","18","(64, 4, 1)","(6, 96, 24)","0","9.0","GPU Speed Of Light Throughput","DRAM Throughput","%","52.80",
+"39","5418","5","127.0.0.1","fs_llm_heat7_k(const float *, float *, int, int, int, int, int)","1","18","(64, 4, 1)","(6, 96, 24)","0","9.0","GPU Speed Of Light Throughput","Duration","ns","175,680",
+"39","5418","5","127.0.0.1","fs_llm_heat7_k(const float *, float *, int, int, int, int, int)","1","18","(64, 4, 1)","(6, 96, 24)","0","9.0","SpeedOfLight","","","","SOLBottleneck","OPT","This workload exhibits low compute throughput and memory bandwidth utilization relative to the peak performance of this device. Achieved compute throughput and/or memory bandwidth below 60.0% of peak typically indicate latency issues. Look at Scheduler Statistics and Warp State Statistics for potential reasons.","",""
+)csv";
+  auto All = parseNcuCsv(Csv);
+  ASSERT_TRUE(All) << All.error();
+  std::vector<NcuMetric> M = candidateLaunchMetrics(*All, "heat7");
+  ASSERT_EQ(M.size(), 2u);
+  EXPECT_EQ(M[0].LaunchId, 39);
+  EXPECT_EQ(M[0].MetricName, "Duration");
+  EXPECT_EQ(M[0].ValueText, "175,680");
+  EXPECT_EQ(M[1].ValueText, "52.80");
+}
+
 } // namespace
