@@ -416,7 +416,8 @@ evaluateCandidate(const GenerationLoopOptions &O, const std::string &WorkDir,
     return makeError("cannot write " + File);
   std::vector<std::string> Argv = {O.FsTune, O.BundleDir, "--add-candidate",
                                    O.Kernel + "=" + File + ":" + Launcher,
-                                   "--kernels", O.Kernel, "--out", ResultsPath};
+                                   "--kernels", O.Kernel, "--candidates", Id,
+                                   "--out", ResultsPath};
   if (O.CompileOnly)
     Argv.push_back("--compile-only");
   Argv.insert(Argv.end(), O.FsTuneArgs.begin(), O.FsTuneArgs.end());

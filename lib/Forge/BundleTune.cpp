@@ -244,6 +244,10 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
       continue;
     unsigned Taken = 0;
     for (const BundleCandidate &C : K.Candidates) {
+      if (!O.Candidates.empty() &&
+          std::find(O.Candidates.begin(), O.Candidates.end(), C.Id) ==
+              O.Candidates.end())
+        continue;
       Job J;
       J.Kernel = &K;
       J.Candidate = &C;

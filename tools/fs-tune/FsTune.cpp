@@ -86,6 +86,9 @@ int main(int argc, char **argv) {
   App.add_option("--seed", Opts.Seed, "Base seed (default: from the clock)");
   App.add_option("--kernels", Opts.Kernels, "Only these kernels")
       ->delimiter(',');
+  App.add_option("--candidates", Opts.Candidates,
+                 "Only these candidate ids (e.g. src:mine)")
+      ->delimiter(',');
   App.add_option("--out,-o", OutPath, "Write the results JSON here");
   App.add_flag("--compile-only", Opts.CompileOnly,
                "Build every driver, run nothing");

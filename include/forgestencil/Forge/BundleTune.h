@@ -52,6 +52,9 @@ struct TuneOptions {
   unsigned Seed = 0;
   /// Only these kernels (empty: all).
   std::vector<std::string> Kernels;
+  /// Only these candidate ids (empty: all), e.g. the one candidate an LLM
+  /// round just added; the original is always measured against them.
+  std::vector<std::string> Candidates;
   CandidateScreenFn Screen;
   /// Progress lines; nullptr for none.
   std::ostream *Progress = nullptr;
