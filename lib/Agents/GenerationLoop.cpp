@@ -123,30 +123,8 @@ double compulsoryBytes(const json &Ir, const json &Shape) {
   return Points * Elem * Arrays;
 }
 
-/// fs-tune's nvcc output for candidate \p Id (where ptxas lines are, when
-/// the flags ask for them); "" when absent.
-std::string driverBuildLog(const std::string &Bundle, const std::string &Kernel,
-                           const std::string &Id) {
-  json Manifest = json::parse(readText(Bundle + "/manifest.json"), nullptr,
-                              /*allow_exceptions=*/false);
-  if (Manifest.is_discarded())
-    return "";
-  for (const json &K : Manifest.value("kernels", json::array())) {
-    if (K.value("name", "") != Kernel)
-      continue;
-    const json &Cands = K.value("candidates", json::array());
-    for (size_t N = 0; N < Cands.size(); ++N)
-      if (Cands[N].value("id", "") == Id) {
-        fs::path Driver = Cands[N].value("driver", "");
-        return readText(Bundle + "/build/" +
-                        Driver.parent_path().string() + "/" +
-                        Driver.stem().string() + ".log");
-      }
-  }
-  return "";
-}
-
-/// The driver binary fs-tune built for candidate \p Id; "" when unknown.
+/// Where fs-tune builds candidate \p Id's driver: `<bundle>/build/<driver
+/// path without .cu>`; "" when the manifest does not list the candidate.
 std::string driverBinary(const std::string &Bundle, const std::string &Kernel,
                          const std::string &Id) {
   json Manifest = json::parse(readText(Bundle + "/manifest.json"), nullptr,
@@ -164,6 +142,14 @@ std::string driverBinary(const std::string &Bundle, const std::string &Kernel,
       }
   }
   return "";
+}
+
+/// fs-tune's nvcc output for candidate \p Id (where ptxas lines are, when
+/// the flags ask for them); "" when absent.
+std::string driverBuildLog(const std::string &Bundle, const std::string &Kernel,
+                           const std::string &Id) {
+  std::string Binary = driverBinary(Bundle, Kernel, Id);
+  return Binary.empty() ? "" : readText(Binary + ".log");
 }
 
 std::string verdictName(CandidateVerdict::Kind K) {

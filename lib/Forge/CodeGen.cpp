@@ -557,5 +557,16 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
   return OS.str();
 }
 
+std::string signedTag(int N) {
+  return N < 0 ? "m" + std::to_string(-N) : std::to_string(N);
+}
+
+int floorDiv(int A, int B) { return A >= 0 ? A / B : -((-A + B - 1) / B); }
+
+const char *vectorLane(unsigned I) {
+  static const char *const Lanes[] = {"x", "y", "z", "w"};
+  return Lanes[I];
+}
+
 } // namespace forge
 } // namespace forgestencil

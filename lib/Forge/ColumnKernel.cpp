@@ -16,14 +16,8 @@ namespace {
 
 using ir::Offset;
 
-int floorDiv(int A, int B) { return A >= 0 ? A / B : -((-A + B - 1) / B); }
 
-/// A variable-name fragment for a signed number: -2 -> "m2".
-std::string tag(int N) {
-  return N < 0 ? "m" + std::to_string(-N) : std::to_string(N);
-}
 
-const char *const Lanes[] = {"x", "y", "z", "w"};
 
 /// The vector a thread loads for one array, row (middle axis, relative to
 /// y0), plane (relative to z) and chunk (in vectors, relative to x0).
@@ -101,12 +95,12 @@ private:
 
   static std::string queueVar(const std::string &A, int Row, int Column,
                               int Plane) {
-    std::string S = "q_" + A + "_" + tag(Row) + "_" + tag(Plane);
-    return Column ? S + "_c" + tag(Column) : S;
+    std::string S = "q_" + A + "_" + signedTag(Row) + "_" + signedTag(Plane);
+    return Column ? S + "_c" + signedTag(Column) : S;
   }
   static std::string chunkVar(const Chunk &C) {
-    return "r_" + C.Array + "_" + tag(C.Row) + "_" + tag(C.Plane) + "_" +
-           tag(C.Column);
+    return "r_" + C.Array + "_" + signedTag(C.Row) + "_" + signedTag(C.Plane) + "_" +
+           signedTag(C.Column);
   }
   /// Address of a chunk relative to the flat index Base.
   std::string address(const std::string &Array, const std::string &Base,
@@ -121,7 +115,7 @@ private:
     return S;
   }
   std::string element(const std::string &Var, unsigned Component) const {
-    return VW == 1 ? Var : Var + "." + Lanes[Component];
+    return VW == 1 ? Var : Var + "." + vectorLane(Component);
   }
   std::string read(const std::string &Array, const Offset &ViewOff,
                    unsigned Row, unsigned Lane) const {

@@ -122,6 +122,13 @@ std::string emitOriginalSource(const ir::StencilIR &IR,
                                const GenerateOptions &O,
                                const std::string &ElementType = "");
 
+/// A signed number as a fragment of a variable name: -2 -> "m2", 3 -> "3".
+std::string signedTag(int N);
+/// A / B rounded towards minus infinity (B > 0).
+int floorDiv(int A, int B);
+/// The member of a CUDA vector type holding element I: "x", "y", "z", "w".
+const char *vectorLane(unsigned I);
+
 /// The common header of every generated file.
 std::string emitFilePrologue(const ir::StencilIR &IR,
                              const StrategyParams &P);

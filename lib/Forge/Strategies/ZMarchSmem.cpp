@@ -14,9 +14,6 @@ namespace {
 
 using ir::Offset;
 
-std::string tag(int N) {
-  return N < 0 ? "m" + std::to_string(-N) : std::to_string(N);
-}
 
 bool isCentre(const Offset &O) { return O[0] == 0 && O[1] == 0; }
 
@@ -188,7 +185,7 @@ GeneratedSource ZMarchSmemStrategy::generate(const ir::StencilIR &IR,
                       std::max(It->second.second, O[2])};
     }
   auto QVar = [](const std::string &A, int D) {
-    return "q_" + A + "_" + tag(D);
+    return "q_" + A + "_" + signedTag(D);
   };
 
   std::ostringstream OS;

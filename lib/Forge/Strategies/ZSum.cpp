@@ -20,13 +20,8 @@ namespace {
 using ir::Expr;
 using ir::Offset;
 
-std::string tag(int N) {
-  return N < 0 ? "m" + std::to_string(-N) : std::to_string(N);
-}
 
-int floorDiv(int A, int B) { return A >= 0 ? A / B : -((-A + B - 1) / B); }
 
-const char *const Lanes[] = {"x", "y", "z", "w"};
 
 /// Consecutive terms of an update's sum that read the same plane.
 struct PlaneGroup {
@@ -198,7 +193,7 @@ private:
     return VW > 1 && U.Components.size() == 1;
   }
   static std::string chunkVar(const ChunkKey &K) {
-    return "r_" + K.Array + "_" + tag(K.Row) + "_c" + tag(K.Column);
+    return "r_" + K.Array + "_" + signedTag(K.Row) + "_c" + signedTag(K.Column);
   }
   std::string read(const std::string &Array, const Offset &ViewOff,
                    unsigned Row, unsigned Lane) const {
@@ -208,14 +203,14 @@ private:
     const ChunkUse &U = Chunks.at(K);
     if (VW == 1 || single(U))
       return chunkVar(K);
-    return chunkVar(K) + "." + Lanes[C];
+    return chunkVar(K) + "." + vectorLane(C);
   }
-  static std::string onVar(int Plane) { return "fs_on_" + tag(Plane); }
+  static std::string onVar(int Plane) { return "fs_on_" + signedTag(Plane); }
   /// The partial sum of update U at (Row, Lane) for the output plane Slot
   /// planes from the current one.
   static std::string sumVar(size_t U, unsigned Row, unsigned Lane, int Slot) {
     return "fs_s" + std::to_string(U) + "_" + std::to_string(Row) + "_" +
-           std::to_string(Lane) + "_" + tag(Slot);
+           std::to_string(Lane) + "_" + signedTag(Slot);
   }
   std::string makeVector(const std::vector<std::string> &Parts) const {
     if (VW == 1)
