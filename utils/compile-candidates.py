@@ -56,17 +56,6 @@ UNBOUNDED_BUDGET = 1000000
 # that compiles fails it, so that its entry goes as soon as the fix lands.
 # (kind, corpus source, kernel): reason.
 KNOWN_FAILURES = {
-    ("test", "array-type-2d", "lap2"):
-        "a parameter of array-pointer type is declared 'float (*)[512] out'",
-    ("test", "array-type-3d", "lap3"):
-        "a parameter of array-pointer type is declared "
-        "'float (*)[64][128] out'",
-    ("test", "box-r2-constant-2d", "conv5"):
-        "the app's '__constant__ float k5[5][5]' is indexed 'k5[i]', as the "
-        "IR's flat 25-element array",
-    ("test", "lap2d-r2-macro-coefs", "lap4"):
-        "literals written through macros are '<expr>' in the IR and in the "
-        "generated code",
 }
 
 

@@ -306,7 +306,10 @@ private:
       bool Found = false;
       bool VisitCallExpr(CallExpr *C) {
         if (const FunctionDecl *FD = C->getDirectCallee())
-          if (FD->getName() == "swap" && C->getNumArgs() == 2 &&
+          // Operators and conversions have no identifier (getName()
+          // asserts on them): only a function called swap counts.
+          if (FD->getDeclName().isIdentifier() && FD->getName() == "swap" &&
+              C->getNumArgs() == 2 &&
               C->getArg(0)->getType()->isPointerType())
             Found = true;
         return !Found;

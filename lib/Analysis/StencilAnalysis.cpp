@@ -125,6 +125,7 @@ struct ArrayInfo {
   bool Restrict = false;
   bool Const = false;
   unsigned ConstSize = 0; // __constant__ arrays
+  std::vector<unsigned> ConstShape; // their extents when multi-dimensional
 };
 
 /// One bound on an axis symbol: Symbol + Shift (< | >=) Bound.
@@ -560,9 +561,17 @@ Value Interpreter::eval(const Expr *E) {
     return Value::index(Poly::constant(CL->getValue()));
   if (const auto *BL = dyn_cast<CXXBoolLiteralExpr>(E))
     return Value::index(Poly::constant(BL->getValue()));
-  if (isa<FloatingLiteral>(E)) {
+  if (const auto *F = dyn_cast<FloatingLiteral>(E)) {
+    // The literal's own token, also when a macro wrote it (its expansion
+    // has no file range, but the token has a spelling): the generated code
+    // must read the same constant.
     DPtr N = node(DNode::Literal);
-    N->Value = text(E);
+    SmallString<32> Buf;
+    bool Invalid = false;
+    StringRef Spelling =
+        Lexer::getSpelling(SM.getSpellingLoc(F->getLocation()), Buf, SM,
+                           Ctx.getLangOpts(), &Invalid);
+    N->Value = Invalid || Spelling.empty() ? text(E) : Spelling.str();
     return Value::data(N);
   }
   if (const auto *UE = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
@@ -610,6 +619,13 @@ Value Interpreter::eval(const Expr *E) {
         A.ElemType = scalarType(T, Ctx);
         if (auto N = scalarsIn(T, Ctx))
           A.ConstSize = static_cast<unsigned>(*N);
+        A.ConstShape.clear();
+        for (QualType E = T; const auto *CA = Ctx.getAsConstantArrayType(E);
+             E = CA->getElementType())
+          A.ConstShape.push_back(
+              static_cast<unsigned>(CA->getSize().getZExtValue()));
+        if (A.ConstShape.size() < 2)
+          A.ConstShape.clear();
         return Value::pointer(Name, Poly());
       }
       if (IsConst && T->isRealFloatingType()) {
@@ -2307,6 +2323,8 @@ KernelAnalysis Interpreter::finish() {
                   : ir::Coefficient::ConstantScalar;
       C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
       C.Size = AI ? AI->ConstSize : 1;
+      if (AI)
+        C.Shape = AI->ConstShape;
       IR.Coefficients.push_back(C);
     }
     if (E.Kind == ir::Expr::ParamRef && ScalarParams.count(E.Name) &&

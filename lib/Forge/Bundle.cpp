@@ -130,9 +130,9 @@ std::string driverGlue(const BundleKernel &K, const std::string &Launcher) {
   const ir::StencilIR &IR = K.IR;
   std::string Params, Args, RefParams;
   for (const ir::Param &P : IR.Params) {
-    Params += ", " + P.Type + " " + P.Name;
-    RefParams += ", " + replaceAll(P.Type, IR.ElementType, "double") + " " +
-                 P.Name;
+    Params += ", " + declareParam(P.Type, P.Name);
+    RefParams +=
+        ", " + declareParam(replaceAll(P.Type, IR.ElementType, "double"), P.Name);
     Args += (Args.empty() ? "" : ", ") + P.Name;
   }
   const std::string Head = "(dim3 fs_g, dim3 fs_b, size_t fs_sh, cudaStream_t fs_s";

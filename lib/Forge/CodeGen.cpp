@@ -218,16 +218,39 @@ std::string StencilView::vectorType(unsigned Width) const {
   return "";
 }
 
-std::string emitExpr(const Expr &E, const ReadEmitter &Read) {
+/// `[i][j]...` for the flat element \p Index of an array of extents
+/// \p Shape (row-major); `[Index]` when there are none.
+static std::string subscript(int Index, const std::vector<unsigned> &Shape) {
+  if (Shape.size() < 2)
+    return "[" + std::to_string(Index) + "]";
+  std::vector<int> Parts(Shape.size());
+  for (size_t D = Shape.size(); D-- > 0;) {
+    Parts[D] = Index % static_cast<int>(Shape[D]);
+    Index /= static_cast<int>(Shape[D]);
+  }
+  std::string S;
+  for (int P : Parts)
+    S += "[" + std::to_string(P) + "]";
+  return S;
+}
+
+std::string emitExpr(const Expr &E, const ReadEmitter &Read,
+                     const StencilIR *IR) {
   auto Arg = [&](size_t I) {
-    return I < E.Args.size() ? emitExpr(E.Args[I], Read) : std::string("0");
+    return I < E.Args.size() ? emitExpr(E.Args[I], Read, IR)
+                             : std::string("0");
   };
   switch (E.Kind) {
   case Expr::Read:
     return Read(E.Name, E.Off);
   case Expr::Coef:
-    if (E.Index >= 0)
+    if (E.Index >= 0) {
+      if (IR)
+        for (const ir::Coefficient &C : IR->Coefficients)
+          if (C.Name == E.Name)
+            return E.Name + subscript(E.Index, C.Shape);
       return E.Name + "[" + std::to_string(E.Index) + "]";
+    }
     return E.Name;
   case Expr::ParamRef:
     return E.Name;
@@ -249,6 +272,15 @@ std::string emitExpr(const Expr &E, const ReadEmitter &Read) {
   return "0";
 }
 
+/// A pointer to arrays (`float (*)[512]`) passed where a kernel takes the
+/// flat element pointer.
+static std::string flatArgument(const std::string &Type, const std::string &Name,
+                                const std::string &Elem, bool Written) {
+  if (Type.find("(*)") == std::string::npos)
+    return Name;
+  return "(" + std::string(Written ? "" : "const ") + Elem + " *)" + Name;
+}
+
 std::string kernelParams(const StencilView &V, const std::string &IdxType) {
   const std::string &T = V.elementType();
   std::string S;
@@ -257,7 +289,7 @@ std::string kernelParams(const StencilView &V, const std::string &IdxType) {
       S += ", ";
     const StencilView::Array *A = V.array(P.Name);
     if (!A)
-      S += P.Type + " " + P.Name;
+      S += declareParam(P.Type, P.Name);
     else if (A->Written)
       S += T + " *__restrict__ " + P.Name;
     else
@@ -271,8 +303,12 @@ std::string kernelParams(const StencilView &V, const std::string &IdxType) {
 
 std::string kernelArgs(const StencilView &V, const std::string &IdxType) {
   std::string S;
-  for (const ir::Param &P : V.ir().Params)
-    S += (S.empty() ? "" : ", ") + P.Name;
+  for (const ir::Param &P : V.ir().Params) {
+    const StencilView::Array *A = V.array(P.Name);
+    S += (S.empty() ? "" : ", ") +
+         (A ? flatArgument(P.Type, P.Name, V.elementType(), A->Written)
+            : P.Name);
+  }
   for (int A = 0; A < 3; ++A)
     S += ", (" + IdxType + ")fs_lo[" + std::to_string(A) + "], (" + IdxType +
          ")fs_hi[" + std::to_string(A) + "]";
@@ -288,7 +324,7 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
   OS << "void " << O.LauncherName
      << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
   for (const ir::Param &P : IR.Params)
-    OS << ", " << P.Type << " " << P.Name;
+    OS << ", " << declareParam(P.Type, P.Name);
   OS << ") {\n";
   OS << "  (void)shmem;\n";
   OS << "  // The original launch's domain, in view axes (contiguous, middle,\n"
@@ -373,7 +409,11 @@ std::string emitConstants(const StencilView &V, const GenerateOptions &O) {
     }
     bool IsArray = C.Kind == ir::Coefficient::ConstantArray;
     OS << "static __constant__ " << T << " " << C.Name;
-    if (IsArray)
+    // Declared as the original is, so that emitExpr's subscripts fit.
+    if (IsArray && C.Shape.size() >= 2)
+      for (unsigned N : C.Shape)
+        OS << "[" << N << "]";
+    else if (IsArray)
       OS << "[" << C.Size << "]";
     OS << ";\n";
     OS << "cudaError_t " << O.LauncherName << "_set_" << C.Name
@@ -392,7 +432,7 @@ std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
   };
   for (size_t U = 0; U < IR.Updates.size(); ++U) {
     const ir::Update &Up = IR.Updates[U];
-    std::string Value = emitExpr(Up.Value, Read);
+    std::string Value = emitExpr(Up.Value, Read, &IR);
     if (Up.Accumulate) {
       Offset W = V.writeOffset(Up.Target);
       Value = "(" + Up.Target + "[" + IndexVar + offsetTerms(W) + "] + " +
@@ -471,18 +511,29 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
     if (O.Constants == ConstantMode::UseExisting)
       continue;
     OS << "static __constant__ " << T << " " << C.Name;
-    if (C.Kind == ir::Coefficient::ConstantArray)
+    if (C.Kind == ir::Coefficient::ConstantArray && C.Shape.size() >= 2)
+      for (unsigned N : C.Shape)
+        OS << "[" << N << "]";
+    else if (C.Kind == ir::Coefficient::ConstantArray)
       OS << "[" << C.Size << "]";
     OS << ";\n";
     OS << "cudaError_t " << O.LauncherName << "_set_" << C.Name
        << "(const void *host, size_t bytes) {\n"
        << "  return cudaMemcpyToSymbol(" << C.Name << ", host, bytes);\n}\n";
   }
+  // The kernel indexes every array flat, so a pointer to arrays becomes a
+  // pointer to its elements.
+  auto IsArrayPointer = [](const std::string &T) {
+    return T.find("(*)") != std::string::npos;
+  };
   std::string Params;
   std::string Args;
   for (const ir::Param &P : IR.Params) {
-    Params += (Params.empty() ? "" : ", ") + Retype(P.Type) + " " + P.Name;
-    Args += (Args.empty() ? "" : ", ") + P.Name;
+    Params += (Params.empty() ? "" : ", ") +
+              (IsArrayPointer(P.Type) ? To + " *" + P.Name
+                                      : declareParam(Retype(P.Type), P.Name));
+    Args += (Args.empty() ? "" : ", ") +
+            (IsArrayPointer(P.Type) ? "(" + To + " *)" + P.Name : P.Name);
   }
   OS << "\nnamespace {\n__global__ void fs_original_kernel(" << Params
      << ") {\n";
@@ -540,7 +591,7 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
     if (const ir::OutputArray *Out = findOutput(IR, U.Target))
       W = Out->WriteOffset;
     OS << Indent << U.Target << "[fs_i" << Offs(W) << "] "
-       << (U.Accumulate ? "+=" : "=") << " " << emitExpr(U.Value, Read)
+       << (U.Accumulate ? "+=" : "=") << " " << emitExpr(U.Value, Read, &IR)
        << ";\n";
   }
   while (Loops-- > 0) {
@@ -551,10 +602,17 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
   OS << "void " << O.LauncherName
      << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
   for (const ir::Param &P : IR.Params)
-    OS << ", " << Retype(P.Type) << " " << P.Name;
+    OS << ", " << declareParam(Retype(P.Type), P.Name);
   OS << ") {\n  fs_original_kernel<<<grid, block, shmem, stream>>>(" << Args
      << ");\n}\n";
   return OS.str();
+}
+
+std::string declareParam(const std::string &Type, const std::string &Name) {
+  size_t At = Type.find("(*)");
+  if (At == std::string::npos)
+    return Type + " " + Name;
+  return Type.substr(0, At) + "(*" + Name + ")" + Type.substr(At + 3);
 }
 
 std::string signedTag(int N) {

@@ -190,7 +190,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
         auto Read = [&](const std::string &Name, const Offset &IROff) {
           return read(Name, V.toView(IROff), Row, Lane);
         };
-        std::string Value = emitExpr(Up.Value, Read);
+        std::string Value = emitExpr(Up.Value, Read, &IR);
         if (Up.Accumulate)
           Value = "(" + read(Up.Target, V.writeOffset(Up.Target), Row, Lane) +
                   " + " + Value + ")";

@@ -345,11 +345,15 @@ json toJson(const StencilIR &IR) {
                        {"in_place", Out.InPlace}});
   J["outputs"] = std::move(Outputs);
   json Coefs = json::array();
-  for (const Coefficient &C : IR.Coefficients)
-    Coefs.push_back({{"name", C.Name},
-                     {"kind", CoefKindNames[C.Kind]},
-                     {"type", C.Type},
-                     {"size", C.Size}});
+  for (const Coefficient &C : IR.Coefficients) {
+    json X = {{"name", C.Name},
+              {"kind", CoefKindNames[C.Kind]},
+              {"type", C.Type},
+              {"size", C.Size}};
+    if (!C.Shape.empty())
+      X["shape"] = C.Shape;
+    Coefs.push_back(std::move(X));
+  }
   J["coefficients"] = std::move(Coefs);
   json Updates = json::array();
   for (const Update &U : IR.Updates)
@@ -447,6 +451,7 @@ std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
       X.Kind = static_cast<enum Coefficient::Kind>(K);
     X.Type = R.get<std::string>(C, "type", "ir.coefficients");
     X.Size = R.opt<unsigned>(C, "size", 1, "ir.coefficients");
+    X.Shape = R.opt<std::vector<unsigned>>(C, "shape", {}, "ir.coefficients");
     IR.Coefficients.push_back(std::move(X));
   }
   for (const json &U : R.opt<json>(J, "updates", json::array(), "ir")) {

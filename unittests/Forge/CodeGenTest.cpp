@@ -223,6 +223,47 @@ TEST(CodeGen, ZSumNeedsTermsThatEachReadOnePlaneInOrder) {
   EXPECT_NE(Z->whyNot(Down).find("not in plane order"), std::string::npos);
 }
 
+TEST(CodeGen, ArrayPointerParametersAreDeclaredAroundTheirName) {
+  EXPECT_EQ(forge::declareParam("float (*)[512]", "out"), "float (*out)[512]");
+  EXPECT_EQ(forge::declareParam("const float (*)[64][128]", "u"),
+            "const float (*u)[64][128]");
+  EXPECT_EQ(forge::declareParam("const float *__restrict__", "u"),
+            "const float *__restrict__ u");
+  // A kernel taking `float (*out)[512]`: the launcher keeps that signature
+  // and hands the generated kernel the flat element pointer.
+  ir::StencilIR IR = named("star2d_r1");
+  for (ir::Param &P : IR.Params)
+    if (P.Name == "out")
+      P.Type = "float (*)[8192]";
+  std::string S = generate(IR, "naive");
+  EXPECT_TRUE(contains(S, "float (*out)[8192]")) << S;
+  EXPECT_TRUE(contains(S, "(float *)out")) << S;
+  std::string Orig = forge::emitOriginalSource(IR, forge::GenerateOptions());
+  EXPECT_TRUE(contains(Orig, "fs_original_kernel(const float *__restrict__ in, float *out"))
+      << Orig;
+}
+
+TEST(CodeGen, MultiDimensionalConstantsAreIndexedAsDeclared) {
+  ir::StencilIR IR = named("box2d_r1");
+  for (ir::Coefficient &C : IR.Coefficients)
+    if (C.Name == "w")
+      C.Shape = {3, 3};
+  // The app's own `__constant__ float w[3][3]`: element 5 is w[1][2].
+  std::string S = generate(IR, "naive");
+  EXPECT_TRUE(contains(S, "(w[1][2] * ")) << S;
+  EXPECT_FALSE(contains(S, "w[5]"));
+  // A file that defines its own copy declares it the same way.
+  std::string Own = generate(IR, "naive", 1, 1, 1,
+                             forge::ConstantMode::DefineWithSetter);
+  EXPECT_TRUE(contains(Own, "static __constant__ float w[3][3];")) << Own;
+  std::string Error;
+  auto RT = ir::fromJson(ir::toJson(IR), Error);
+  ASSERT_TRUE(RT) << Error;
+  for (const ir::Coefficient &C : RT->Coefficients)
+    if (C.Name == "w")
+      EXPECT_EQ(C.Shape, (std::vector<unsigned>{3, 3}));
+}
+
 TEST(CodeGen, OriginalGuardsThreadAxes) {
   forge::GenerateOptions O;
   O.LauncherName = "fs_original";

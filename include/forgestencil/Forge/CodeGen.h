@@ -73,7 +73,10 @@ using ReadEmitter =
 
 /// The expression in the IR's tree order, fully parenthesised so nvcc sees
 /// the same operation order as in the original (no reassociation).
-std::string emitExpr(const ir::Expr &E, const ReadEmitter &Read);
+/// With \p IR, an element of a multi-dimensional coefficient array is
+/// indexed as declared (`k[1][2]`), else by its flat index.
+std::string emitExpr(const ir::Expr &E, const ReadEmitter &Read,
+                     const ir::StencilIR *IR = nullptr);
 
 /// The generated kernel's parameters: the original's arrays re-typed as
 /// `const T *__restrict__` (read only) or `T *__restrict__` (written), its
@@ -121,6 +124,10 @@ std::string emitLoad(const StencilView &V, const std::string &Array,
 std::string emitOriginalSource(const ir::StencilIR &IR,
                                const GenerateOptions &O,
                                const std::string &ElementType = "");
+
+/// \p Name declared with \p Type: `float *u`, and for a pointer to arrays
+/// `float (*u)[512]` (the IR spells that type `float (*)[512]`).
+std::string declareParam(const std::string &Type, const std::string &Name);
 
 /// A signed number as a fragment of a variable name: -2 -> "m2", 3 -> "3".
 std::string signedTag(int N);

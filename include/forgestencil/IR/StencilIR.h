@@ -87,6 +87,10 @@ struct Coefficient {
   enum Kind { Literal, ScalarParam, ConstantArray, ConstantScalar } Kind = Literal;
   std::string Type;           ///< Element type.
   unsigned Size = 1;          ///< Number of elements for arrays.
+  /// The declared extents of a multi-dimensional array (`float k[5][5]`:
+  /// 5, 5), outermost first; empty for a one-dimensional one. The IR's
+  /// element index is the flat (row-major) one.
+  std::vector<unsigned> Shape;
 };
 
 /// A node of the update expression tree.

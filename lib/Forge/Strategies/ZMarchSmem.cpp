@@ -265,7 +265,7 @@ GeneratedSource ZMarchSmemStrategy::generate(const ir::StencilIR &IR,
   };
   for (size_t U = 0; U < IR.Updates.size(); ++U) {
     const ir::Update &Up = IR.Updates[U];
-    std::string Value = emitExpr(Up.Value, Read);
+    std::string Value = emitExpr(Up.Value, Read, &IR);
     if (Up.Accumulate) {
       Offset W = V->writeOffset(Up.Target);
       Value = "(" + QVar(Up.Target, W[2]) + " + " + Value + ")";

@@ -272,7 +272,7 @@ std::string ZSumEmitter::addGroup(size_t U, size_t G, const std::string &In,
       };
       std::string Sum = G == 0 ? "" : sumVar(U, Row, Lane, Slot);
       for (const Expr *E : PG.Terms) {
-        std::string Term = emitExpr(*E, Read);
+        std::string Term = emitExpr(*E, Read, &V.ir());
         Sum = Sum.empty() ? Term : "(" + Sum + " + " + Term + ")";
       }
       OS << In << "  " << sumVar(U, Row, Lane, Slot) << " = " << Sum << ";\n";
