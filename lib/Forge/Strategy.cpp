@@ -77,6 +77,27 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
   return P;
 }
 
+StrategyParams searchPoint(const std::string &Strategy, unsigned BX,
+                           unsigned BY, unsigned VW, unsigned PY,
+                           unsigned ZC) {
+  StrategyParams P;
+  P.Strategy = Strategy;
+  P.BlockX = BX;
+  P.BlockY = BY;
+  P.VectorWidth = VW;
+  P.PointsY = PY;
+  P.ZChunk = ZC;
+  return P;
+}
+
+void addSearchPoint(std::vector<StrategyParams> &Space,
+                    const StrategyParams &P) {
+  for (const StrategyParams &Q : Space)
+    if (Q == P)
+      return;
+  Space.push_back(P);
+}
+
 std::string Strategy::whyNot(const ir::StencilIR &IR) const {
   std::string Error;
   if (!StencilView::create(IR, Error))

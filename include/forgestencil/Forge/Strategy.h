@@ -63,6 +63,15 @@ struct StrategyParams {
   }
 };
 
+/// A point of \p Strategy's search space: block BX x BY, VW-wide vectors,
+/// PY rows and ZC planes per thread, the rest at their defaults.
+StrategyParams searchPoint(const std::string &Strategy, unsigned BX,
+                           unsigned BY, unsigned VW, unsigned PY, unsigned ZC);
+
+/// Appends \p P to \p Space unless an equal point is already there.
+void addSearchPoint(std::vector<StrategyParams> &Space,
+                    const StrategyParams &P);
+
 /// How generated code reaches __constant__ coefficient arrays.
 enum class ConstantMode {
   /// The generated file defines its own `static __constant__` copies and a

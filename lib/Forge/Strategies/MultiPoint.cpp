@@ -13,14 +13,7 @@ MultiPointStrategy::searchSpace(const ir::StencilIR &IR) const {
   const unsigned VMax = IR.ElementType == "float" ? 4 : 2;
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC) {
-    StrategyParams P;
-    P.Strategy = name();
-    P.BlockX = BX;
-    P.BlockY = BY;
-    P.VectorWidth = VW;
-    P.PointsY = PY;
-    P.ZChunk = ZC;
-    Space.push_back(P);
+    Space.push_back(searchPoint(name(), BX, BY, VW, PY, ZC));
   };
   if (IR.Dims == 3) {
     Add(32, 4, VMax, 1, 1);

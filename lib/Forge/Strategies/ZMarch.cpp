@@ -38,21 +38,12 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC, unsigned Unroll, unsigned MinBlocks,
                  bool Planes = false) {
-    StrategyParams P;
-    P.Strategy = name();
-    P.BlockX = BX;
-    P.BlockY = BY;
-    P.VectorWidth = VW;
-    P.PointsY = PY;
-    P.ZChunk = ZC;
+    StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.RegisterQueue = true;
     P.PlaneQueue = Planes;
     P.Unroll = Unroll;
     P.MinBlocksPerSM = MinBlocks;
-    for (const StrategyParams &Q : Space)
-      if (Q == P)
-        return;
-    Space.push_back(P);
+    addSearchPoint(Space, P);
   };
   const unsigned VMax = F32 ? 4 : 2;
   if (IR.Dims == 3) {

@@ -135,11 +135,7 @@ std::vector<StrategyParams>
 ZMarchSmemStrategy::searchSpace(const ir::StencilIR &IR) const {
   std::vector<StrategyParams> Space;
   auto Add = [&](unsigned BX, unsigned BY, unsigned ZC) {
-    StrategyParams P;
-    P.Strategy = name();
-    P.BlockX = BX;
-    P.BlockY = BY;
-    P.ZChunk = ZC;
+    StrategyParams P = searchPoint(name(), BX, BY, 1, 1, ZC);
     P.RegisterQueue = true;
     P.SharedTile = true;
     Space.push_back(P);

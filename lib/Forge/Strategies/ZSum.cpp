@@ -377,18 +377,9 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   const unsigned VMax = IR.ElementType == "float" ? 4 : 2;
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC, unsigned Unroll) {
-    StrategyParams P;
-    P.Strategy = name();
-    P.BlockX = BX;
-    P.BlockY = BY;
-    P.VectorWidth = VW;
-    P.PointsY = PY;
-    P.ZChunk = ZC;
+    StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.Unroll = Unroll;
-    for (const StrategyParams &Q : Space)
-      if (Q == P)
-        return;
-    Space.push_back(P);
+    addSearchPoint(Space, P);
   };
   // Unrolling by the number of partial sums a point keeps (2r+1 for a box)
   // lets the compiler rename them instead of moving them at every step.
