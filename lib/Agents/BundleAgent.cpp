@@ -7,6 +7,7 @@
 #include "forgestencil/Agents/BundleAgent.h"
 
 #include "forgestencil/Agents/RunLog.h"
+#include "forgestencil/Harness/ProcessRunner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -114,7 +115,8 @@ Result<BundleAgentReport> runAgentOnBundle(LlmClient &Client,
   }
   // Nsight Compute, where there is one, profiles each verified candidate
   // for the analysis step.
-  std::string Ncu = Report.CompileOnly ? "" : findOnPath("ncu");
+  std::string Ncu =
+      Report.CompileOnly ? "" : harness::findProgram("ncu").value_or("");
   for (const std::string &Kernel : *Kernels) {
     GenerationLoopOptions L;
     L.Ncu = Ncu;

@@ -10,13 +10,11 @@
 #include "forgestencil/Agents/ProfileParsers.h"
 #include "forgestencil/Agents/ResponseParsing.h"
 #include "forgestencil/Agents/RunLog.h"
+#include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Harness/ProcessRunner.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cctype>
-#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -77,37 +75,17 @@ std::string builtinExample(const std::string &Bundle, const json &K) {
   return "";
 }
 
-/// Runs \p Argv with stdout and stderr going to \p LogPath; returns the exit
-/// status, or an error when it could not run or was killed.
-Result<int> runChild(const std::vector<std::string> &Argv,
-                     const std::string &LogPath) {
-  // Built before fork: the client may have threads, and the child must not
-  // allocate.
-  std::vector<char *> Args;
-  for (const std::string &A : Argv)
-    Args.push_back(const_cast<char *>(A.c_str()));
-  Args.push_back(nullptr);
-  pid_t Pid = fork();
-  if (Pid < 0)
-    return makeError("cannot fork to run " + Argv.front());
-  if (Pid == 0) {
-    int Fd = open(LogPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (Fd >= 0) {
-      dup2(Fd, 1);
-      dup2(Fd, 2);
-      close(Fd);
-    }
-    execvp(Args[0], Args.data());
-    _exit(127);
-  }
-  int Status = 0;
-  while (waitpid(Pid, &Status, 0) < 0)
-    if (errno != EINTR)
-      return makeError("lost the child process " + Argv.front());
-  if (!WIFEXITED(Status))
-    return makeError(Argv.front() + " was killed by signal " +
-                     std::to_string(WTERMSIG(Status)));
-  return WEXITSTATUS(Status);
+/// Runs \p Argv (no time limit unless \p Timeout) with its stdout and
+/// stderr kept in \p LogPath; returns the exit status, or an error when it
+/// could not run, was killed or ran out of time.
+Result<int> runLogged(const std::vector<std::string> &Argv,
+                      const std::string &LogPath,
+                      std::optional<double> Timeout = std::nullopt) {
+  harness::ProcessResult P = harness::runProcess({Argv, {}, {}, "", Timeout});
+  std::ofstream(LogPath, std::ios::binary) << P.Stdout << P.Stderr;
+  if (!P.ExitCode)
+    return makeError(Argv.front() + " " + P.describeEnd());
+  return *P.ExitCode;
 }
 
 /// Bytes one launch must move at \p Shape: every array parameter read or
@@ -225,28 +203,8 @@ std::vector<NcuMetric> candidateLaunchMetrics(const std::vector<NcuMetric> &All,
   return Out;
 }
 
-std::string findOnPath(const std::string &Name) {
-  const char *Path = std::getenv("PATH");
-  std::string Dirs = Path ? Path : "";
-  size_t Begin = 0;
-  while (Begin <= Dirs.size()) {
-    size_t End = Dirs.find(':', Begin);
-    if (End == std::string::npos)
-      End = Dirs.size();
-    std::string Dir = Dirs.substr(Begin, End - Begin);
-    if (!Dir.empty()) {
-      std::string Candidate = Dir + "/" + Name;
-      if (access(Candidate.c_str(), X_OK) == 0)
-        return Candidate;
-    }
-    Begin = End + 1;
-  }
-  return "";
-}
-
 bool gpuAvailable() {
-  Result<int> Exit = runChild({"nvidia-smi", "-L"}, "/dev/null");
-  return Exit && *Exit == 0;
+  return harness::queryGpu("").Name != harness::UnknownValue;
 }
 
 CandidateVerdict classifyCandidate(const json &Results,
@@ -407,7 +365,7 @@ evaluateCandidate(const GenerationLoopOptions &O, const std::string &WorkDir,
   if (O.CompileOnly)
     Argv.push_back("--compile-only");
   Argv.insert(Argv.end(), O.FsTuneArgs.begin(), O.FsTuneArgs.end());
-  Result<int> Exit = runChild(Argv, LogPath);
+  Result<int> Exit = runLogged(Argv, LogPath);
   if (!Exit)
     return makeError(Exit.error());
   // Compile errors and failed verifications are results; a failed fs-tune
@@ -443,12 +401,12 @@ static std::vector<NcuMetric> profileCandidate(const GenerationLoopOptions &O,
     progress(O, "profiling " + Id + " with " + O.Ncu);
     // ncu's report goes to its own file: the driver's output on the same
     // stream could land in the middle of a CSV row.
-    Result<int> Exit = runChild(
+    Result<int> Exit = runLogged(
         {O.Ncu, "--csv", "--log-file", Csv, "--section", "SpeedOfLight",
          "--section", "Occupancy", "--section", "LaunchStats", "--section",
          "MemoryWorkloadAnalysis", "--launch-count", "40", Binary, "--reps",
          "3"},
-        Csv + ".out");
+        Csv + ".out", /*Timeout=*/600);
     if (!Exit || *Exit != 0) {
       Record["error"] = Exit ? "ncu exit " + std::to_string(*Exit) : Exit.error();
     } else if (auto All = parseNcuCsv(readText(Csv)); !All) {

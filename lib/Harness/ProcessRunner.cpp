@@ -38,15 +38,7 @@ double secondsSince(Clock::time_point Start) {
 std::string resolveProgram(const std::string &Program) {
   if (Program.find('/') != std::string::npos)
     return Program;
-  const char *Path = std::getenv("PATH");
-  std::stringstream Dirs(Path ? Path : "/usr/bin:/bin");
-  std::string Dir;
-  while (std::getline(Dirs, Dir, ':')) {
-    std::string Candidate = (Dir.empty() ? "." : Dir) + "/" + Program;
-    if (access(Candidate.c_str(), X_OK) == 0)
-      return Candidate;
-  }
-  return Program;
+  return findProgram(Program).value_or(Program);
 }
 
 /// The inherited environment with \p Spec's changes, as NAME=VALUE strings.
@@ -218,6 +210,21 @@ std::string lastLines(const std::string &Text, size_t Count) {
     if (Text[Position - 1] == '\n' && ++Seen == Count)
       break;
   return Text.substr(Position, End - Position);
+}
+
+std::optional<std::string> findProgram(const std::string &Name) {
+  if (Name.find('/') != std::string::npos)
+    return access(Name.c_str(), X_OK) == 0 ? std::optional<std::string>(Name)
+                                           : std::nullopt;
+  const char *Path = std::getenv("PATH");
+  std::stringstream Dirs(Path ? Path : "/usr/bin:/bin");
+  std::string Dir;
+  while (std::getline(Dirs, Dir, ':')) {
+    std::string Candidate = (Dir.empty() ? "." : Dir) + "/" + Name;
+    if (access(Candidate.c_str(), X_OK) == 0)
+      return Candidate;
+  }
+  return std::nullopt;
 }
 
 ProcessResult runProcess(const ProcessSpec &Spec) {

@@ -15,6 +15,7 @@
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/BundleResults.h"
+#include "forgestencil/Harness/HostInfo.h"
 #include "forgestencil/Version.h"
 #ifdef FS_HAVE_AGENTS // LLM agent (lib/Agents).
 #include "forgestencil/Agents/BundleAgent.h"
@@ -493,15 +494,9 @@ static cl::list<std::string>
 
 static bool TuneBeforePatching = false;
 
-/// True when nvidia-smi lists a GPU.
+/// True when nvidia-smi reports a GPU.
 static bool gpuHere() {
-  auto Smi = sys::findProgramByName("nvidia-smi");
-  if (!Smi)
-    return false;
-  std::optional<StringRef> Quiet[] = {StringRef(""), StringRef(""),
-                                      StringRef("")};
-  return sys::ExecuteAndWait(*Smi, {*Smi, "-L"}, std::nullopt, Quiet,
-                             /*SecondsToWait=*/30) == 0;
+  return harness::queryGpu("").Name != harness::UnknownValue;
 }
 
 /// fs-tune's path: --fs-tune, else the one beside this fs-rewrite.

@@ -99,4 +99,13 @@ TEST(ProcessRunnerTest, LastLines) {
   EXPECT_EQ(lastLines("", 3), "");
 }
 
+TEST(ProcessRunner, FindProgramSearchesPathOrTakesAPath) {
+  std::optional<std::string> Sh = findProgram("sh");
+  ASSERT_TRUE(Sh);
+  EXPECT_EQ(Sh->substr(Sh->size() - 3), "/sh");
+  EXPECT_EQ(findProgram(*Sh), Sh);
+  EXPECT_FALSE(findProgram("fs-no-such-program"));
+  EXPECT_FALSE(findProgram("/nonexistent/fs-no-such-program"));
+}
+
 } // namespace

@@ -96,9 +96,6 @@ bool gpuAvailable();
 std::vector<NcuMetric> candidateLaunchMetrics(const std::vector<NcuMetric> &All,
                                               const std::string &OriginalKernel);
 
-/// The first executable called \p Name on PATH; "" when there is none.
-std::string findOnPath(const std::string &Name);
-
 /// Settings of one loop.
 struct GenerationLoopOptions {
   std::string BundleDir;

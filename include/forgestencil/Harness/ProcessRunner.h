@@ -71,6 +71,10 @@ std::string lastLines(const std::string &Text, size_t Count);
 /// Runs \p Spec to completion (or to its time limit) and reports how it went.
 ProcessResult runProcess(const ProcessSpec &Spec);
 
+/// The first executable called \p Name in PATH (or \p Name itself when it
+/// names a path that is executable); none when there is no such program.
+std::optional<std::string> findProgram(const std::string &Name);
+
 /// Runs \p Command with /bin/sh -c.
 ProcessResult runShellCommand(const std::string &Command,
                               const std::string &WorkingDirectory = "",
