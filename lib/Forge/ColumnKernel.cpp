@@ -16,8 +16,19 @@ namespace {
 
 using ir::Offset;
 
-
-
+/// Every line of S indented by Pad more.
+std::string indented(const std::string &S, const std::string &Pad) {
+  std::string Out;
+  size_t Begin = 0;
+  while (Begin < S.size()) {
+    size_t End = S.find('\n', Begin);
+    if (End == std::string::npos)
+      End = S.size() - 1;
+    Out += Pad + S.substr(Begin, End - Begin + 1);
+    Begin = End + 1;
+  }
+  return Out;
+}
 
 /// The vector a thread loads for one array, row (middle axis, relative to
 /// y0), plane (relative to z) and chunk (in vectors, relative to x0).
@@ -135,8 +146,20 @@ private:
     return S + ")";
   }
 
+  /// The first multiple of VW at or after Lo, but not past Hi.
+  std::string alignedStart(const std::string &Lo, const std::string &Hi) const {
+    std::string Up = "(" + Lo + " + " + std::to_string(VW - 1) + ") / " +
+                     std::to_string(VW) + " * " + std::to_string(VW);
+    return "(" + Up + " < " + Hi + " ? " + Up + " : " + Hi + ")";
+  }
+
   std::string fastPath(const std::string &In) const;
   std::string slowPath(const std::string &In) const;
+  /// The loops over this thread's z chunks and row groups around Body;
+  /// ThreadY is the thread's row group within the block.
+  std::string zLoops(const std::string &ThreadY, const std::string &Body) const;
+  /// One group at (x0, y0): the fast path when whole, else point by point.
+  std::string groupBody() const;
 };
 
 std::string ColumnEmitter::fastPath(const std::string &In) const {
@@ -243,45 +266,83 @@ std::string ColumnEmitter::slowPath(const std::string &In) const {
   return OS.str();
 }
 
-std::string ColumnEmitter::kernel(const std::string &Name) const {
-  const unsigned BX = P.BlockX, BY = P.BlockY, PY = P.PointsY,
-                 ZC = P.ZChunk;
+std::string ColumnEmitter::zLoops(const std::string &ThreadY,
+                                  const std::string &Body) const {
+  const unsigned BY = P.BlockY, PY = P.PointsY, ZC = P.ZChunk;
   std::ostringstream OS;
-  OS << "template <typename Idx>\n__global__ void __launch_bounds__("
-     << BX * BY;
-  if (P.MinBlocksPerSM)
-    OS << ", " << P.MinBlocksPerSM;
-  OS << ")\n" << Name << "(" << kernelParams(V, "Idx") << ") {\n";
-  if (VW > 1)
-    OS << "  // Groups start at multiples of " << VW
-       << " so vector accesses are aligned.\n"
-       << "  const Idx fs_xb = (lo0 / " << VW << ") * " << VW << ";\n";
-  else
-    OS << "  const Idx fs_xb = lo0;\n";
-  OS << "  const Idx x0 = fs_xb + ((Idx)blockIdx.x * " << BX
-     << " + (Idx)threadIdx.x) * " << VW << ";\n"
-     << "  if (x0 >= hi0)\n    return;\n"
-     << "  for (Idx bs = blockIdx.z; lo2 + bs * " << ZC
+  OS << "  for (Idx bs = blockIdx.z; lo2 + bs * " << ZC
      << " < hi2; bs += gridDim.z) {\n"
      << "    const Idx zs = lo2 + bs * " << ZC << ";\n"
      << "    const Idx ze = zs + " << ZC << " < hi2 ? zs + " << ZC
      << " : hi2;\n"
      << "    for (Idx bm = blockIdx.y; lo1 + bm * " << BY * PY
      << " < hi1; bm += gridDim.y) {\n"
-     << "      const Idx y0 = lo1 + (bm * " << BY << " + (Idx)threadIdx.y) * "
-     << PY << ";\n"
-     << "      if (y0 >= hi1)\n        continue;\n";
-  if (VW == 1 && PY == 1) {
+     << "      const Idx y0 = lo1 + (bm * " << BY << " + " << ThreadY
+     << ") * " << PY << ";\n"
+     << "      if (y0 >= hi1)\n        continue;\n"
+     << Body << "    }\n  }\n";
+  return OS.str();
+}
+
+std::string ColumnEmitter::groupBody() const {
+  std::ostringstream OS;
+  if (VW == 1 && P.PointsY == 1) {
     // A group of one point inside [lo, hi) is always whole.
     OS << fastPath("      ");
-  } else {
-    OS << "      if (x0 >= lo0 && x0 + " << VW << " <= hi0 && y0 + " << PY
-       << " <= hi1) {\n"
-       << fastPath("        ") << "      } else {\n"
-       << "        // A group on the domain's edge: point by point.\n"
-       << slowPath("        ") << "      }\n";
+    return OS.str();
   }
-  OS << "    }\n  }\n}\n";
+  // Groups are whole along x (see kernel()); only the last row group can
+  // be cut by the domain's edge.
+  OS << "      if (y0 + " << P.PointsY << " <= hi1) {\n"
+     << fastPath("        ") << "      } else {\n"
+     << "        // A group on the domain's edge: point by point.\n"
+     << slowPath("        ") << "      }\n";
+  return OS.str();
+}
+
+std::string ColumnEmitter::kernel(const std::string &Name) const {
+  const unsigned BX = P.BlockX, BY = P.BlockY;
+  std::ostringstream OS;
+  OS << "template <typename Idx>\n__global__ void __launch_bounds__("
+     << BX * BY;
+  if (P.MinBlocksPerSM)
+    OS << ", " << P.MinBlocksPerSM;
+  OS << ")\n" << Name << "(" << kernelParams(V, "Idx") << ") {\n";
+  if (VW == 1) {
+    OS << "  const Idx x0 = lo0 + (Idx)blockIdx.x * " << BX
+       << " + (Idx)threadIdx.x;\n"
+       << "  if (x0 >= hi0)\n    return;\n"
+       << zLoops("(Idx)threadIdx.y", groupBody()) << "}\n";
+    return OS.str();
+  }
+  // Whole groups start at multiples of VW (aligned vectors) in
+  // [fs_xa, fs_xe). The fewer than VW columns before fs_xa and from fs_xe
+  // on are computed one point wide by the grid's last block column, with
+  // (column, row group) pairs as its threads: no warp mixes the vector path
+  // with the per-point one.
+  OS << "  const Idx fs_xa = " << alignedStart("lo0", "hi0") << ";\n"
+     << "  const Idx fs_xe = fs_xa + (hi0 - fs_xa) / " << VW << " * " << VW
+     << ";\n"
+     << "  const Idx fs_whole = ((fs_xe - fs_xa) / " << VW << " + " << BX - 1
+     << ") / " << BX << ";\n"
+     << "  if ((Idx)blockIdx.x >= fs_whole) {\n"
+     << "    const Idx fs_head = fs_xa - lo0;\n"
+     << "    const Idx fs_cols = fs_head + (hi0 - fs_xe);\n"
+     << "    const Idx fs_t = (Idx)threadIdx.y * " << BX
+     << " + (Idx)threadIdx.x;\n"
+     << "    if (fs_cols == 0 || fs_t >= fs_cols * " << BY << ")\n"
+     << "      return;\n"
+     << "    const Idx fs_c = fs_t % fs_cols, fs_g = fs_t / fs_cols;\n"
+     << "    const Idx x0 = fs_c < fs_head ? lo0 + fs_c : fs_xe + (fs_c - "
+        "fs_head);\n";
+  ColumnEmitter Narrow(V, P, 1, Group);
+  OS << indented(Narrow.zLoops("fs_g", Narrow.groupBody()), "  ")
+     << "    return;\n"
+     << "  }\n";
+  OS << "  const Idx x0 = fs_xa + ((Idx)blockIdx.x * " << BX
+     << " + (Idx)threadIdx.x) * " << VW << ";\n"
+     << "  if (x0 >= fs_xe)\n    return;\n"
+     << zLoops("(Idx)threadIdx.y", groupBody()) << "}\n";
   return OS.str();
 }
 
@@ -301,6 +362,10 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
     return "plane_queue needs register_queue";
   if (P.BlockX * P.BlockY > 1024 || P.BlockZ != 1)
     return "the block is (x, y, 1) with at most 1024 threads";
+  if (P.BlockX < 2 * (P.VectorWidth - 1))
+    return "block x must be at least " + std::to_string(2 * (P.VectorWidth - 1)) +
+           ", one thread per edge column of " + std::to_string(P.VectorWidth) +
+           "-wide groups";
   return "";
 }
 
@@ -335,10 +400,16 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   std::string Scalar = VW > 1 ? KernelScalar : Kernel;
   if (VW > 1) {
     OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW) << ") {\n"
-       << "    const long long fs_xb = (fs_lo[0] / " << VW << ") * " << VW
-       << ";\n"
-       << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xb, " << BX * VW
-       << ", 2147483647LL), fs_gy, fs_gz);\n"
+       << "    // Blocks of whole aligned groups, then one block column for the\n"
+       << "    // columns before and after them.\n"
+       << "    long long fs_xa = (fs_lo[0] + " << VW - 1 << ") / " << VW
+       << " * " << VW << ";\n"
+       << "    fs_xa = fs_xa < fs_hi[0] ? fs_xa : fs_hi[0];\n"
+       << "    const long long fs_xe = fs_xa + (fs_hi[0] - fs_xa) / " << VW
+       << " * " << VW << ";\n"
+       << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n"
+       << "    const dim3 fs_grid(fs_blocks(fs_xe - fs_xa, " << BX * VW
+       << ", 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);\n"
        << "    " << Kernel << "<int><<<fs_grid, fs_block, 0, stream>>>("
        << kernelArgs(*V, "int") << ");\n"
        << "    return;\n  }\n";

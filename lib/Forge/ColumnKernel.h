@@ -6,9 +6,12 @@
 /// PointsY along the middle axis, and ZChunk along the slowest axis, which it
 /// visits in order. With a register queue the centre column's values along
 /// the slowest axis stay in registers (one new plane loaded per step);
-/// every other read is a vector load through the read-only cache. Groups
-/// that straddle the domain's edge, and arrays whose alignment does not
-/// allow vectors, take a per-point path with the same arithmetic.
+/// every other read is a vector load through the read-only cache. Whole
+/// groups start at aligned columns; the few columns before the first and
+/// after the last are computed one point wide by a block column of their
+/// own, so that no warp runs both paths. Row groups cut by the domain's
+/// edge go point by point, and arrays whose alignment does not allow
+/// vectors take a one-point-wide kernel, with the same arithmetic.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -123,13 +123,51 @@ TEST(CodeGen, VectorPathChecksAlignmentAndKeepsAScalarFallback) {
   EXPECT_TRUE(contains(S, "((uintptr_t)u_next % 16) == 0"));
   EXPECT_TRUE(contains(S, "fs_test_kernel_scalar<int>"));
   EXPECT_TRUE(contains(S, "fs_test_kernel_scalar<long long>"));
-  // Groups on the domain's edge go point by point with guards.
-  EXPECT_TRUE(contains(S, "if (x0 >= lo0 && x0 + 4 <= hi0 && y0 + 1 <= hi1)"));
+  // Whole groups start at aligned columns; rows cut by the domain's edge
+  // go point by point with guards.
+  EXPECT_TRUE(contains(S, "const Idx fs_xa = ((lo0 + 3) / 4 * 4 < hi0 ? "
+                          "(lo0 + 3) / 4 * 4 : hi0);"));
+  EXPECT_TRUE(contains(S, "if (y0 + 1 <= hi1) {"));
+  EXPECT_FALSE(contains(S, "x0 + 4 <= hi0"));
   EXPECT_TRUE(contains(S, "if (x < lo0 || x >= hi0 || y >= hi1)"));
   EXPECT_TRUE(contains(S, "*(float4 *)(u_next + fs_p) = make_float4("));
   // The radius-4 centre column is a queue of 9 planes.
   EXPECT_TRUE(contains(S, "q_u_0_m4 = q_u_0_m3;"));
   EXPECT_TRUE(contains(S, "q_u_0_3 = q_u_0_4;"));
+}
+
+TEST(CodeGen, EdgeColumnsOfVectorGroupsHaveABlockColumnOfTheirOwn) {
+  // Vectors of 2 from an odd first column (a box of radius 1): the columns
+  // before the first aligned group and after the last are not computed by
+  // the vector warps (which would run the per-point path beside the vector
+  // one), but by one extra block column, one point wide.
+  std::string S = generate(named("box3d_r1"), "zsum", 2, 2, 32);
+  EXPECT_TRUE(contains(S, "if ((Idx)blockIdx.x >= fs_whole) {"));
+  EXPECT_TRUE(contains(S, "const Idx fs_cols = fs_head + (hi0 - fs_xe);"));
+  EXPECT_TRUE(contains(S, "const Idx x0 = fs_c < fs_head ? lo0 + fs_c : "
+                          "fs_xe + (fs_c - fs_head);"));
+  EXPECT_TRUE(contains(S, "const Idx y0 = lo1 + (bm * 4 + fs_g) * 2;"));
+  EXPECT_TRUE(contains(S, "  if (x0 >= fs_xe)\n    return;"));
+  // The launcher adds that block column only when there are such columns.
+  EXPECT_TRUE(contains(S, "const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < "
+                          "fs_hi[0];"));
+  EXPECT_TRUE(contains(S, "(fs_cols ? 1 : 0), fs_gy, fs_gz);"));
+  // One point wide, the edge column needs no x guard of its own.
+  EXPECT_FALSE(contains(S, "x0 >= lo0 && x0 + 1 <= hi0"));
+}
+
+TEST(CodeGen, VectorGroupsNeedAThreadPerEdgeColumn) {
+  forge::StrategyParams P;
+  P.Strategy = "zmarch";
+  P.BlockX = 4;
+  P.BlockY = 8;
+  P.VectorWidth = 4;
+  P.ZChunk = 16;
+  forge::GenerateOptions O;
+  O.LauncherName = "fs_test";
+  auto G = forge::findStrategy("zmarch")->generate(named("rtm"), P, O);
+  EXPECT_NE(G.Error.find("block x must be at least 6"), std::string::npos)
+      << G.Error;
 }
 
 TEST(CodeGen, WrittenArraysAreNeverReadThroughTheReadOnlyCache) {
