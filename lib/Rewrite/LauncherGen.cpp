@@ -5,6 +5,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <map>
+#include <set>
+
 using namespace llvm;
 
 namespace forgestencil {
@@ -97,18 +100,58 @@ inline int compute_capability() {
   return S;
 }
 
-/// "fs_sm90_<kernel>": the launcher of the generated variant.
-static std::string variantLauncherName(const KernelDefinition &K, int CC) {
-  return "fs_sm" + std::to_string(CC) + "_" + K.Name;
+/// "float, 4" -> "float_4": template arguments as part of an identifier.
+static std::string identifierFragment(StringRef TemplateArgs) {
+  std::string Out;
+  for (char C : TemplateArgs) {
+    if (isAlnum(C))
+      Out += C;
+    else if (!Out.empty() && Out.back() != '_')
+      Out += '_';
+  }
+  while (!Out.empty() && Out.back() == '_')
+    Out.pop_back();
+  return Out;
+}
+
+/// "fs_sm90_<kernel>", and "fs_sm90_<kernel>_float_4" for an instantiation:
+/// the launcher of a generated variant.
+static std::string variantLauncherName(const KernelDefinition &K,
+                                       const HeaderVariant &HV) {
+  std::string Name = "fs_sm" + std::to_string(HV.Variant->ComputeCapability) +
+                     "_" + K.Name;
+  std::string Args = identifierFragment(HV.TemplateArgs);
+  return Args.empty() ? Name : Name + "_" + Args;
+}
+
+/// "fs_variants_<kernel>": the table of a template's variants.
+static std::string variantTableName(const KernelDefinition &K) {
+  return "fs_variants_" + K.Name;
+}
+
+/// \p Source with the definition of \p Launcher made `static`. A template
+/// kernel usually lives in a header that several translation units include,
+/// and each of them must keep its own copy of the generated launcher.
+static std::string withInternalLinkage(std::string Source,
+                                       StringRef Launcher) {
+  size_t Pos = Source.find("\nvoid " + Launcher.str() + "(");
+  if (Pos != std::string::npos)
+    Source.insert(Pos + 1, "static ");
+  return Source;
 }
 
 /// The generated variant's source, or an error.
 static std::string variantSource(const KernelDefinition &K,
-                                 const KernelVariant &V, std::string &Error) {
-  if (K.IsTemplate) {
-    Error = "generated variants of template kernels are not emitted yet";
+                                 const HeaderVariant &HV,
+                                 StringRef LauncherName, std::string &Error) {
+  if (K.IsTemplate != !HV.TemplateArgs.empty()) {
+    Error = K.IsTemplate ? "a variant of a template kernel must name the "
+                           "instantiation it is for"
+                         : "a plain kernel has no instantiation '" +
+                               HV.TemplateArgs + "'";
     return "";
   }
+  const KernelVariant &V = *HV.Variant;
   const forge::Strategy *S = forge::findStrategy(V.Params.Strategy);
   if (!S) {
     Error = "unknown strategy '" + V.Params.Strategy + "'";
@@ -119,25 +162,158 @@ static std::string variantSource(const KernelDefinition &K,
     return "";
   }
   forge::GenerateOptions O;
-  O.LauncherName = variantLauncherName(K, V.ComputeCapability);
+  O.LauncherName = LauncherName.str();
   O.Constants = forge::ConstantMode::UseExisting;
   forge::GeneratedSource G = S->generate(V.IR, V.Params, O);
   if (!G.ok()) {
     Error = G.Error;
     return "";
   }
-  return G.Source;
+  return K.IsTemplate ? withInternalLinkage(G.Source, LauncherName) : G.Source;
+}
+
+/// A variant that made it into the header, with its launcher's name.
+struct EmittedVariant {
+  const HeaderVariant *Variant;
+  std::string Launcher;
+};
+
+/// `name(fs_grid, fs_block, fs_shmem, fs_stream, a, b, ...)`.
+static std::string forwardingCall(StringRef Name,
+                                  ArrayRef<std::string> ParamNames) {
+  std::string S = Name.str() + "(fs_grid, fs_block, fs_shmem, fs_stream";
+  for (const std::string &P : ParamNames)
+    S += ", " + P;
+  return S + ")";
+}
+
+/// The reference copy's launch, as a statement without indentation.
+static std::string referenceLaunch(const KernelDefinition &K) {
+  std::string S = referenceKernelName(K);
+  if (K.IsTemplate)
+    S += "<" + K.TemplateForwardArgs + ">";
+  return S + "<<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" +
+         join(K.ParamNames, ", ") + ");";
+}
+
+/// The launcher's first line: template header, linkage, name, parameters.
+static std::string launcherSignature(const KernelDefinition &K) {
+  std::string S;
+  if (K.IsTemplate)
+    S += withUnixLineEndings(K.TemplateHeader) + "\n";
+  return S + (K.IsStatic ? "static " : "") + "void " + launcherName(K) + "(" +
+         launcherParameters(K.LauncherParams) + ") {\n";
+}
+
+/// A launcher that switches on the compute capability: a plain kernel's
+/// (with its variant, if any) and a template's without any variant.
+static std::string switchingLauncher(const KernelDefinition &K,
+                                     ArrayRef<EmittedVariant> Emitted) {
+  std::string S = launcherSignature(K);
+  S += "  switch (forgestencil::compute_capability()) {\n";
+  for (const EmittedVariant &E : Emitted) {
+    S += "  case " + std::to_string(E.Variant->Variant->ComputeCapability) +
+         ":\n";
+    S += "    " + forwardingCall(E.Launcher, K.ParamNames) + ";\n";
+    S += "    break;\n";
+  }
+  if (Emitted.empty())
+    S += "  // Variants verified for one architecture are added here as "
+         "`case 90:` entries.\n";
+  S += "  default:\n";
+  S += "    " + referenceLaunch(K) + "\n";
+  S += "    break;\n  }\n}\n";
+  return S;
+}
+
+/// The dispatch table of a template with variants: the primary template
+/// knows none, so every instantiation compiles and runs the reference; an
+/// explicit specialization per instantiation with a variant launches it on
+/// its architecture. The arguments are forwarded as the launcher received
+/// them, so the table needs no parameter types of its own.
+static std::string variantTable(const KernelDefinition &K,
+                                ArrayRef<EmittedVariant> Emitted) {
+  std::string Table = variantTableName(K);
+  std::string S;
+  S += "/// Which instantiations of `" + K.QualifiedName +
+       "` have a generated variant. In general none:\n/// `launch` returns "
+       "false and the launcher runs the reference copy.\n";
+  S += withUnixLineEndings(K.TemplateHeader) + "\n";
+  S += "struct " + Table + " {\n";
+  S += "  template <typename... FsArgs>\n";
+  S += "  static bool launch(dim3, dim3, size_t, cudaStream_t, FsArgs...) {\n"
+       "    return false;\n  }\n};\n\n";
+  std::map<std::string, std::vector<const EmittedVariant *>> ByInstantiation;
+  for (const EmittedVariant &E : Emitted)
+    ByInstantiation[E.Variant->TemplateArgs].push_back(&E);
+  for (const auto &[Args, Variants] : ByInstantiation) {
+    S += "/// `" + K.QualifiedName + "<" + Args +
+         ">`: the variant verified for the running GPU, if any.\n";
+    S += "template <>\nstruct " + Table + "<" + Args + "> {\n";
+    S += "  template <typename... FsArgs>\n";
+    S += "  static bool launch(dim3 fs_grid, dim3 fs_block, size_t fs_shmem,\n"
+         "                     cudaStream_t fs_stream, FsArgs... fs_args) {\n";
+    S += "    switch (forgestencil::compute_capability()) {\n";
+    for (const EmittedVariant *E : Variants) {
+      S += "    case " +
+           std::to_string(E->Variant->Variant->ComputeCapability) + ":\n";
+      S += "      " + forwardingCall(E->Launcher, {"fs_args..."}) + ";\n";
+      S += "      return true;\n";
+    }
+    S += "    default:\n      return false;\n    }\n  }\n};\n\n";
+  }
+  return S;
+}
+
+/// The launcher of a template with variants: the instantiation's entry in
+/// the dispatch table first, the reference copy when it has none.
+static std::string dispatchingLauncher(const KernelDefinition &K) {
+  std::string S = launcherSignature(K);
+  S += "  if (" + variantTableName(K) + "<" + K.TemplateForwardArgs +
+       ">::" + forwardingCall("launch", K.ParamNames) + ")\n";
+  S += "    return;\n";
+  S += "  " + referenceLaunch(K) + "\n}\n";
+  return S;
+}
+
+/// The comment above a generated variant.
+static std::string variantComment(const KernelDefinition &K,
+                                  const HeaderVariant &HV) {
+  const KernelVariant &V = *HV.Variant;
+  std::string Of = HV.TemplateArgs.empty()
+                       ? ""
+                       : " of `" + K.QualifiedName + "<" + HV.TemplateArgs +
+                             ">`";
+  return "// Variant `" + V.Params.id() + "`" + Of +
+         " for compute capability " + std::to_string(V.ComputeCapability) +
+         ", generated from the kernel's Stencil IR\n// (" + V.IR.summary() +
+         "). " + V.Provenance + "\n";
 }
 
 std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef GuardMacro, StringRef DefinedIn,
-                         StringRef ToolVersion, const KernelVariant *Variant,
-                         std::string &Error) {
+                         StringRef ToolVersion,
+                         std::vector<HeaderVariant> &Variants) {
   std::string Generated;
-  if (Variant) {
-    Generated = variantSource(K, *Variant, Error);
-    if (!Error.empty())
-      Variant = nullptr;
+  std::vector<EmittedVariant> Emitted;
+  std::set<std::string> Launchers;
+  for (HeaderVariant &HV : Variants) {
+    HV.Error.clear();
+    if (!K.IsTemplate && !Emitted.empty()) {
+      HV.Error = "a plain kernel takes one variant per header";
+      continue;
+    }
+    // Distinct argument lists may spell the same identifier ("a::b" and
+    // "a_b"): a number keeps the launchers apart.
+    std::string Launcher = variantLauncherName(K, HV);
+    for (unsigned N = 2; Launchers.count(Launcher); ++N)
+      Launcher = variantLauncherName(K, HV) + "_" + std::to_string(N);
+    std::string Source = variantSource(K, HV, Launcher, HV.Error);
+    if (!HV.Error.empty())
+      continue;
+    Launchers.insert(Launcher);
+    Generated += variantComment(K, HV) + Source + "\n";
+    Emitted.push_back({&HV, Launcher});
   }
   std::string Copy = K.Text;
   Copy.replace(K.NameOffsetInText, K.Name.size(), referenceKernelName(K));
@@ -159,39 +335,17 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
        "renamed. It is\n// what candidates are verified against and the "
        "fallback when none verifies;\n// it is no faster than the original.\n";
   S += withUnixLineEndings(Copy) + "\n\n";
-  if (Variant) {
-    S += "// Variant `" + Variant->Params.id() + "` for compute capability " +
-         std::to_string(Variant->ComputeCapability) + ", generated from the "
-         "kernel's Stencil IR\n// (" + Variant->IR.summary() + "). " +
-         Variant->Provenance + "\n";
-    S += Generated + "\n";
-  }
+  S += Generated;
+  if (K.IsTemplate && !Emitted.empty())
+    S += variantTable(K, Emitted);
   S += "/// Launches `" + K.QualifiedName +
        "` with its original configuration, on the variant\n/// verified for "
        "the running GPU's compute capability.\n";
-  if (K.IsTemplate)
-    S += withUnixLineEndings(K.TemplateHeader) + "\n";
-  S += std::string(K.IsStatic ? "static " : "") + "void " + launcherName(K) +
-       "(" + launcherParameters(K.LauncherParams) + ") {\n";
-  S += "  switch (forgestencil::compute_capability()) {\n";
-  if (Variant) {
-    S += "  case " + std::to_string(Variant->ComputeCapability) + ":\n";
-    S += "    " + variantLauncherName(K, Variant->ComputeCapability) +
-         "(fs_grid, fs_block, fs_shmem, fs_stream";
-    for (const std::string &P : K.ParamNames)
-      S += ", " + P;
-    S += ");\n    break;\n";
-  } else {
-    S += "  // Variants verified for one architecture are added here as "
-         "`case 90:` entries.\n";
-  }
-  S += "  default:\n";
-  S += "    " + referenceKernelName(K);
-  if (K.IsTemplate)
-    S += "<" + K.TemplateForwardArgs + ">";
-  S += "<<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" +
-       join(K.ParamNames, ", ") + ");\n";
-  S += "    break;\n  }\n}\n\n#endif // " + GuardMacro.str() + "\n";
+  if (K.IsTemplate && !Emitted.empty())
+    S += dispatchingLauncher(K);
+  else
+    S += switchingLauncher(K, Emitted);
+  S += "\n#endif // " + GuardMacro.str() + "\n";
   return S;
 }
 

@@ -12,6 +12,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -54,6 +55,10 @@ public:
 
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (!FD->hasAttr<CUDAGlobalAttr>() || FD->isTemplateInstantiation())
+      return true;
+    // An explicit specialization is not a kernel of its own name: its
+    // template is left alone (see recordInstantiations).
+    if (FD->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
       return true;
     if (FD->doesThisDeclarationHaveABody())
       recordDefinition(FD);
@@ -179,6 +184,45 @@ private:
     return exactText(TPL->getSourceRange()).value_or("");
   }
 
+  /// "float, 4": the arguments of an instantiation, printed as the analysis
+  /// prints them, so "k<float, 4>" names the same thing on both sides.
+  std::string templateArgsText(const TemplateArgumentList &TA) {
+    std::string S;
+    raw_string_ostream OS(S);
+    PrintingPolicy PP(LO);
+    bool First = true;
+    for (const TemplateArgument &A : TA.asArray()) {
+      OS << (First ? "" : ", ");
+      A.print(PP, OS, /*IncludeType=*/false);
+      First = false;
+    }
+    return S;
+  }
+
+  /// Records the instantiations of kernel template \p FTD in \p K. An
+  /// explicit specialization has a body of its own that the renamed copy of
+  /// the template would not follow, so it makes the template a problem.
+  void recordInstantiations(FunctionTemplateDecl *FTD, KernelDefinition &K) {
+    for (FunctionDecl *Spec : FTD->specializations()) {
+      const TemplateArgumentList *TA = Spec->getTemplateSpecializationArgs();
+      if (!TA)
+        continue;
+      std::string Args = templateArgsText(*TA);
+      if (Spec->getTemplateSpecializationKind() ==
+          TSK_ExplicitSpecialization) {
+        K.Problem = "it has an explicit specialization " + K.Name + "<" +
+                    Args + ">, whose body a copy of the template would not "
+                    "follow";
+        continue;
+      }
+      K.Instantiations.push_back(std::move(Args));
+    }
+    llvm::sort(K.Instantiations);
+    K.Instantiations.erase(
+        std::unique(K.Instantiations.begin(), K.Instantiations.end()),
+        K.Instantiations.end());
+  }
+
   void recordDefinition(FunctionDecl *FD) {
     KernelDefinition K;
     K.Name = FD->getNameAsString();
@@ -196,6 +240,7 @@ private:
       Begin = FTD->getBeginLoc();
       K.TemplateHeader = templateHeader(FTD->getTemplateParameters());
       K.TemplateForwardArgs = forwardArgs(FTD->getTemplateParameters(), K);
+      recordInstantiations(FTD, K);
     }
     // `__global__` comes from a macro and may precede what the declaration
     // counts as its start.
@@ -330,9 +375,12 @@ private:
     if (!Kernel)
       return Done("the launched kernel is not named directly (a function "
                   "pointer or an overload set)");
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee)) {
       recordCalleeSpelling(DRE, L);
-    else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+      if (const TemplateArgumentList *TA =
+              Kernel->getTemplateSpecializationArgs())
+        L.TemplateArgs = templateArgsText(*TA);
+    } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
       recordCalleeSpelling(ULE, L);
 
     const CallExpr *Config = E->getConfig();
@@ -447,6 +495,20 @@ private:
 };
 
 } // namespace
+
+void RewriteFacts::addKernel(KernelDefinition K) {
+  auto [It, Inserted] = Kernels.emplace(K.NamePos, K);
+  if (Inserted)
+    return;
+  // A template in a header: each translation unit may instantiate it with
+  // other arguments.
+  std::vector<std::string> &All = It->second.Instantiations;
+  All.insert(All.end(), K.Instantiations.begin(), K.Instantiations.end());
+  llvm::sort(All);
+  All.erase(std::unique(All.begin(), All.end()), All.end());
+  if (It->second.Problem.empty())
+    It->second.Problem = K.Problem;
+}
 
 std::unique_ptr<ASTConsumer>
 RewriteFacts::makeConsumer(CompilerInstance &, const driver::TranslationUnit &,

@@ -40,6 +40,32 @@ const char *strategyName(Strategy S) {
   return "?";
 }
 
+KernelInstanceName KernelInstanceName::parse(StringRef Name) {
+  Name = Name.trim();
+  // Kernels are never members of a class template, so the first `<` opens
+  // the instantiation's arguments.
+  size_t Open = Name.find('<');
+  if (Open == StringRef::npos || !Name.ends_with(">"))
+    return {Name.str(), ""};
+  return {Name.take_front(Open).rtrim().str(),
+          Name.slice(Open + 1, Name.size() - 1).trim().str()};
+}
+
+std::string KernelInstanceName::str() const {
+  return TemplateArgs.empty() ? Kernel : Kernel + "<" + TemplateArgs + ">";
+}
+
+bool sameTemplateArgs(StringRef A, StringRef B) {
+  auto Squeezed = [](StringRef S) {
+    std::string Out;
+    for (char C : S)
+      if (!isSpace(C))
+        Out += C;
+    return Out;
+  };
+  return Squeezed(A) == Squeezed(B);
+}
+
 std::string RewriteNote::format() const {
   std::string S = File;
   if (Line)
@@ -80,6 +106,30 @@ bool matchesName(const KernelDefinition &K, StringRef Wanted) {
   return K.QualifiedName == Wanted || K.Name == Wanted;
 }
 
+/// Whether template \p K is instantiated with \p Args.
+bool hasInstantiation(const KernelDefinition &K, StringRef Args) {
+  return any_of(K.Instantiations, [&](const std::string &I) {
+    return sameTemplateArgs(I, Args);
+  });
+}
+
+/// Whether \p Wanted ("k", "ns::k" or "k<float>") names \p K or one of its
+/// instantiations.
+bool matchesRequest(const KernelDefinition &K, const KernelInstanceName &W) {
+  if (!matchesName(K, W.Kernel))
+    return false;
+  return !W.isInstantiation() ||
+         (K.IsTemplate && hasInstantiation(K, W.TemplateArgs));
+}
+
+/// "k<double>, k<float>": the instantiations of template \p K, for messages.
+std::string instantiationList(const KernelDefinition &K) {
+  std::vector<std::string> Names;
+  for (const std::string &Args : K.Instantiations)
+    Names.push_back(K.QualifiedName + "<" + Args + ">");
+  return join(Names, ", ");
+}
+
 class Planner {
 public:
   Planner(const RewriteFacts &Facts, const RewriteOptions &Opts)
@@ -113,20 +163,64 @@ private:
   bool wanted(const KernelDefinition &K) const {
     if (Opts.Kernels.empty())
       return true;
-    return any_of(Opts.Kernels,
-                  [&](const std::string &W) { return matchesName(K, W); });
+    return any_of(Requests, [&](const KernelInstanceName &W) {
+      return matchesRequest(K, W);
+    });
+  }
+
+  /// Whether launch \p L of \p K is asked for. A launch that names its
+  /// instantiation is left alone when only other instantiations are asked
+  /// for; one in a host template may launch any of them.
+  bool wanted(const KernelDefinition &K, const LaunchStatement &L) const {
+    if (Opts.Kernels.empty() || L.TemplateArgs.empty())
+      return wanted(K);
+    return any_of(Requests, [&](const KernelInstanceName &W) {
+      return matchesRequest(K, W) &&
+             (!W.isInstantiation() ||
+              sameTemplateArgs(W.TemplateArgs, L.TemplateArgs));
+    });
+  }
+
+  /// Whether the variant of instantiation \p Args of template \p K is
+  /// asked for: the template as a whole, or that instantiation.
+  bool wantedInstantiation(const KernelDefinition &K, StringRef Args) const {
+    if (Opts.Kernels.empty())
+      return true;
+    return any_of(Requests, [&](const KernelInstanceName &W) {
+      return matchesName(K, W.Kernel) &&
+             (!W.isInstantiation() || sameTemplateArgs(W.TemplateArgs, Args));
+    });
   }
 
   Error checkRequestedKernels() {
-    for (const std::string &W : Opts.Kernels) {
-      bool Found = any_of(Facts.kernels(), [&](const auto &Entry) {
-        return matchesName(Entry.second, W);
-      });
-      if (!Found)
-        return createStringError(inconvertibleErrorCode(),
-                                 "no kernel named '%s' is defined in the "
-                                 "parsed translation units",
-                                 W.c_str());
+    for (const std::string &Name : Opts.Kernels) {
+      KernelInstanceName W = KernelInstanceName::parse(Name);
+      Requests.push_back(W);
+      if (any_of(Facts.kernels(), [&](const auto &Entry) {
+            return matchesRequest(Entry.second, W);
+          }))
+        continue;
+      // The kernel exists but not as that instantiation: say which exist.
+      for (const auto &[Pos, K] : Facts.kernels()) {
+        if (!W.isInstantiation() || !matchesName(K, W.Kernel))
+          continue;
+        if (!K.IsTemplate)
+          return createStringError(inconvertibleErrorCode(),
+                                   "kernel '%s' is not a template, so there "
+                                   "is no '%s'",
+                                   W.Kernel.c_str(), Name.c_str());
+        return createStringError(
+            inconvertibleErrorCode(),
+            "kernel template '%s' is not instantiated as '%s' in the parsed "
+            "translation units (instantiations: %s)",
+            W.Kernel.c_str(), Name.c_str(),
+            K.Instantiations.empty() ? "none"
+                                     : instantiationList(K).c_str());
+      }
+      return createStringError(inconvertibleErrorCode(),
+                               "no kernel named '%s' is defined in the "
+                               "parsed translation units",
+                               Name.c_str());
     }
     return Error::success();
   }
@@ -155,11 +249,12 @@ private:
       if (isGeneratedKernel(L.Kernel))
         continue; // A launcher's own launch, from an earlier patch.
       const KernelDefinition *K = definitionOf(L);
-      if (K && !wanted(*K))
+      if (K && !wanted(*K, L))
         continue;
       if (!K && !Opts.Kernels.empty() &&
-          none_of(Opts.Kernels, [&](const std::string &W) {
-            return L.Kernel == W || StringRef(L.Kernel).ends_with("::" + W);
+          none_of(Requests, [&](const KernelInstanceName &W) {
+            return L.Kernel == W.Kernel ||
+                   StringRef(L.Kernel).ends_with("::" + W.Kernel);
           }))
         continue;
       if (L.AlreadyGuarded) {
@@ -199,11 +294,12 @@ private:
       Out.Launches.push_back(&L);
       ++Plan.LaunchesRewritten;
     }
-    for (const std::string &W : Opts.Kernels)
+    for (const KernelInstanceName &W : Requests)
       if (none_of(Outputs, [&](const auto &Entry) {
-            return matchesName(*Entry.second.Kernel, W);
+            return matchesRequest(*Entry.second.Kernel, W);
           }))
-        note("", 0, 0, "kernel '" + W + "' has no launch that can be rewritten");
+        note("", 0, 0,
+             "kernel '" + W.str() + "' has no launch that can be rewritten");
   }
 
   void nameHeaders() {
@@ -338,31 +434,53 @@ private:
       for (char &C : Guard)
         C = isAlnum(C) ? toUpper(C) : '_';
       std::string Path = Dir + "/" + Out.HeaderName;
-      const KernelVariant *Variant = nullptr;
-      if (Opts.Strat == Strategy::Forge) {
-        auto It = Opts.Variants.find(Out.Kernel->QualifiedName);
-        if (It != Opts.Variants.end())
-          Variant = &It->second;
+      const KernelDefinition &K = *Out.Kernel;
+      std::vector<HeaderVariant> Variants = variantsFor(K);
+      std::string Header = kernelHeader(K, Path, Guard,
+                                        relative(K.NamePos.File),
+                                        Opts.ToolVersion, Variants);
+      for (const HeaderVariant &HV : Variants) {
+        std::string Name =
+            KernelInstanceName{K.QualifiedName, HV.TemplateArgs}.str();
+        if (!HV.Error.empty())
+          Plan.Notes.push_back({relative(K.NamePos.File), 0, 0,
+                                "kernel '" + Name +
+                                    "' keeps only the reference variant: " +
+                                    HV.Error});
+        else
+          Plan.Variants[Name] = HV.Variant;
       }
-      std::string Error;
-      std::string Header =
-          kernelHeader(*Out.Kernel, Path, Guard,
-                       relative(Out.Kernel->NamePos.File), Opts.ToolVersion,
-                       Variant, Error);
-      if (!Error.empty())
-        Plan.Notes.push_back({relative(Out.Kernel->NamePos.File), 0, 0,
-                              "kernel '" + Out.Kernel->QualifiedName +
-                                  "' keeps only the reference variant: " +
-                                  Error});
-      else if (Variant)
-        Plan.Variants[Out.Kernel->QualifiedName] = Variant;
       Plan.Files.push_back({Path, std::nullopt, std::move(Header)});
     }
+  }
+
+  /// The variants asked for \p K: the plain kernel's, or for a template,
+  /// one per instantiation that is asked for (the analysis, which made the
+  /// variants, saw each instantiation used).
+  std::vector<HeaderVariant> variantsFor(const KernelDefinition &K) const {
+    std::vector<HeaderVariant> Out;
+    if (Opts.Strat != Strategy::Forge)
+      return Out;
+    for (const auto &[Name, V] : Opts.Variants) {
+      KernelInstanceName N = KernelInstanceName::parse(Name);
+      if (N.Kernel != K.QualifiedName)
+        continue;
+      if (!K.IsTemplate) {
+        if (!N.isInstantiation())
+          Out.push_back({"", &V, ""});
+        continue;
+      }
+      if (N.isInstantiation() && wantedInstantiation(K, N.TemplateArgs))
+        Out.push_back({N.TemplateArgs, &V, ""});
+    }
+    return Out;
   }
 
   const RewriteFacts &Facts;
   const RewriteOptions &Opts;
   RewritePlan Plan;
+  /// Opts.Kernels, parsed.
+  std::vector<KernelInstanceName> Requests;
   std::map<FileOffset, KernelOutput> Outputs;
   std::map<std::string, std::set<OrderedEdit>> Edits;
   std::map<std::string, unsigned> UseOursBefore;

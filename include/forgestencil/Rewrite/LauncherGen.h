@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <vector>
 
 namespace forgestencil {
 namespace rewrite {
@@ -35,17 +36,31 @@ std::string referenceKernelName(const KernelDefinition &K);
 /// The content of forgestencil/use_ours.h.
 std::string useOursHeader(llvm::StringRef ToolVersion);
 
+/// A generated variant for a kernel's header: for a plain kernel, the
+/// kernel's; for a template, one instantiation's.
+struct HeaderVariant {
+  /// The instantiation's template arguments ("float, 4"); empty for a plain
+  /// kernel.
+  std::string TemplateArgs;
+  const KernelVariant *Variant = nullptr;
+  /// Set by kernelHeader when the variant cannot be generated: why.
+  std::string Error;
+};
+
 /// The content of the header \p HeaderPath that holds \p K's variants and
 /// launcher. \p GuardMacro is its include guard; \p DefinedIn names the
 /// file the original is defined in (for the reader).
-/// With \p Variant, the header also holds the generated kernel for its
-/// architecture and the launcher dispatches to it there; when that variant
-/// cannot be generated, \p Error says why and the header holds only the
-/// reference.
+///
+/// Each of \p Variants that can be generated goes into the header, and the
+/// launcher dispatches to it on its architecture; one that cannot gets its
+/// Error set. A plain kernel takes at most one. A template's launcher stays
+/// a template that compiles for every instantiation: those with a variant
+/// find it through an explicit specialization of a small dispatch table
+/// (`fs_variants_<kernel>`), every other one runs the reference copy.
 std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          llvm::StringRef GuardMacro, llvm::StringRef DefinedIn,
                          llvm::StringRef ToolVersion,
-                         const KernelVariant *Variant, std::string &Error);
+                         std::vector<HeaderVariant> &Variants);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
 std::string launcherDeclaration(const KernelDeclaration &D,

@@ -64,6 +64,10 @@ struct KernelDefinition {
   /// parameter has a name, else its type printed around a made-up name.
   std::vector<std::string> LauncherParams;
   std::vector<std::string> ParamNames;
+  /// For a template: the template arguments of every instantiation the
+  /// parsed translation units use ("double", "float, 4"), printed as the
+  /// analysis prints them in "k<float, 4>", sorted and unique.
+  std::vector<std::string> Instantiations;
   /// Why the definition cannot be copied; empty when it can.
   std::string Problem;
 };
@@ -88,6 +92,11 @@ struct LaunchStatement {
   /// `::ns::` as written before the kernel's name, and `<float, 4>` when
   /// template arguments are written.
   std::string Qualifier, ExplicitTemplateArgs;
+  /// The template arguments of the instantiation launched ("float, 4"),
+  /// when the launch names one; empty for a plain kernel and for a launch
+  /// in a template, which may launch another instantiation each time the
+  /// enclosing template is instantiated.
+  std::string TemplateArgs;
   /// Exact source text of each part; empty when absent.
   std::string Grid, Block, SharedMem, Stream;
   std::vector<std::string> Args;
@@ -141,7 +150,9 @@ public:
     return Contents;
   }
 
-  void addKernel(KernelDefinition K) { Kernels.emplace(K.NamePos, std::move(K)); }
+  /// Keeps the first parse's view of a kernel, with the instantiations
+  /// every parse saw.
+  void addKernel(KernelDefinition K);
   /// Keeps the first parse's view of a launch; a later parse that does not
   /// see the kernel's definition first adds the declaration it needs.
   void addLaunch(LaunchStatement L) {

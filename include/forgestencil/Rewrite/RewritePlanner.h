@@ -52,6 +52,24 @@ struct KernelVariant {
   std::string MeasuredSpeedup;
 };
 
+/// A kernel's name as the analysis and the user write it: the qualified or
+/// plain name, and for one instantiation of a template its arguments
+/// ("ns::k<float, 4>" is {"ns::k", "float, 4"}).
+struct KernelInstanceName {
+  std::string Kernel;
+  /// Empty for a plain kernel or the template as a whole.
+  std::string TemplateArgs;
+
+  static KernelInstanceName parse(llvm::StringRef Name);
+  /// "k" or "k<float, 4>".
+  std::string str() const;
+  bool isInstantiation() const { return !TemplateArgs.empty(); }
+};
+
+/// Whether two template argument lists are the same, however they are
+/// spaced ("float,4" and "float, 4").
+bool sameTemplateArgs(llvm::StringRef A, llvm::StringRef B);
+
 /// Parses a --strategy value.
 llvm::Expected<Strategy> parseStrategy(llvm::StringRef Name);
 const char *strategyName(Strategy S);
@@ -61,11 +79,16 @@ struct RewriteOptions {
   /// file must be under it.
   std::string SourceRoot;
   /// Kernels to rewrite, by qualified or plain name; empty means every
-  /// kernel with a launch that can be rewritten.
+  /// kernel with a launch that can be rewritten. A template is named as a
+  /// whole ("k") or by the instantiations that get variants ("k<float>");
+  /// either way its launches are rewritten, since one launch in a host
+  /// template may launch every instantiation.
   std::vector<std::string> Kernels;
   Strategy Strat = Strategy::Reference;
   std::string ToolVersion;
-  /// With Strategy::Forge: the variant per kernel, by qualified name.
+  /// With Strategy::Forge: the variant per kernel, by the name the analysis
+  /// gives it: the qualified name, with the template arguments for an
+  /// instantiation of a template ("ns::k<float, 4>").
   std::map<std::string, KernelVariant> Variants;
 };
 
@@ -85,7 +108,8 @@ struct RewritePlan {
   unsigned LaunchesAlreadyGuarded = 0;
   std::vector<patch::FileChange> Files;
   std::vector<RewriteNote> Notes;
-  /// The generated variants that made it into kernel headers.
+  /// The generated variants that made it into kernel headers, by the
+  /// analysis' name (an instantiation for a template).
   std::map<std::string, const KernelVariant *> Variants;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
