@@ -12,6 +12,7 @@
 #include "forgestencil/Driver/CompilationDatabase.h"
 #include "forgestencil/Driver/FrontendRunner.h"
 #include "forgestencil/Rewrite/PatchEmission.h"
+#include "forgestencil/Rewrite/RewritePlanner.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/BundleResults.h"
@@ -163,9 +164,12 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   for (const auto &[Name, A] : Inv.analyses()) {
     if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
       continue;
+    // An instantiation "k<double>" is defined by its template "k".
+    std::string Defined =
+        rewrite::KernelInstanceName::parse(A.IR->Kernel).Kernel;
     std::string Unit;
     for (const auto &[Pos, K] : Inv.kernels())
-      if (Pos.File == A.Pos.File && K.Name == A.IR->Kernel)
+      if (Pos.File == A.Pos.File && K.Name == Defined)
         Unit = K.TranslationUnit;
     if (Unit.empty())
       for (const auto &[Pos, K] : Inv.kernels())
