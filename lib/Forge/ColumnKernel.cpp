@@ -16,6 +16,17 @@ namespace {
 
 using ir::Offset;
 
+/// Whether VW-wide groups cut by the domain's edge along x get a block
+/// column of their own. Over a long run of planes (ZChunk), a cut group in a
+/// warp of whole ones would make the warp run the per-point path for every
+/// plane after the vector one (the 27-point box at 512^3 on the H200: 54%
+/// of copy bandwidth against 72% with the block column). Over a plane or
+/// two the extra block column costs more than it saves (the FDTD E update:
+/// 107% against 87%).
+bool edgeBlockColumn(const StrategyParams &P) {
+  return P.VectorWidth > 1 && P.ZChunk >= 8;
+}
+
 /// Every line of S indented by Pad more.
 std::string indented(const std::string &S, const std::string &Pad) {
   std::string Out;
@@ -159,7 +170,8 @@ private:
   /// ThreadY is the thread's row group within the block.
   std::string zLoops(const std::string &ThreadY, const std::string &Body) const;
   /// One group at (x0, y0): the fast path when whole, else point by point.
-  std::string groupBody() const;
+  /// WholeInX: no group is cut along x, only the last row group can be.
+  std::string groupBody(bool WholeInX) const;
 };
 
 std::string ColumnEmitter::fastPath(const std::string &In) const {
@@ -284,16 +296,17 @@ std::string ColumnEmitter::zLoops(const std::string &ThreadY,
   return OS.str();
 }
 
-std::string ColumnEmitter::groupBody() const {
+std::string ColumnEmitter::groupBody(bool WholeInX) const {
   std::ostringstream OS;
   if (VW == 1 && P.PointsY == 1) {
     // A group of one point inside [lo, hi) is always whole.
     OS << fastPath("      ");
     return OS.str();
   }
-  // Groups are whole along x (see kernel()); only the last row group can
-  // be cut by the domain's edge.
-  OS << "      if (y0 + " << P.PointsY << " <= hi1) {\n"
+  OS << "      if (";
+  if (!WholeInX)
+    OS << "x0 >= lo0 && x0 + " << VW << " <= hi0 && ";
+  OS << "y0 + " << P.PointsY << " <= hi1) {\n"
      << fastPath("        ") << "      } else {\n"
      << "        // A group on the domain's edge: point by point.\n"
      << slowPath("        ") << "      }\n";
@@ -312,7 +325,18 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
     OS << "  const Idx x0 = lo0 + (Idx)blockIdx.x * " << BX
        << " + (Idx)threadIdx.x;\n"
        << "  if (x0 >= hi0)\n    return;\n"
-       << zLoops("(Idx)threadIdx.y", groupBody()) << "}\n";
+       << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
+    return OS.str();
+  }
+  if (!edgeBlockColumn(P)) {
+    // Groups start at multiples of VW so vector accesses are aligned; a
+    // group cut by the domain's edge goes point by point, which over a
+    // short run of planes costs less than a block column of its own.
+    OS << "  const Idx fs_xa = (lo0 / " << VW << ") * " << VW << ";\n"
+       << "  const Idx x0 = fs_xa + ((Idx)blockIdx.x * " << BX
+       << " + (Idx)threadIdx.x) * " << VW << ";\n"
+       << "  if (x0 >= hi0)\n    return;\n"
+       << zLoops("(Idx)threadIdx.y", groupBody(false)) << "}\n";
     return OS.str();
   }
   // Whole groups start at multiples of VW (aligned vectors) in
@@ -336,13 +360,13 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
      << "    const Idx x0 = fs_c < fs_head ? lo0 + fs_c : fs_xe + (fs_c - "
         "fs_head);\n";
   ColumnEmitter Narrow(V, P, 1, Group);
-  OS << indented(Narrow.zLoops("fs_g", Narrow.groupBody()), "  ")
+  OS << indented(Narrow.zLoops("fs_g", Narrow.groupBody(true)), "  ")
      << "    return;\n"
      << "  }\n";
   OS << "  const Idx x0 = fs_xa + ((Idx)blockIdx.x * " << BX
      << " + (Idx)threadIdx.x) * " << VW << ";\n"
      << "  if (x0 >= fs_xe)\n    return;\n"
-     << zLoops("(Idx)threadIdx.y", groupBody()) << "}\n";
+     << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
   return OS.str();
 }
 
@@ -362,7 +386,7 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
     return "plane_queue needs register_queue";
   if (P.BlockX * P.BlockY > 1024 || P.BlockZ != 1)
     return "the block is (x, y, 1) with at most 1024 threads";
-  if (P.BlockX < 2 * (P.VectorWidth - 1))
+  if (edgeBlockColumn(P) && P.BlockX < 2 * (P.VectorWidth - 1))
     return "block x must be at least " + std::to_string(2 * (P.VectorWidth - 1)) +
            ", one thread per edge column of " + std::to_string(P.VectorWidth) +
            "-wide groups";
@@ -399,18 +423,24 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
      << ", 65535);\n";
   std::string Scalar = VW > 1 ? KernelScalar : Kernel;
   if (VW > 1) {
-    OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW) << ") {\n"
-       << "    // Blocks of whole aligned groups, then one block column for the\n"
-       << "    // columns before and after them.\n"
-       << "    long long fs_xa = (fs_lo[0] + " << VW - 1 << ") / " << VW
-       << " * " << VW << ";\n"
-       << "    fs_xa = fs_xa < fs_hi[0] ? fs_xa : fs_hi[0];\n"
-       << "    const long long fs_xe = fs_xa + (fs_hi[0] - fs_xa) / " << VW
-       << " * " << VW << ";\n"
-       << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n"
-       << "    const dim3 fs_grid(fs_blocks(fs_xe - fs_xa, " << BX * VW
-       << ", 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);\n"
-       << "    " << Kernel << "<int><<<fs_grid, fs_block, 0, stream>>>("
+    OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW) << ") {\n";
+    if (edgeBlockColumn(P))
+      OS << "    // Blocks of whole aligned groups, then one block column for the\n"
+         << "    // columns before and after them.\n"
+         << "    long long fs_xa = (fs_lo[0] + " << VW - 1 << ") / " << VW
+         << " * " << VW << ";\n"
+         << "    fs_xa = fs_xa < fs_hi[0] ? fs_xa : fs_hi[0];\n"
+         << "    const long long fs_xe = fs_xa + (fs_hi[0] - fs_xa) / " << VW
+         << " * " << VW << ";\n"
+         << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n"
+         << "    const dim3 fs_grid(fs_blocks(fs_xe - fs_xa, " << BX * VW
+         << ", 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);\n";
+    else
+      OS << "    const long long fs_xa = (fs_lo[0] / " << VW << ") * " << VW
+         << ";\n"
+         << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xa, " << BX * VW
+         << ", 2147483647LL), fs_gy, fs_gz);\n";
+    OS << "    " << Kernel << "<int><<<fs_grid, fs_block, 0, stream>>>("
        << kernelArgs(*V, "int") << ");\n"
        << "    return;\n  }\n";
   }

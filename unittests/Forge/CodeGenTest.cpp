@@ -156,6 +156,17 @@ TEST(CodeGen, EdgeColumnsOfVectorGroupsHaveABlockColumnOfTheirOwn) {
   EXPECT_FALSE(contains(S, "x0 >= lo0 && x0 + 1 <= hi0"));
 }
 
+TEST(CodeGen, ShortRunsOfPlanesKeepCutGroupsInTheirWarps) {
+  // Over one or two planes a block column of its own costs more than the
+  // per-point path of the cut groups (the FDTD E update on the H200).
+  std::string S = generate(named("box3d_r1"), "multipoint", 2, 2, 1);
+  EXPECT_TRUE(contains(S, "const Idx fs_xa = (lo0 / 2) * 2;"));
+  EXPECT_TRUE(contains(S, "if (x0 >= lo0 && x0 + 2 <= hi0 && y0 + 2 <= hi1)"));
+  EXPECT_FALSE(contains(S, "fs_whole"));
+  EXPECT_TRUE(contains(S, "fs_blocks(fs_hi[0] - fs_xa, 64, 2147483647LL), "
+                          "fs_gy, fs_gz);"));
+}
+
 TEST(CodeGen, VectorGroupsNeedAThreadPerEdgeColumn) {
   forge::StrategyParams P;
   P.Strategy = "zmarch";
