@@ -1,0 +1,560 @@
+#!/usr/bin/env python3
+"""Runs an fs-bench directory's generated driver on the CPU, without a GPU.
+
+    fs-bench --stencil box3d_r1 --strategy all --emit-dir DIR
+    cpu-emulate.py DIR
+
+compiles the very files fs-bench emitted (driver.cu, original.cu,
+reference_f64.cu, cand_N.cu) as host C++17 against utils/cuda-host-shim.h and
+runs the driver, which verifies every candidate against the original kernel
+over whole arrays at odd sizes, as it does on a GPU. What the emulation
+checks is the domain and boundary logic: which points a candidate writes,
+which it leaves alone, and the values it computes there. It says nothing
+about speed; the driver's timings are host times of an emulation and are not
+reported.
+
+How the CUDA source becomes host code:
+  * every `kernel<<<grid, block[, shmem[, stream]]>>>(args)` becomes a call of
+    fs_emu::launch, which checks the configuration as a GPU does (including
+    the kernel's __launch_bounds__), binds the arguments by value and runs
+    every block, and every thread of a block, one after another;
+  * a kernel that calls __syncthreads (directly or through a __device__
+    function) runs each thread of a block as a fiber that yields
+    at every barrier, so no thread passes a barrier before the whole block
+    has reached it;
+  * warp-synchronous code (shuffles, votes, __syncwarp) is refused with a
+    message naming the candidate: threads that run one at a time cannot
+    exchange registers.
+
+Everything is compiled with -O2 -ffp-contract=off: the original and the
+candidates alike go uncontracted, so a candidate that keeps the original's
+arithmetic order stays bit-identical to it. Vector loads and stores are
+checked for alignment, since a misaligned float4 faults on a GPU.
+
+Prints one line per candidate, `PASS <id>` or `FAIL <id>: <the driver's
+reason>`, then `emulated N candidates: P passed, F failed`. Exit status 0
+when every candidate passed, 1 when one failed, 2 when the emulation could
+not be built or run.
+
+Python 3 standard library only.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SHIM_NAME = "cuda-host-shim.h"
+SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), SHIM_NAME)
+# Small timed sizes: the driver verifies them too, but timing on the CPU
+# means nothing, so the cheaper the better. Odd, like the driver's own.
+DEFAULT_TIME_EXT = {1: "1001", 2: "35,19", 3: "35,19,11"}
+# Why each flag: -ffp-contract=off keeps a*b+c two roundings in the original
+# and the candidates alike; -fno-strict-aliasing because CUDA code reads
+# float arrays through float4 pointers.
+CXXFLAGS = ["-std=c++17", "-O2", "-ffp-contract=off", "-fno-strict-aliasing",
+            "-w"]
+# Warp-level operations need the 32 threads of a warp in lockstep.
+WARP_SYNCHRONOUS = re.compile(
+    r"\b(__shfl\w*|__syncwarp|__ballot\w*|__any_sync|__all_sync|"
+    r"__activemask|__match_\w+|__reduce_\w+_sync|cooperative_groups)\b")
+BARRIER = re.compile(r"\b__syncthreads(_count|_and|_or)?\b")
+
+
+class EmulationError(Exception):
+    """The emulation could not be prepared, built or run."""
+
+
+# --- Reading CUDA source ----------------------------------------------------
+
+def blank_comments_and_strings(text):
+    """The text with comments and string/char literals turned to spaces.
+
+    Offsets and newlines are kept, so what is found in the result can be cut
+    from the original text.
+    """
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            # Keep the quotes: a blanked literal is still one token.
+            for k in range(i + 1, j - 1):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+            continue
+        else:
+            i += 1
+            continue
+        for k in range(i, j):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+def matching(text, i, open_ch, close_ch):
+    """Index just past the bracket that closes the one at text[i]."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == open_ch:
+            depth += 1
+        elif text[j] == close_ch:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    raise EmulationError("unbalanced '%s' at offset %d" % (open_ch, i))
+
+
+def split_top_level(text):
+    """Splits at the commas outside any bracket."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+class Function:
+    """A __global__ or __device__ function defined in a unit."""
+
+    def __init__(self, name, body, max_threads):
+        self.name = name
+        self.body = body
+        self.max_threads = max_threads
+
+
+def find_functions(clean, qualifier):
+    """The functions defined with qualifier (`__global__`, `__device__`)."""
+    found = []
+    for m in re.finditer(r"\b%s\b" % qualifier, clean):
+        i, max_threads = m.end(), 0
+        while True:
+            paren = clean.find("(", i)
+            stop = re.compile(r"[;={]").search(clean, i)
+            if paren < 0 or (stop and stop.start() < paren):
+                paren = -1  # a variable, not a function
+                break
+            name = re.search(r"(\w+)\s*$", clean[i:paren])
+            if not name:
+                paren = -1
+                break
+            if name.group(1) == "__launch_bounds__":
+                close = matching(clean, paren, "(", ")")
+                first = split_top_level(clean[paren + 1:close - 1])[0]
+                if re.fullmatch(r"\d+", first):
+                    max_threads = int(first)
+                i = close
+                continue
+            break
+        if paren < 0:
+            continue
+        close = matching(clean, paren, "(", ")")
+        body_start = re.compile(r"\s*").match(clean, close).end()
+        if body_start >= len(clean) or clean[body_start] != "{":
+            continue  # a declaration
+        body_end = matching(clean, body_start, "{", "}")
+        found.append(Function(name.group(1), clean[body_start:body_end],
+                              max_threads))
+    return found
+
+
+def barrier_functions(functions):
+    """Names of the functions that reach __syncthreads, directly or not."""
+    names = {f.name for f in functions if BARRIER.search(f.body)}
+    while True:
+        more = {f.name for f in functions if f.name not in names and any(
+            re.search(r"\b%s\s*[<(]" % re.escape(n), f.body) for n in names)}
+        if not more:
+            return names
+        names |= more
+
+
+class Launch:
+    """One `kernel<<<...>>>(...)` in a unit: where it is and its parts."""
+
+    def __init__(self, start, end, kernel, config, args):
+        self.start, self.end = start, end
+        self.kernel, self.config, self.args = kernel, config, args
+
+    def base_name(self):
+        return re.sub(r"<.*", "", self.kernel).split("::")[-1].strip()
+
+
+def find_launches(text, clean):
+    launches = []
+    for m in re.finditer(r"<<<", clean):
+        # The configuration runs to the first '>>>' outside brackets.
+        depth, i = 0, m.end()
+        while i < len(clean):
+            if clean[i] in "([{":
+                depth += 1
+            elif clean[i] in ")]}":
+                depth -= 1
+            elif depth == 0 and clean.startswith(">>>", i):
+                break
+            i += 1
+        else:
+            raise EmulationError("a launch without '>>>' at offset %d"
+                                 % m.start())
+        config = split_top_level(text[m.end():i])
+        paren = re.compile(r"\s*").match(clean, i + 3).end()
+        if clean[paren:paren + 1] != "(":
+            raise EmulationError("a launch without arguments at offset %d"
+                                 % m.start())
+        end = matching(clean, paren, "(", ")")
+        # The kernel: an identifier, maybe qualified, maybe with template
+        # arguments, right before '<<<'.
+        j = m.start()
+        while j > 0 and clean[j - 1].isspace():
+            j -= 1
+        if clean[j - 1] == ">":
+            depth = 0
+            while j > 0:
+                j -= 1
+                if clean[j] == ">":
+                    depth += 1
+                elif clean[j] == "<":
+                    depth -= 1
+                    if depth == 0:
+                        break
+        while j > 0 and (clean[j - 1].isalnum() or clean[j - 1] in "_:"):
+            j -= 1
+        kernel = text[j:m.start()].strip()
+        if not kernel or not 1 <= len(config) <= 4:
+            raise EmulationError("cannot read the launch at offset %d"
+                                 % m.start())
+        launches.append(Launch(j, end, kernel, config,
+                               text[paren + 1:end - 1]))
+    return launches
+
+
+def c_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def launch_call(launch, unit, barrier_kernels, max_threads):
+    """The fs_emu::launch call that stands for launch."""
+    config = launch.config + ["0", "0"][len(launch.config) - 2:]
+    base = launch.base_name()
+    info = "FsEmuKernel{%s, %s, %s, %du}" % (
+        c_string(launch.kernel), c_string(unit),
+        "true" if base in barrier_kernels else "false",
+        max_threads.get(base, 0))
+    # Each argument is evaluated once, here, into a capture of its own.
+    args = split_top_level(launch.args) if launch.args.strip() else []
+    captures = ", ".join("fs_emu_a%d = (%s)" % (i, a)
+                         for i, a in enumerate(args))
+    names = ", ".join("fs_emu_a%d" % i for i in range(len(args)))
+    return ("::fs_emu::launch(%s, dim3(%s), dim3(%s), (size_t)(%s), "
+            "(cudaStream_t)(%s), [%s] { %s(%s); })"
+            % (info, config[0], config[1], config[2], config[3], captures,
+               launch.kernel, names))
+
+
+DYNAMIC_SHARED = re.compile(
+    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?"
+    r"([\w\s:]+?)\s*(\w+)\s*\[\s*\]\s*;")
+
+
+class Unit:
+    """One source file of the bench and what the emulation makes of it."""
+
+    def __init__(self, name, text):
+        self.name = name
+        self.text = text
+        self.clean = blank_comments_and_strings(text)
+        self.kernels = find_functions(self.clean, "__global__")
+        self.device_functions = find_functions(self.clean, "__device__")
+        launcher = re.search(r"^void (fs_cand_\d+|fs_tune_candidate)\(",
+                             self.clean, re.M)
+        self.launcher = launcher.group(1) if launcher else None
+
+    def warp_synchronous(self):
+        m = WARP_SYNCHRONOUS.search(self.clean)
+        return m.group(1) if m else None
+
+    def rewrite(self, barrier_kernels, max_threads):
+        """The unit as host C++: launches replaced, newlines kept."""
+        out, last = [], 0
+        for launch in find_launches(self.text, self.clean):
+            out.append(self.text[last:launch.start])
+            call = launch_call(launch, self.name, barrier_kernels, max_threads)
+            # The same number of lines, so diagnostics point at the source.
+            out.append(call + "\n" * self.text.count(
+                "\n", launch.start, launch.end))
+            last = launch.end
+        out.append(self.text[last:])
+        body = "".join(out)
+        body = DYNAMIC_SHARED.sub(
+            lambda m: "%s *const %s = reinterpret_cast<%s *>("
+            "::fs_emu::dynamicShared());" % (m.group(1).strip(), m.group(2),
+                                              m.group(1).strip()), body)
+        return body
+
+
+# --- Building and running ---------------------------------------------------
+
+def read_bench(bench_dir):
+    """The manifest and the units of an fs-bench --emit-dir directory."""
+    path = os.path.join(bench_dir, "manifest.json")
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as e:
+        raise EmulationError("cannot read %s: %s" % (path, e))
+    units = []
+    for name in manifest.get("units", []):
+        try:
+            with open(os.path.join(bench_dir, name)) as f:
+                units.append(Unit(name, f.read()))
+        except OSError as e:
+            raise EmulationError("cannot read %s: %s" % (name, e))
+    if not any(u.name == "driver.cu" for u in units):
+        raise EmulationError("%s lists no driver.cu" % path)
+    return manifest, units
+
+
+def candidate_ids(manifest, units):
+    """Candidate id by unit name, from the launcher each unit defines."""
+    by_launcher = {c["launcher"]: c["id"]
+                   for c in manifest.get("candidates", [])}
+    return {u.name: by_launcher[u.launcher] for u in units
+            if u.launcher in by_launcher}
+
+
+def check_emulatable(units, ids):
+    for u in units:
+        op = u.warp_synchronous()
+        if op:
+            who = ("candidate %s (%s)" % (ids[u.name], u.name)
+                   if u.name in ids else u.name)
+            raise EmulationError(
+                "cannot emulate %s: it uses %s, and warp-synchronous code "
+                "needs a warp's threads in lockstep, which threads run one "
+                "after another do not give" % (who, op))
+
+
+def write_sources(units, work):
+    """Writes the host versions of the units and the cuda_runtime.h that
+    stands for the toolkit's; returns the source paths."""
+    functions = [f for u in units for f in u.kernels + u.device_functions]
+    barriers = barrier_functions(functions)
+    max_threads = {k.name: k.max_threads for u in units for k in u.kernels}
+    include = os.path.join(work, "include")
+    os.makedirs(include, exist_ok=True)
+    shutil.copyfile(SHIM, os.path.join(include, SHIM_NAME))
+    for header in ("cuda_runtime.h", "cuda_runtime_api.h"):
+        with open(os.path.join(include, header), "w") as f:
+            f.write('#include "%s"\n' % SHIM_NAME)
+    sources = []
+    for u in units:
+        path = os.path.join(work, u.name[:-3] + ".cpp")
+        with open(path, "w") as f:
+            f.write('#line 1 "%s"\n' % u.name)
+            f.write(u.rewrite(barriers, max_threads))
+        sources.append(path)
+    return sources
+
+
+def precompile_shim(cxx, work):
+    """Precompiles the shim: every unit starts with it, and parsing its
+    standard headers again for each would be a third of the build."""
+    header = os.path.join(work, "include", SHIM_NAME)
+    r = subprocess.run([cxx] + CXXFLAGS + ["-x", "c++-header", header, "-o",
+                                           header + ".gch"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode != 0:
+        raise EmulationError("the shim does not compile:\n" + r.stdout)
+
+
+def compile_unit(cxx, source, work):
+    obj = source[:-4] + ".o"
+    cmd = [cxx] + CXXFLAGS + ["-I", os.path.join(work, "include"), "-include",
+                              SHIM_NAME, "-c", source, "-o", obj]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return obj, r.returncode, r.stdout
+
+
+def build(cxx, sources, work, jobs):
+    precompile_shim(cxx, work)
+    objects = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for obj, rc, log in pool.map(lambda s: compile_unit(cxx, s, work),
+                                     sources):
+            if rc != 0:
+                first = next((l for l in log.splitlines() if "error" in l),
+                             log.strip().splitlines()[-1] if log.strip()
+                             else "")
+                raise EmulationError("%s does not compile as host C++: %s"
+                                     % (os.path.basename(obj)[:-2] + ".cu",
+                                        first))
+            objects.append(obj)
+    binary = os.path.join(work, "bench-emulated")
+    r = subprocess.run([cxx] + CXXFLAGS + objects + ["-o", binary],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode != 0:
+        raise EmulationError("linking the emulation failed:\n" + r.stdout)
+    return binary
+
+
+def parse_result(stdout):
+    """The driver's FSBENCH_RESULT object."""
+    line = next((l for l in stdout.splitlines()
+                 if l.startswith("FSBENCH_RESULT ")), None)
+    if line is None:
+        return None
+    text = line[len("FSBENCH_RESULT "):]
+    # printf's %g writes inf and nan, which JSON spells otherwise.
+    text = re.sub(r":(-?)inf\b", r":\1Infinity", text)
+    text = re.sub(r":-?nan\b", ":NaN", text)
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise EmulationError("the driver's FSBENCH_RESULT is not JSON: %s" % e)
+
+
+def verdicts(result, ids):
+    """(id, passed, detail) per candidate, in the driver's order."""
+    order = [i for i in ids]
+    cases = {}
+    for v in result.get("verification", []):
+        cases.setdefault(v["variant"], []).append(v)
+    out = []
+    for cid in order:
+        runs = cases.get(cid, [])
+        if not runs:
+            out.append((cid, False, "the driver verified it in no case"))
+            continue
+        failed = [r for r in runs if r["verdict"] == "FAIL"]
+        if failed:
+            r = failed[0]
+            out.append((cid, False, "%s (case %s, grid %s, block %s)" % (
+                r["reason"], r["case"], "x".join(map(str, r["grid"])),
+                "x".join(map(str, r["block"])))))
+            continue
+        tol = [r for r in runs if r["verdict"] == "tolerance"]
+        out.append((cid, True, "within tolerance %g (max error %g)" % (
+            tol[0]["tolerance"], tol[0]["err_cand"]) if tol else ""))
+    return out
+
+
+def fault_report(stderr, ids):
+    """(id or None, message) for the FS_EMU_FAULT the shim printed."""
+    m = re.search(r"^FS_EMU_FAULT unit=(\S+) kernel=(.*?) (block=.*)$",
+                  stderr, re.M)
+    if not m:
+        return None, None
+    unit, kernel, where = m.groups()
+    return ids.get(unit), "emulated kernel %s faulted at %s" % (kernel, where)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description="Verify an fs-bench directory's candidates on the CPU.")
+    parser.add_argument("bench_dir", help="what fs-bench --emit-dir wrote")
+    parser.add_argument("--time-ext",
+                        help="the driver's timed size (default: small)")
+    parser.add_argument("--reps", type=int, default=3,
+                        help="timed repetitions (the driver's minimum is 3)")
+    parser.add_argument("--cxx", default=os.environ.get("CXX", "g++"),
+                        help="host C++ compiler (default: $CXX or g++)")
+    parser.add_argument("--jobs", type=int, default=2,
+                        help="parallel compiler processes")
+    parser.add_argument("--work-dir",
+                        help="where to build (default: a temporary directory)")
+    parser.add_argument("--timeout", type=int, default=1800,
+                        help="seconds the emulated driver may run")
+    args = parser.parse_args(argv)
+
+    work = args.work_dir or tempfile.mkdtemp(prefix="fs-cpu-emulate-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        return emulate(args, work)
+    except EmulationError as e:
+        print("cpu-emulate: error: %s" % e, file=sys.stderr)
+        return 2
+    finally:
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def emulate(args, work):
+    manifest, units = read_bench(args.bench_dir)
+    ids = candidate_ids(manifest, units)
+    check_emulatable(units, ids)
+    if not shutil.which(args.cxx):
+        raise EmulationError("no host C++ compiler '%s'" % args.cxx)
+    binary = build(args.cxx, write_sources(units, work), work, args.jobs)
+
+    dims = len(manifest.get("shape", [])) or 3
+    time_ext = args.time_ext or DEFAULT_TIME_EXT.get(dims, "35,19,11")
+    try:
+        run = subprocess.run([binary, "--time-ext", time_ext, "--reps",
+                              str(args.reps)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True,
+                             timeout=args.timeout, cwd=work)
+    except subprocess.TimeoutExpired:
+        raise EmulationError("the emulated driver ran longer than %d s"
+                             % args.timeout)
+    # Candidates in the driver's order, the order of the manifest.
+    ordered = [c["id"] for c in manifest.get("candidates", [])]
+    unit_of = {cid: unit for unit, cid in ids.items()}
+    ordered = [cid for cid in ordered if cid in unit_of]
+
+    if run.returncode != 0:
+        cid, msg = fault_report(run.stderr, ids)
+        if msg is None:
+            raise EmulationError("the emulated driver failed (exit %d):\n%s"
+                                 % (run.returncode, run.stderr.strip()))
+        if cid is None:
+            raise EmulationError("%s, outside any candidate" % msg)
+        print("FAIL %s: %s" % (cid, msg))
+        print("emulated %d candidates: 0 passed, 1 failed, %d not verified "
+              "(the run stopped at the fault)" % (len(ordered),
+                                                  len(ordered) - 1))
+        return 1
+
+    result = parse_result(run.stdout)
+    if result is None:
+        raise EmulationError("the emulated driver printed no FSBENCH_RESULT:"
+                             "\n%s" % run.stderr.strip())
+    passed = failed = 0
+    for cid, ok, detail in verdicts(result, ordered):
+        if ok:
+            passed += 1
+            print("PASS %s%s" % (cid, " (%s)" % detail if detail else ""))
+        else:
+            failed += 1
+            print("FAIL %s: %s" % (cid, detail))
+    print("emulated %d candidates: %d passed, %d failed"
+          % (len(ordered), passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,952 @@
+//===- cuda-host-shim.h - CUDA source as ordinary host C++17 ---------------===//
+//
+// Lets the generated bench sources (driver, original, candidates) compile
+// with a host C++ compiler and run on the CPU, so their boundary and domain
+// logic can be verified where no GPU exists (CI). utils/cpu-emulate.py
+// rewrites every `kernel<<<grid, block, shmem, stream>>>(args)` into a call of
+// fs_emu::launch and includes this header in place of <cuda_runtime.h>.
+//
+// The emulated device runs every launch at once, on the calling thread: the
+// blocks one after another, a block's threads in order (x fastest). A kernel
+// that calls __syncthreads runs each of its block's threads as a fiber
+// that yields at every barrier; the script marks those kernels.
+// Streams, events and graphs keep their ordering meaning: work enqueued on a
+// stream under capture is recorded, not run, and a graph launch replays it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_CUDA_HOST_SHIM_H
+#define FORGESTENCIL_CUDA_HOST_SHIM_H
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+//===----------------------------------------------------------------------===//
+// Qualifiers and attributes
+//===----------------------------------------------------------------------===//
+
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+// One block runs at a time, so a function-local static is exactly one
+// block's shared memory; its contents are left over from the previous block,
+// as undefined as on a GPU.
+#define __shared__ static
+
+//===----------------------------------------------------------------------===//
+// Vector types, with CUDA's sizes and alignments
+//===----------------------------------------------------------------------===//
+
+namespace fs_emu {
+[[noreturn]] inline void misaligned(const void *P, const char *Op,
+                                    size_t Bytes);
+/// Checks the alignment of one side of a vector copy: a misaligned vector
+/// access faults on a GPU, and on the CPU it would go unnoticed.
+template <class V> inline void checkVectorAlignment(const V *P, const char *Op) {
+  if (reinterpret_cast<uintptr_t>(P) % alignof(V) != 0)
+    misaligned(P, Op, sizeof(V));
+}
+} // namespace fs_emu
+
+// A vector type is an aggregate (make_float4 and brace initialisation work)
+// whose copy assignment checks both addresses: generated code stores vectors
+// as `*(float4 *)p = v`, so every store goes through it. Loads go through
+// __ldg and friends, which check too.
+#define FS_EMU_VEC_ASSIGN(N, ...)                                              \
+  N &operator=(const N &O) {                                                   \
+    fs_emu::checkVectorAlignment(this, "a store");                             \
+    fs_emu::checkVectorAlignment(&O, "a load");                                \
+    __VA_ARGS__;                                                               \
+    return *this;                                                              \
+  }
+#define FS_EMU_VEC1(T, N, A)                                                   \
+  struct alignas(A) N##1 { T x; };                                             \
+  inline N##1 make_##N##1(T x) { return N##1{x}; }
+#define FS_EMU_VEC2(T, N, A)                                                   \
+  struct alignas(A) N##2 {                                                     \
+    T x, y;                                                                    \
+    FS_EMU_VEC_ASSIGN(N##2, x = O.x, y = O.y)                                  \
+  };                                                                           \
+  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+#define FS_EMU_VEC3(T, N)                                                      \
+  struct N##3 { T x, y, z; };                                                  \
+  inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
+#define FS_EMU_VEC4(T, N, A)                                                   \
+  struct alignas(A) N##4 {                                                     \
+    T x, y, z, w;                                                              \
+    FS_EMU_VEC_ASSIGN(N##4, x = O.x, y = O.y, z = O.z, w = O.w)                \
+  };                                                                           \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+#define FS_EMU_VECS(T, N, S)                                                   \
+  FS_EMU_VEC1(T, N, S) FS_EMU_VEC2(T, N, 2 * S) FS_EMU_VEC3(T, N)              \
+      FS_EMU_VEC4(T, N, (4 * S < 16 ? 4 * S : 16))
+
+FS_EMU_VECS(signed char, char, 1)
+FS_EMU_VECS(unsigned char, uchar, 1)
+FS_EMU_VECS(short, short, 2)
+FS_EMU_VECS(unsigned short, ushort, 2)
+FS_EMU_VECS(int, int, 4)
+FS_EMU_VECS(unsigned int, uint, 4)
+FS_EMU_VECS(long long, longlong, 8)
+FS_EMU_VECS(unsigned long long, ulonglong, 8)
+FS_EMU_VECS(float, float, 4)
+FS_EMU_VECS(double, double, 8)
+
+#undef FS_EMU_VECS
+#undef FS_EMU_VEC1
+#undef FS_EMU_VEC2
+#undef FS_EMU_VEC3
+#undef FS_EMU_VEC4
+#undef FS_EMU_VEC_ASSIGN
+
+static_assert(sizeof(float4) == 16 && alignof(float4) == 16, "float4");
+static_assert(sizeof(double2) == 16 && alignof(double2) == 16, "double2");
+static_assert(sizeof(float2) == 8 && alignof(float2) == 8, "float2");
+static_assert(sizeof(float3) == 12 && alignof(float3) == 4, "float3");
+
+/// A launch extent: unset components are 1.
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned X = 1, unsigned Y = 1, unsigned Z = 1)
+      : x(X), y(Y), z(Z) {}
+  constexpr dim3(uint3 V) : x(V.x), y(V.y), z(V.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureUnmatched = 903,
+  cudaErrorStreamCaptureWrongThread = 908,
+  cudaErrorNotSupported = 801,
+};
+typedef cudaError_t cudaError;
+
+inline const char *cudaGetErrorName(cudaError_t E) {
+  switch (E) {
+  case cudaSuccess: return "cudaSuccess";
+  case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+  case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+  case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+  case cudaErrorInvalidSymbol: return "cudaErrorInvalidSymbol";
+  case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+  case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+  case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+  case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+  case cudaErrorNotReady: return "cudaErrorNotReady";
+  case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+  case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+  case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+  case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
+  case cudaErrorStreamCaptureWrongThread: return "cudaErrorStreamCaptureWrongThread";
+  case cudaErrorNotSupported: return "cudaErrorNotSupported";
+  }
+  return "cudaErrorUnknown";
+}
+
+inline const char *cudaGetErrorString(cudaError_t E) {
+  switch (E) {
+  case cudaSuccess: return "no error";
+  case cudaErrorInvalidValue: return "invalid argument";
+  case cudaErrorMemoryAllocation: return "out of memory";
+  case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorInvalidSymbol: return "invalid device symbol";
+  case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+  case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+  case cudaErrorInvalidDevice: return "invalid device ordinal";
+  case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+  case cudaErrorNotReady: return "device not ready";
+  case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+  case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+  case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+  case cudaErrorStreamCaptureUnmatched: return "capture was not ended in the same stream as it began";
+  case cudaErrorStreamCaptureWrongThread: return "attempt to terminate a thread-local capture sequence from another thread";
+  case cudaErrorNotSupported: return "operation not supported";
+  }
+  return "unknown error";
+}
+
+//===----------------------------------------------------------------------===//
+// The emulated device: launch state, faults, streams
+//===----------------------------------------------------------------------===//
+
+/// What the script knows about a kernel from its source.
+struct FsEmuKernel {
+  const char *Name;   ///< as written at the launch, template arguments included
+  const char *Unit;   ///< the source file that launches it
+  bool Barriers;      ///< calls __syncthreads: run threads as fibers
+  unsigned MaxThreads; ///< __launch_bounds__ maximum, 0 if none
+};
+
+/// A stream: work runs when enqueued unless the stream is being captured.
+struct CUstream_st {
+  bool Capturing = false;
+  bool Invalidated = false;
+  std::vector<std::function<void()>> Recorded;
+};
+typedef CUstream_st *cudaStream_t;
+
+struct CUgraph_st {
+  std::vector<std::function<void()>> Nodes;
+};
+typedef CUgraph_st *cudaGraph_t;
+struct CUgraphExec_st {
+  std::vector<std::function<void()>> Nodes;
+};
+typedef CUgraphExec_st *cudaGraphExec_t;
+
+struct CUevent_st {
+  std::chrono::steady_clock::time_point At;
+  bool Recorded = false;
+};
+typedef CUevent_st *cudaEvent_t;
+
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+constexpr int warpSize = 32;
+
+namespace fs_emu {
+
+inline cudaError_t LastError = cudaSuccess;
+/// The launch being run, for fault reports.
+inline const FsEmuKernel *Running = nullptr;
+/// Device allocations: start address to size.
+inline std::map<uintptr_t, size_t> Allocations;
+/// The per-block dynamic shared memory of the running launch.
+inline std::vector<unsigned char> DynamicShared;
+
+inline cudaError_t record(cudaError_t E) {
+  if (E != cudaSuccess)
+    LastError = E;
+  return E;
+}
+
+/// Reports a fault of the running kernel the way the script reads it and
+/// ends the process: a GPU would have lost its context too.
+[[noreturn]] inline void fault(const char *What) {
+  if (Running)
+    fprintf(stderr,
+            "FS_EMU_FAULT unit=%s kernel=%s block=(%u,%u,%u) "
+            "thread=(%u,%u,%u): %s\n",
+            Running->Unit, Running->Name, blockIdx.x, blockIdx.y, blockIdx.z,
+            threadIdx.x, threadIdx.y, threadIdx.z, What);
+  else
+    fprintf(stderr, "FS_EMU_FAULT unit=? kernel=? (host code): %s\n", What);
+  fflush(stderr);
+  _exit(3);
+}
+
+inline void onSignal(int Sig) {
+  const char *What = Sig == SIGSEGV  ? "segmentation fault (invalid address)"
+                     : Sig == SIGBUS ? "bus error"
+                     : Sig == SIGFPE ? "arithmetic exception"
+                     : Sig == SIGILL ? "illegal instruction"
+                                     : "aborted (see the message above)";
+  fault(What);
+}
+
+/// Installs the fault handlers on an alternate stack, so that a fiber's
+/// stack overflow is reported too.
+inline bool installHandlers() {
+  static std::vector<char> AltStack(1 << 16);
+  stack_t SS{};
+  SS.ss_sp = AltStack.data();
+  SS.ss_size = AltStack.size();
+  sigaltstack(&SS, nullptr);
+  struct sigaction SA {};
+  SA.sa_handler = onSignal;
+  SA.sa_flags = SA_ONSTACK;
+  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+    sigaction(Sig, &SA, nullptr);
+  return true;
+}
+inline const bool HandlersInstalled = installHandlers();
+
+/// Runs Work now, or records it when Stream is being captured.
+inline void enqueue(cudaStream_t Stream, std::function<void()> Work) {
+  if (Stream && Stream->Capturing) {
+    Stream->Recorded.push_back(std::move(Work));
+    return;
+  }
+  Work();
+}
+
+inline bool isDevicePointer(const void *P, size_t Bytes) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  auto It = Allocations.upper_bound(A);
+  if (It == Allocations.begin())
+    return false;
+  --It;
+  return A >= It->first && A + Bytes <= It->first + It->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Running a grid
+//===----------------------------------------------------------------------===//
+
+/// Switches from the running context to another: saves the callee-saved
+/// registers on the current stack and its pointer in *From, then resumes the
+/// stack To. A plain function call to the compiler, so every other register
+/// is saved by the caller. swapcontext would do, but it also saves and
+/// restores the signal mask with a system call at every switch, which made
+/// kernels with barriers ten times slower.
+extern "C" void fs_emu_switch(void **From, void *To);
+
+#if defined(__x86_64__)
+// Weak: every unit that includes the shim defines it, the linker keeps one.
+__asm__(R"(
+  .text
+  .weak fs_emu_switch
+  .type fs_emu_switch, @function
+fs_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size fs_emu_switch, .-fs_emu_switch
+)");
+#else
+#error "the CPU emulation switches fibers with x86-64 code only"
+#endif
+
+/// The fibers of one block of a kernel with barriers.
+struct FiberBlock {
+  enum State : unsigned char { Ready, Waiting, Done };
+  void *Scheduler = nullptr;
+  std::vector<void *> Stacks; ///< each fiber's saved stack pointer
+  std::vector<State> States;
+  std::vector<uint3> Indices;
+  void (*Body)(const void *) = nullptr; ///< runs the thread...
+  const void *Context = nullptr;        ///< ...of this launch
+  unsigned Current = 0;
+};
+inline FiberBlock *CurrentBlock = nullptr;
+
+/// Stacks for up to 1024 fibers, each below a guard page, made once.
+class FiberStacks {
+public:
+  static constexpr size_t Size = 256 * 1024;
+  /// The highest address of stack I, 16-byte aligned.
+  char *top(unsigned I) {
+    while (Stacks.size() <= I) {
+      size_t Page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      void *M = mmap(nullptr, Size + Page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (M == MAP_FAILED)
+        fault("cannot map a fiber stack");
+      mprotect(M, Page, PROT_NONE);
+      Stacks.push_back(static_cast<char *>(M) + Page + Size);
+    }
+    return Stacks[I];
+  }
+
+private:
+  std::vector<char *> Stacks;
+};
+inline FiberStacks Stacks;
+
+/// Where a fiber starts: runs the thread, then hands back to the scheduler
+/// for good.
+[[noreturn]] inline void fiberMain() {
+  FiberBlock &B = *CurrentBlock;
+  B.Body(B.Context);
+  B.States[B.Current] = FiberBlock::Done;
+  void *Finished;
+  fs_emu_switch(&Finished, B.Scheduler);
+  __builtin_unreachable();
+}
+
+/// A fresh stack laid out as fs_emu_switch leaves one: control and status
+/// words, six callee-saved registers, then fiberMain as the return address,
+/// placed so that fiberMain starts with the alignment a call gives.
+inline void *freshStack(char *Top) {
+  uint64_t *SP = reinterpret_cast<uint64_t *>(Top);
+  *--SP = 0; // fiberMain's own return address: it never returns
+  *--SP = reinterpret_cast<uint64_t>(&fiberMain);
+  for (int R = 0; R < 6; ++R)
+    *--SP = 0;
+  *--SP = 0x037FULL << 32 | 0x1F80; // x87 control word, MXCSR: the defaults
+  return SP;
+}
+
+/// Runs one block's threads as fibers: every round resumes each unfinished
+/// thread until it reaches the next barrier or ends, so no thread passes a
+/// barrier before all the others have reached it. A thread that has ended
+/// no longer holds the others back, as on the GPU.
+inline void runBlockAsFibers(dim3 Block, void (*Body)(const void *),
+                             const void *Context) {
+  FiberBlock B;
+  const unsigned N = Block.x * Block.y * Block.z;
+  B.Stacks.resize(N);
+  B.States.assign(N, FiberBlock::Ready);
+  B.Indices.resize(N);
+  B.Body = Body;
+  B.Context = Context;
+  unsigned T = 0;
+  for (unsigned Z = 0; Z < Block.z; ++Z)
+    for (unsigned Y = 0; Y < Block.y; ++Y)
+      for (unsigned X = 0; X < Block.x; ++X, ++T) {
+        B.Indices[T] = uint3{X, Y, Z};
+        B.Stacks[T] = freshStack(Stacks.top(T));
+      }
+  FiberBlock *Outer = CurrentBlock;
+  CurrentBlock = &B;
+  for (bool Any = true; Any;) {
+    Any = false;
+    for (unsigned I = 0; I < N; ++I) {
+      if (B.States[I] == FiberBlock::Done)
+        continue;
+      Any = true;
+      B.Current = I;
+      B.States[I] = FiberBlock::Ready;
+      threadIdx = B.Indices[I];
+      fs_emu_switch(&B.Scheduler, B.Stacks[I]);
+    }
+  }
+  CurrentBlock = Outer;
+}
+
+/// The launch checks a GPU makes before it runs anything.
+inline cudaError_t checkLaunch(const FsEmuKernel &K, dim3 Grid, dim3 Block,
+                               size_t Shmem) {
+  const unsigned long long Threads =
+      1ULL * Block.x * Block.y * Block.z;
+  if (Grid.x == 0 || Grid.y == 0 || Grid.z == 0 || Threads == 0 ||
+      Grid.x > 2147483647u || Grid.y > 65535 || Grid.z > 65535 ||
+      Block.x > 1024 || Block.y > 1024 || Block.z > 64 || Threads > 1024)
+    return cudaErrorInvalidConfiguration;
+  if (K.MaxThreads && Threads > K.MaxThreads)
+    return cudaErrorLaunchOutOfResources;
+  if (Shmem > 48 * 1024)
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+/// Runs a whole grid now: blocks in order, each block's threads in order or
+/// as fibers.
+template <class ThreadBody>
+void runGrid(const FsEmuKernel &K, dim3 Grid, dim3 Block, size_t Shmem,
+             const ThreadBody &Body) {
+  const FsEmuKernel *Outer = Running;
+  Running = &K;
+  gridDim = Grid;
+  blockDim = Block;
+  DynamicShared.assign(Shmem, 0xff);
+  auto RunThread = [](const void *Context) {
+    (*static_cast<const ThreadBody *>(Context))();
+  };
+  for (unsigned BZ = 0; BZ < Grid.z; ++BZ)
+    for (unsigned BY = 0; BY < Grid.y; ++BY)
+      for (unsigned BX = 0; BX < Grid.x; ++BX) {
+        blockIdx = uint3{BX, BY, BZ};
+        if (K.Barriers) {
+          runBlockAsFibers(Block, RunThread, &Body);
+          continue;
+        }
+        for (unsigned TZ = 0; TZ < Block.z; ++TZ)
+          for (unsigned TY = 0; TY < Block.y; ++TY)
+            for (unsigned TX = 0; TX < Block.x; ++TX) {
+              threadIdx = uint3{TX, TY, TZ};
+              Body();
+            }
+      }
+  Running = Outer;
+}
+
+/// `Kernel<<<Grid, Block, Shmem, Stream>>>(Args...)`: checks the
+/// configuration and runs or records the grid on Stream. Thread calls the
+/// kernel once with the arguments, which the script has it capture by value
+/// at the launch, as a launch binds them.
+template <class Thread>
+void launch(const FsEmuKernel &K, dim3 Grid, dim3 Block, size_t Shmem,
+            cudaStream_t Stream, Thread Run) {
+  if (Stream && Stream->Capturing && Stream->Invalidated)
+    return;
+  if (cudaError_t E = checkLaunch(K, Grid, Block, Shmem)) {
+    record(E);
+    if (Stream && Stream->Capturing)
+      Stream->Invalidated = true;
+    return;
+  }
+  if (Stream && Stream->Capturing) {
+    Stream->Recorded.push_back(
+        [K, Grid, Block, Shmem, Run] { runGrid(K, Grid, Block, Shmem, Run); });
+    return;
+  }
+  runGrid(K, Grid, Block, Shmem, Run);
+}
+
+inline void *dynamicShared() { return DynamicShared.data(); }
+
+} // namespace fs_emu
+
+/// A barrier for the threads of a block. Only kernels run as fibers may
+/// reach it; the script runs every kernel that names it that way.
+inline void __syncthreads() {
+  fs_emu::FiberBlock *B = fs_emu::CurrentBlock;
+  if (!B)
+    fs_emu::fault("__syncthreads in a kernel that the emulation runs thread "
+                  "by thread (the script found no barrier in its source)");
+  B->States[B->Current] = fs_emu::FiberBlock::Waiting;
+  fs_emu::fs_emu_switch(&B->Stacks[B->Current], B->Scheduler);
+  threadIdx = B->Indices[B->Current];
+}
+inline int __syncthreads_count(int P) {
+  (void)P;
+  fs_emu::fault("__syncthreads_count is not emulated");
+}
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+
+//===----------------------------------------------------------------------===//
+// Loads and stores with cache hints: alignment checked as the GPU does
+//===----------------------------------------------------------------------===//
+
+namespace fs_emu {
+inline void misaligned(const void *P, const char *Op, size_t Bytes) {
+  char Buf[160];
+  snprintf(Buf, sizeof Buf, "misaligned address %p in %s of %zu bytes", P, Op,
+           Bytes);
+  fault(Buf);
+}
+template <class T> inline void checkAligned(const T *P, const char *Op) {
+  if (reinterpret_cast<uintptr_t>(P) % alignof(T) != 0)
+    misaligned(P, Op, sizeof(T));
+}
+template <class T> inline T load(const T *P, const char *Op) {
+  checkAligned(P, Op);
+  return *P;
+}
+template <class T> inline void store(T *P, T V, const char *Op) {
+  checkAligned(P, Op);
+  *P = V;
+}
+} // namespace fs_emu
+
+template <class T> inline T __ldg(const T *P) { return fs_emu::load(P, "__ldg"); }
+template <class T> inline T __ldca(const T *P) { return fs_emu::load(P, "__ldca"); }
+template <class T> inline T __ldcg(const T *P) { return fs_emu::load(P, "__ldcg"); }
+template <class T> inline T __ldcs(const T *P) { return fs_emu::load(P, "__ldcs"); }
+template <class T> inline T __ldlu(const T *P) { return fs_emu::load(P, "__ldlu"); }
+template <class T> inline T __ldcv(const T *P) { return fs_emu::load(P, "__ldcv"); }
+template <class T> inline void __stwb(T *P, T V) { fs_emu::store(P, V, "__stwb"); }
+template <class T> inline void __stcg(T *P, T V) { fs_emu::store(P, V, "__stcg"); }
+template <class T> inline void __stcs(T *P, T V) { fs_emu::store(P, V, "__stcs"); }
+template <class T> inline void __stwt(T *P, T V) { fs_emu::store(P, V, "__stwt"); }
+
+//===----------------------------------------------------------------------===//
+// Atomics: one thread runs at a time, so a plain read-modify-write is atomic
+//===----------------------------------------------------------------------===//
+
+template <class T> inline T atomicAdd(T *P, T V) { T O = *P; *P = O + V; return O; }
+template <class T> inline T atomicSub(T *P, T V) { T O = *P; *P = O - V; return O; }
+template <class T> inline T atomicExch(T *P, T V) { T O = *P; *P = V; return O; }
+template <class T> inline T atomicMin(T *P, T V) { T O = *P; *P = V < O ? V : O; return O; }
+template <class T> inline T atomicMax(T *P, T V) { T O = *P; *P = V > O ? V : O; return O; }
+template <class T> inline T atomicAnd(T *P, T V) { T O = *P; *P = O & V; return O; }
+template <class T> inline T atomicOr(T *P, T V) { T O = *P; *P = O | V; return O; }
+template <class T> inline T atomicXor(T *P, T V) { T O = *P; *P = O ^ V; return O; }
+template <class T> inline T atomicCAS(T *P, T Compare, T V) {
+  T O = *P;
+  if (O == Compare)
+    *P = V;
+  return O;
+}
+inline unsigned atomicInc(unsigned *P, unsigned V) {
+  unsigned O = *P;
+  *P = O >= V ? 0 : O + 1;
+  return O;
+}
+
+//===----------------------------------------------------------------------===//
+// Device math the generated code may use
+//===----------------------------------------------------------------------===//
+
+using std::max;
+using std::min;
+inline float rsqrtf(float X) { return 1.0f / sqrtf(X); }
+inline double rsqrt(double X) { return 1.0 / sqrt(X); }
+inline float __fdividef(float A, float B) { return A / B; }
+inline float __saturatef(float X) { return X < 0.f ? 0.f : X > 1.f ? 1.f : X; }
+inline float __expf(float X) { return expf(X); }
+inline float __logf(float X) { return logf(X); }
+inline float __sinf(float X) { return sinf(X); }
+inline float __cosf(float X) { return cosf(X); }
+inline float __fadd_rn(float A, float B) { return A + B; }
+inline float __fmul_rn(float A, float B) { return A * B; }
+inline float __fmaf_rn(float A, float B, float C) { return fmaf(A, B, C); }
+inline double __dadd_rn(double A, double B) { return A + B; }
+inline double __dmul_rn(double A, double B) { return A * B; }
+inline double __fma_rn(double A, double B, double C) { return fma(A, B, C); }
+inline int __float2int_rn(float X) { return static_cast<int>(nearbyintf(X)); }
+
+//===----------------------------------------------------------------------===//
+// Runtime API
+//===----------------------------------------------------------------------===//
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
+};
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3,
+};
+constexpr unsigned cudaStreamDefault = 0;
+constexpr unsigned cudaStreamNonBlocking = 1;
+constexpr unsigned cudaEventDefault = 0;
+constexpr unsigned cudaEventDisableTiming = 2;
+#define cudaStreamLegacy ((cudaStream_t)0)
+#define cudaStreamPerThread ((cudaStream_t)0)
+
+/// A device that says plainly what it is: the driver's results carry its
+/// name, so no emulated run can pass for a GPU measurement.
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  size_t sharedMemPerBlockOptin;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerBlock;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int maxThreadsPerMultiProcessor;
+  size_t totalConstMem;
+  int major;
+  int minor;
+  int multiProcessorCount;
+  int l2CacheSize;
+  int persistingL2CacheMaxSize;
+  int memoryBusWidth;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+};
+
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int Device) {
+  if (Device != 0)
+    return fs_emu::record(cudaErrorInvalidDevice);
+  *P = cudaDeviceProp{};
+  snprintf(P->name, sizeof P->name, "CPU emulation (no GPU)");
+  P->totalGlobalMem = 8ULL << 30;
+  P->sharedMemPerBlock = 48 * 1024;
+  P->sharedMemPerBlockOptin = 48 * 1024;
+  P->sharedMemPerMultiprocessor = 48 * 1024;
+  P->regsPerBlock = 65536;
+  P->warpSize = 32;
+  P->maxThreadsPerBlock = 1024;
+  P->maxThreadsDim[0] = P->maxThreadsDim[1] = 1024;
+  P->maxThreadsDim[2] = 64;
+  P->maxGridSize[0] = 2147483647;
+  P->maxGridSize[1] = P->maxGridSize[2] = 65535;
+  P->maxThreadsPerMultiProcessor = 1024;
+  P->totalConstMem = 64 * 1024;
+  P->major = 0;
+  P->minor = 0;
+  P->multiProcessorCount = 1;
+  P->l2CacheSize = 1 << 20;
+  P->memoryBusWidth = 64;
+  return cudaSuccess;
+}
+inline cudaError_t cudaSetDevice(int Device) {
+  return Device == 0 ? cudaSuccess : fs_emu::record(cudaErrorInvalidDevice);
+}
+inline cudaError_t cudaGetDevice(int *Device) { *Device = 0; return cudaSuccess; }
+inline cudaError_t cudaGetDeviceCount(int *Count) { *Count = 1; return cudaSuccess; }
+inline cudaError_t cudaDriverGetVersion(int *V) { *V = 0; return cudaSuccess; }
+inline cudaError_t cudaRuntimeGetVersion(int *V) { *V = 0; return cudaSuccess; }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() {
+  cudaError_t E = fs_emu::LastError;
+  fs_emu::LastError = cudaSuccess;
+  return E;
+}
+inline cudaError_t cudaPeekAtLastError() { return fs_emu::LastError; }
+
+inline cudaError_t cudaMalloc(void **P, size_t Bytes) {
+  // 256-byte aligned, as the CUDA allocator guarantees; never zeroed.
+  size_t Rounded = (std::max<size_t>(Bytes, 1) + 255) / 256 * 256;
+  void *M = aligned_alloc(256, Rounded);
+  if (!M)
+    return fs_emu::record(cudaErrorMemoryAllocation);
+  fs_emu::Allocations[reinterpret_cast<uintptr_t>(M)] = Bytes;
+  *P = M;
+  return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaMalloc(T **P, size_t Bytes) {
+  return cudaMalloc(reinterpret_cast<void **>(P), Bytes);
+}
+inline cudaError_t cudaFree(void *P) {
+  if (!P)
+    return cudaSuccess;
+  auto It = fs_emu::Allocations.find(reinterpret_cast<uintptr_t>(P));
+  if (It == fs_emu::Allocations.end())
+    return fs_emu::record(cudaErrorInvalidDevicePointer);
+  fs_emu::Allocations.erase(It);
+  free(P);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMallocHost(void **P, size_t Bytes) {
+  *P = aligned_alloc(256, (std::max<size_t>(Bytes, 1) + 255) / 256 * 256);
+  return *P ? cudaSuccess : fs_emu::record(cudaErrorMemoryAllocation);
+}
+template <class T> inline cudaError_t cudaMallocHost(T **P, size_t Bytes) {
+  return cudaMallocHost(reinterpret_cast<void **>(P), Bytes);
+}
+inline cudaError_t cudaFreeHost(void *P) { free(P); return cudaSuccess; }
+
+namespace fs_emu {
+/// Checks that each side of a copy is device memory where Kind says so.
+inline cudaError_t checkCopy(void *Dst, const void *Src, size_t Bytes,
+                             cudaMemcpyKind Kind) {
+  if (Kind > cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  bool SrcDevice = Kind == cudaMemcpyDeviceToHost || Kind == cudaMemcpyDeviceToDevice;
+  bool DstDevice = Kind == cudaMemcpyHostToDevice || Kind == cudaMemcpyDeviceToDevice;
+  if ((SrcDevice && !isDevicePointer(Src, Bytes)) ||
+      (DstDevice && !isDevicePointer(Dst, Bytes)))
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+} // namespace fs_emu
+
+inline cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Bytes,
+                                   cudaMemcpyKind Kind, cudaStream_t S = 0) {
+  if (cudaError_t E = fs_emu::checkCopy(Dst, Src, Bytes, Kind))
+    return fs_emu::record(E);
+  fs_emu::enqueue(S, [=] { memmove(Dst, Src, Bytes); });
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy(void *Dst, const void *Src, size_t Bytes,
+                              cudaMemcpyKind Kind) {
+  return cudaMemcpyAsync(Dst, Src, Bytes, Kind, 0);
+}
+inline cudaError_t cudaMemsetAsync(void *Dst, int Value, size_t Bytes,
+                                   cudaStream_t S = 0) {
+  if (!fs_emu::isDevicePointer(Dst, Bytes))
+    return fs_emu::record(cudaErrorInvalidValue);
+  fs_emu::enqueue(S, [=] { memset(Dst, Value, Bytes); });
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemset(void *Dst, int Value, size_t Bytes) {
+  return cudaMemsetAsync(Dst, Value, Bytes, 0);
+}
+/// A __constant__ or __device__ variable is a host variable here.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(T &Symbol, const void *Src, size_t Bytes,
+                                      size_t Offset = 0,
+                                      cudaMemcpyKind Kind = cudaMemcpyHostToDevice) {
+  (void)Kind;
+  if (Offset + Bytes > sizeof(T))
+    return fs_emu::record(cudaErrorInvalidValue);
+  memcpy(reinterpret_cast<char *>(&Symbol) + Offset, Src, Bytes);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(T &Symbol, const void *Src,
+                                           size_t Bytes, size_t Offset = 0,
+                                           cudaMemcpyKind Kind = cudaMemcpyHostToDevice,
+                                           cudaStream_t S = 0) {
+  (void)Kind;
+  if (Offset + Bytes > sizeof(T))
+    return fs_emu::record(cudaErrorInvalidValue);
+  char *Dst = reinterpret_cast<char *>(&Symbol) + Offset;
+  fs_emu::enqueue(S, [=] { memcpy(Dst, Src, Bytes); });
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *Dst, const T &Symbol, size_t Bytes,
+                                        size_t Offset = 0,
+                                        cudaMemcpyKind Kind = cudaMemcpyDeviceToHost) {
+  (void)Kind;
+  if (Offset + Bytes > sizeof(T))
+    return fs_emu::record(cudaErrorInvalidValue);
+  memcpy(Dst, reinterpret_cast<const char *>(&Symbol) + Offset, Bytes);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *S, unsigned Flags) {
+  (void)Flags;
+  *S = new CUstream_st;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreate(cudaStream_t *S) {
+  return cudaStreamCreateWithFlags(S, cudaStreamDefault);
+}
+inline cudaError_t cudaStreamDestroy(cudaStream_t S) {
+  delete S;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t S) {
+  return S && S->Capturing ? fs_emu::record(cudaErrorStreamCaptureUnsupported)
+                           : cudaSuccess;
+}
+inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t,
+                                       unsigned = 0) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamBeginCapture(cudaStream_t S,
+                                          cudaStreamCaptureMode Mode) {
+  (void)Mode;
+  if (!S || S->Capturing)
+    return fs_emu::record(cudaErrorStreamCaptureUnsupported);
+  S->Capturing = true;
+  S->Invalidated = false;
+  S->Recorded.clear();
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamEndCapture(cudaStream_t S, cudaGraph_t *G) {
+  if (!S || !S->Capturing)
+    return fs_emu::record(cudaErrorStreamCaptureUnmatched);
+  S->Capturing = false;
+  if (S->Invalidated) {
+    *G = nullptr;
+    S->Recorded.clear();
+    return fs_emu::record(cudaErrorStreamCaptureInvalidated);
+  }
+  *G = new CUgraph_st{std::move(S->Recorded)};
+  S->Recorded.clear();
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamIsCapturing(cudaStream_t S,
+                                         cudaStreamCaptureStatus *Status) {
+  *Status = S && S->Capturing ? cudaStreamCaptureStatusActive
+                              : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *E, cudaGraph_t G,
+                                        unsigned long long Flags = 0) {
+  (void)Flags;
+  if (!G)
+    return fs_emu::record(cudaErrorInvalidValue);
+  *E = new CUgraphExec_st{G->Nodes};
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphLaunch(cudaGraphExec_t E, cudaStream_t S) {
+  if (!E)
+    return fs_emu::record(cudaErrorInvalidValue);
+  for (const std::function<void()> &Node : E->Nodes)
+    fs_emu::enqueue(S, Node);
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t E) { delete E; return cudaSuccess; }
+inline cudaError_t cudaGraphDestroy(cudaGraph_t G) { delete G; return cudaSuccess; }
+
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *E, unsigned Flags) {
+  (void)Flags;
+  *E = new CUevent_st;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventCreate(cudaEvent_t *E) {
+  return cudaEventCreateWithFlags(E, cudaEventDefault);
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t E) { delete E; return cudaSuccess; }
+/// Work runs when it is enqueued, so the host clock at the point an event is
+/// reached on its stream is when everything before it finished.
+inline cudaError_t cudaEventRecord(cudaEvent_t E, cudaStream_t S = 0) {
+  if (!E)
+    return fs_emu::record(cudaErrorInvalidResourceHandle);
+  fs_emu::enqueue(S, [E] {
+    E->At = std::chrono::steady_clock::now();
+    E->Recorded = true;
+  });
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t Start,
+                                        cudaEvent_t End) {
+  if (!Start || !End || !Start->Recorded || !End->Recorded)
+    return fs_emu::record(cudaErrorInvalidResourceHandle);
+  *Ms = std::chrono::duration<float, std::milli>(End->At - Start->At).count();
+  return cudaSuccess;
+}
+
+template <class F>
+inline cudaError_t cudaFuncSetAttribute(F *, cudaFuncAttribute, int) {
+  return cudaSuccess;
+}
+template <class F>
+inline cudaError_t cudaFuncSetCacheConfig(F *, cudaFuncCache) {
+  return cudaSuccess;
+}
+
+#endif // FORGESTENCIL_CUDA_HOST_SHIM_H
