@@ -164,16 +164,6 @@ private:
     return "(" + Up + " < " + Hi + " ? " + Up + " : " + Hi + ")";
   }
 
-  /// A load of Array in the fast path; with L1NoAllocate, an array whose
-  /// every value is used once bypasses L1.
-  std::string load(const std::string &Array, const std::string &Type,
-                   const std::string &Address) const {
-    const StencilView::Array *A = V.array(Array);
-    if (P.L1NoAllocate && A && A->readOnly() && A->Offsets.size() == 1)
-      return "fs_ld_once((const " + Type + " *)(" + Address + "))";
-    return emitLoad(V, Array, Type, Address);
-  }
-
   std::string fastPath(const std::string &In) const;
   std::string slowPath(const std::string &In) const;
   /// The loops over this thread's z chunks and row groups around Body;
@@ -200,9 +190,9 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
     OS << ";\n";
     for (int D = Range.first; D < Range.second; ++D)
       OS << In << queueVar(A, Row, Col, D) << " = "
-         << load(A, VT,
-                 address(A, "fs_b", Row, "zs + (" + std::to_string(D) + ")",
-                         Col))
+         << emitLoad(V, A, VT,
+                     address(A, "fs_b", Row,
+                             "zs + (" + std::to_string(D) + ")", Col))
          << ";\n";
   }
   if (P.Unroll > 1)
@@ -215,16 +205,17 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
   for (auto &[Key, Range] : QueuePlanes) {
     auto &[A, Row, Col] = Key;
     OS << In2 << queueVar(A, Row, Col, Range.second) << " = "
-       << load(A, VT,
-               address(A, "fs_p", Row,
-                       Range.second ? std::to_string(Range.second) : "", Col))
+       << emitLoad(V, A, VT,
+                   address(A, "fs_p", Row,
+                           Range.second ? std::to_string(Range.second) : "",
+                           Col))
        << ";\n";
   }
   for (const Chunk &C : Loaded)
     OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
-       << load(C.Array, VT,
-               address(C.Array, "fs_p", C.Row,
-                       C.Plane ? std::to_string(C.Plane) : "", C.Column))
+       << emitLoad(V, C.Array, VT,
+                   address(C.Array, "fs_p", C.Row,
+                           C.Plane ? std::to_string(C.Plane) : "", C.Column))
        << ";\n";
   // Values of every update at every point, then the stores.
   for (unsigned Row = 0; Row < P.PointsY; ++Row)

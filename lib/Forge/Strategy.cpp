@@ -28,8 +28,6 @@ std::string StrategyParams::id() const {
     S += ".pf";
   if (L2Ahead)
     S += ".l2a" + std::to_string(L2Ahead);
-  if (L1NoAllocate)
-    S += ".na";
   return S;
 }
 
@@ -40,7 +38,7 @@ json StrategyParams::toJson() const {
           {"plane_queue", PlaneQueue},
           {"shared_tile", SharedTile},     {"min_blocks_per_sm", MinBlocksPerSM},
           {"unroll", Unroll},              {"prefetch", Prefetch},
-          {"l2_ahead", L2Ahead},           {"l1_no_allocate", L1NoAllocate}};
+          {"l2_ahead", L2Ahead}};
 }
 
 std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
@@ -66,7 +64,6 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.Unroll = J.value("unroll", 1u);
     P.Prefetch = J.value("prefetch", false);
     P.L2Ahead = J.value("l2_ahead", 0u);
-    P.L1NoAllocate = J.value("l1_no_allocate", false);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;

@@ -171,26 +171,6 @@ TEST(CodeGen, ZSumAsksL2ForItsRowsAheadButNotPastTheLastPlaneItReads) {
   EXPECT_EQ(P.id(), "zsum.32x4.v4.y1.z16.l2a4");
 }
 
-TEST(CodeGen, ArraysReadOnceBypassL1OnlyWhenAsked) {
-  forge::StrategyParams P = forge::searchPoint("zmarch", 32, 4, 2, 1, 16);
-  P.RegisterQueue = true;
-  forge::GenerateOptions O;
-  O.LauncherName = "fs_test";
-  auto Plain = forge::findStrategy("zmarch")->generate(named("rtm"), P, O);
-  ASSERT_TRUE(Plain.ok()) << Plain.Error;
-  EXPECT_FALSE(contains(Plain.Source, "fs_ld_once"));
-  P.L1NoAllocate = true;
-  auto G = forge::findStrategy("zmarch")->generate(named("rtm"), P, O);
-  ASSERT_TRUE(G.ok()) << G.Error;
-  // vel and u_prev are read at the centre only; u, read at 25 points, keeps
-  // its loads through L1.
-  EXPECT_TRUE(contains(G.Source, "fs_ld_once((const float2 *)(vel + fs_p))"));
-  EXPECT_TRUE(contains(G.Source, "fs_ld_once((const float2 *)(u_prev + fs_p))"));
-  EXPECT_FALSE(contains(G.Source, "fs_ld_once((const float2 *)(u + "));
-  EXPECT_TRUE(contains(G.Source, "ld.global.nc.L1::no_allocate.v2.f32"));
-  EXPECT_EQ(P.id(), "zmarch.32x4.v2.y1.z16.q.na");
-}
-
 TEST(CodeGen, ShortRunsOfPlanesKeepCutGroupsInTheirWarps) {
   // Over one or two planes a block column of its own costs more than the
   // per-point path of the cut groups (the FDTD E update on the H200).

@@ -60,10 +60,6 @@ struct StrategyParams {
   /// loads (`prefetch.global.L2`; 0: no such requests), so that the loads
   /// find them in L2 instead of waiting for DRAM.
   unsigned L2Ahead = 0;
-  /// Read the arrays whose every value is used once (read at one offset
-  /// only) without allocating L1 lines, leaving L1 to the neighbours of the
-  /// others (`ld.global.nc.L1::no_allocate`).
-  bool L1NoAllocate = false;
 
   /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
   std::string id() const;

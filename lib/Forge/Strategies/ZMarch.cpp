@@ -4,8 +4,6 @@
 
 #include "../ColumnKernel.h"
 
-#include "forgestencil/Forge/CodeGen.h"
-
 namespace forgestencil {
 namespace forge {
 
@@ -33,36 +31,16 @@ static bool readsNeighboursOffPlane(const ir::StencilIR &IR) {
   return false;
 }
 
-/// Whether some arrays are read at one point only and others at several:
-/// then the former compete with the latter's neighbours for L1.
-static bool readsOnceAndNeighbours(const ir::StencilIR &IR) {
-  std::string Why;
-  auto V = StencilView::create(IR, Why);
-  if (!V)
-    return false;
-  bool Once = false, Several = false;
-  for (const StencilView::Array &A : V->arrays()) {
-    if (!A.readOnly() || A.Offsets.empty())
-      continue;
-    if (A.Offsets.size() == 1)
-      Once = true;
-    else
-      Several = true;
-  }
-  return Once && Several;
-}
-
 std::vector<StrategyParams>
 ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
   std::vector<StrategyParams> Space;
   const bool F32 = IR.ElementType == "float";
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC, unsigned Unroll, unsigned MinBlocks,
-                 bool Planes = false, bool NoAllocate = false) {
+                 bool Planes = false) {
     StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.RegisterQueue = true;
     P.PlaneQueue = Planes;
-    P.L1NoAllocate = NoAllocate;
     P.Unroll = Unroll;
     P.MinBlocksPerSM = MinBlocks;
     addSearchPoint(Space, P);
@@ -90,14 +68,6 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
       Add(32, 4, 1, 2, 16, 2, 0);
       Add(32, 16, 2, 1, 16, 2, 0);
       Add(32, 8, 2, 1, 8, 2, 0);
-    }
-    // Arrays read at one point (the velocity and the previous field of a
-    // wave update) past L1, which keeps the neighbour rows of the others.
-    if (readsOnceAndNeighbours(IR)) {
-      Add(32, 4, 2, 1, 16, 2, 0, false, true);
-      Add(32, 8, 2, 1, 32, 2, 0, false, true);
-      Add(32, 16, 2, 1, 16, 2, 0, false, true);
-      Add(64, 4, 2, 1, 32, 2, 0, false, true);
     }
     if (readsNeighboursOffPlane(IR)) {
       Add(32, 4, VMax, 1, 32, 1, 0, true);
