@@ -26,8 +26,6 @@ std::string StrategyParams::id() const {
     S += ".m" + std::to_string(MinBlocksPerSM);
   if (Prefetch)
     S += ".pf";
-  if (L2Ahead)
-    S += ".l2a" + std::to_string(L2Ahead);
   return S;
 }
 
@@ -37,8 +35,7 @@ json StrategyParams::toJson() const {
           {"z_chunk", ZChunk},             {"register_queue", RegisterQueue},
           {"plane_queue", PlaneQueue},
           {"shared_tile", SharedTile},     {"min_blocks_per_sm", MinBlocksPerSM},
-          {"unroll", Unroll},              {"prefetch", Prefetch},
-          {"l2_ahead", L2Ahead}};
+          {"unroll", Unroll},              {"prefetch", Prefetch}};
 }
 
 std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
@@ -63,7 +60,6 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.MinBlocksPerSM = J.value("min_blocks_per_sm", 0u);
     P.Unroll = J.value("unroll", 1u);
     P.Prefetch = J.value("prefetch", false);
-    P.L2Ahead = J.value("l2_ahead", 0u);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;

@@ -156,21 +156,6 @@ TEST(CodeGen, EdgeColumnsOfVectorGroupsHaveABlockColumnOfTheirOwn) {
   EXPECT_FALSE(contains(S, "x0 >= lo0 && x0 + 1 <= hi0"));
 }
 
-TEST(CodeGen, ZSumAsksL2ForItsRowsAheadButNotPastTheLastPlaneItReads) {
-  forge::StrategyParams P = forge::searchPoint("zsum", 32, 4, 4, 1, 16);
-  P.L2Ahead = 4;
-  forge::GenerateOptions O;
-  O.LauncherName = "fs_test";
-  auto G = forge::findStrategy("zsum")->generate(named("box3d_r1"), P, O);
-  ASSERT_TRUE(G.ok()) << G.Error;
-  // A chunk of planes [zs, ze) of a radius-1 box reads planes up to ze.
-  EXPECT_TRUE(contains(G.Source, "const Idx fs_pl = p + 4 < ze + (0) ? p + 4 "
-                                 ": ze + (0);"));
-  EXPECT_TRUE(contains(G.Source, "asm volatile(\"prefetch.global.L2 [%0];\" "
-                                 ":: \"l\"(in + fs_b + fs_pl * s2));"));
-  EXPECT_EQ(P.id(), "zsum.32x4.v4.y1.z16.l2a4");
-}
-
 TEST(CodeGen, ShortRunsOfPlanesKeepCutGroupsInTheirWarps) {
   // Over one or two planes a block column of its own costs more than the
   // per-point path of the cut groups (the FDTD E update on the H200).

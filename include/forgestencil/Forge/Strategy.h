@@ -56,10 +56,6 @@ struct StrategyParams {
   /// overlaps this step's arithmetic (software pipelining along the slowest
   /// axis).
   bool Prefetch = false;
-  /// Ask L2 for the thread's own rows this many planes ahead of the one it
-  /// loads (`prefetch.global.L2`; 0: no such requests), so that the loads
-  /// find them in L2 instead of waiting for DRAM.
-  unsigned L2Ahead = 0;
 
   /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
   std::string id() const;

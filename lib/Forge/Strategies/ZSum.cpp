@@ -229,8 +229,6 @@ private:
                     const std::string &Prefix = "",
                     LoadInto Into = LoadInto::Const) const;
   std::string steadyLoop(const std::string &In) const;
-  /// The requests that bring this thread's rows of a plane ahead into L2.
-  std::string l2Requests(const std::string &In) const;
   std::string addGroup(size_t U, size_t G, const std::string &In,
                        bool Guarded) const;
   /// One plane's step; without Load, its values are already in the
@@ -358,29 +356,6 @@ std::string ZSumEmitter::group(const std::string &In) const {
   return OS.str();
 }
 
-std::string ZSumEmitter::l2Requests(const std::string &In) const {
-  if (!P.L2Ahead)
-    return "";
-  // Plane p + L2Ahead, but never past the last plane this chunk reads
-  // (ze + Hi - 1): nothing outside what the original reads is asked for.
-  const int Last = *AllPlanes.rbegin() - 1;
-  std::ostringstream OS;
-  OS << In << "const Idx fs_pl = p + " << P.L2Ahead << " < ze + (" << Last
-     << ") ? p + " << P.L2Ahead << " : ze + (" << Last << ");\n";
-  std::set<std::string> Arrays;
-  for (const auto &Entry : Chunks)
-    Arrays.insert(Entry.first.Array);
-  for (const std::string &A : Arrays)
-    for (unsigned Row = 0; Row < P.PointsY; ++Row) {
-      OS << In << "asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(" << A
-         << " + fs_b + fs_pl * s2";
-      if (Row)
-        OS << " + (" << Row << ") * s1";
-      OS << "));\n";
-    }
-  return OS.str();
-}
-
 std::string ZSumEmitter::steadyLoop(const std::string &In) const {
   const int Lo = *AllPlanes.begin();
   const std::string Unroll = std::to_string(P.Unroll > 1 ? P.Unroll : 1);
@@ -420,8 +395,6 @@ std::string ZSumEmitter::step(const std::string &In, bool Guarded,
          << ") >= zs && p - (" << Pl << ") < ze;\n";
   if (Load)
     OS << loads(In, Guarded);
-  if (!Guarded)
-    OS << l2Requests(In);
   for (size_t U = 0; U < Groups.size(); ++U)
     for (size_t G = 0; G < Groups[U].size(); ++G)
       OS << addGroup(U, G, In, Guarded);
@@ -448,12 +421,11 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   const unsigned VMax = IR.ElementType == "float" ? 4 : 2;
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC, unsigned Unroll, bool Prefetch = false,
-                 unsigned MinBlocks = 0, unsigned L2Ahead = 0) {
+                 unsigned MinBlocks = 0) {
     StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.Unroll = Unroll;
     P.Prefetch = Prefetch;
     P.MinBlocksPerSM = MinBlocks;
-    P.L2Ahead = L2Ahead;
     addSearchPoint(Space, P);
   };
   // Unrolling by the number of partial sums a point keeps (2r+1 for a box)
@@ -463,21 +435,22 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   if (auto V = StencilView::create(IR, Why))
     Sums = static_cast<unsigned>(V->maxOffset(2) - V->minOffset(2) + 1);
   // The widest vectors, one row per thread, came first on the H200 (box
-  // r=1 f32, results/bench runs 6 and 7), best with runs of 16 planes; then
-  // their neighbours: loads a plane ahead, L2 requests some planes ahead,
-  // other block shapes, two rows of pairs.
-  Add(32, 4, VMax, 1, 16, Sums);
+  // r=1 f32, results/bench run 6); their neighbours in block shape, chunk
+  // length and prefetching, then two rows of pairs.
   Add(32, 4, VMax, 1, 32, Sums);
-  Add(32, 4, VMax, 1, 16, Sums, true);
   Add(32, 4, VMax, 1, 32, Sums, true);
-  Add(32, 4, VMax, 1, 16, Sums, false, 0, 2);
-  Add(32, 4, VMax, 1, 16, Sums, false, 0, 4);
-  Add(32, 4, VMax, 1, 32, Sums, false, 0, 4);
-  Add(32, 4, VMax, 1, 32, Sums, false, 0, 8);
-  Add(32, 4, VMax, 1, 16, Sums, true, 0, 4);
-  Add(64, 2, VMax, 1, 16, Sums);
+  Add(32, 4, VMax, 1, 32, Sums, true, 8);
+  Add(32, 4, VMax, 1, 32, Sums, false, 12);
+  Add(64, 2, VMax, 1, 32, Sums);
+  Add(32, 8, VMax, 1, 32, Sums);
+  Add(16, 8, VMax, 1, 32, Sums);
+  Add(32, 4, VMax, 1, 16, Sums);
+  Add(32, 4, VMax, 1, 64, Sums, true);
   Add(32, 4, 2, 2, 32, Sums);
+  Add(32, 4, 2, 2, 32, Sums, true);
   Add(64, 2, 2, 2, 32, Sums);
+  Add(32, 4, VMax, 2, 32, Sums);
+  Add(32, 8, 2, 1, 32, Sums);
   return Space;
 }
 
