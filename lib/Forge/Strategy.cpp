@@ -24,8 +24,6 @@ std::string StrategyParams::id() const {
     S += ".u" + std::to_string(Unroll);
   if (MinBlocksPerSM)
     S += ".m" + std::to_string(MinBlocksPerSM);
-  if (Prefetch)
-    S += ".pf";
   return S;
 }
 
@@ -35,7 +33,7 @@ json StrategyParams::toJson() const {
           {"z_chunk", ZChunk},             {"register_queue", RegisterQueue},
           {"plane_queue", PlaneQueue},
           {"shared_tile", SharedTile},     {"min_blocks_per_sm", MinBlocksPerSM},
-          {"unroll", Unroll},              {"prefetch", Prefetch}};
+          {"unroll", Unroll}};
 }
 
 std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
@@ -59,7 +57,6 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.SharedTile = J.value("shared_tile", false);
     P.MinBlocksPerSM = J.value("min_blocks_per_sm", 0u);
     P.Unroll = J.value("unroll", 1u);
-    P.Prefetch = J.value("prefetch", false);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;

@@ -52,10 +52,6 @@ struct StrategyParams {
   unsigned MinBlocksPerSM = 0;
   /// Unroll factor of the slowest-axis loop (1: none).
   unsigned Unroll = 1;
-  /// Load the next plane's values one step ahead, so that their latency
-  /// overlaps this step's arithmetic (software pipelining along the slowest
-  /// axis).
-  bool Prefetch = false;
 
   /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
   std::string id() const;

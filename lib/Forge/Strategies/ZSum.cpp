@@ -220,32 +220,19 @@ private:
       S += (I ? ", " : "") + Parts[I];
     return S + ")";
   }
-  /// How loads() declares what it loads.
-  enum class LoadInto { Const, Declared, Assigned };
-  /// The loads of one plane at flat index Base into chunkVar()s prefixed by
-  /// Prefix.
-  std::string loads(const std::string &In, bool Guarded,
-                    const std::string &Base = "fs_p",
-                    const std::string &Prefix = "",
-                    LoadInto Into = LoadInto::Const) const;
-  std::string steadyLoop(const std::string &In) const;
+  std::string loads(const std::string &In, bool Guarded) const;
   std::string addGroup(size_t U, size_t G, const std::string &In,
                        bool Guarded) const;
-  /// One plane's step; without Load, its values are already in the
-  /// chunkVar()s and fs_p is in scope.
-  std::string step(const std::string &In, bool Guarded, bool Load = true) const;
+  std::string step(const std::string &In, bool Guarded) const;
 };
 
-std::string ZSumEmitter::loads(const std::string &In, bool Guarded,
-                               const std::string &Base,
-                               const std::string &Prefix,
-                               LoadInto Into) const {
+std::string ZSumEmitter::loads(const std::string &In, bool Guarded) const {
   std::ostringstream OS;
   for (const auto &[K, Use] : Chunks) {
     bool One = single(Use);
     unsigned Comp = One ? *Use.Components.begin() : 0;
     std::string Type = One || VW == 1 ? T : VT;
-    std::string Addr = K.Array + " + " + Base;
+    std::string Addr = K.Array + " + fs_p";
     if (K.Row)
       Addr += " + (" + std::to_string(K.Row) + ") * s1";
     int Elem = K.Column * static_cast<int>(VW) + static_cast<int>(Comp);
@@ -253,10 +240,8 @@ std::string ZSumEmitter::loads(const std::string &In, bool Guarded,
       Addr += " + (" + std::to_string(Elem) + ") * s0";
     std::string Load = emitLoad(V, K.Array, Type, Addr);
     if (!Guarded || Use.Planes == AllPlanes) {
-      std::string Decl = Into == LoadInto::Const      ? "const " + Type + " "
-                         : Into == LoadInto::Declared ? Type + " "
-                                                      : "";
-      OS << In << Decl << Prefix << chunkVar(K) << " = " << Load << ";\n";
+      OS << In << "const " << Type << " " << chunkVar(K) << " = " << Load
+         << ";\n";
       continue;
     }
     // Needed by some planes' terms only: loaded only when one of them is
@@ -349,52 +334,23 @@ std::string ZSumEmitter::group(const std::string &In) const {
      << In << "#pragma unroll 1\n"
      << In << "for (; p < zs + (" << Hi << "); ++p) {\n"
      << step(In + "  ", true) << In << "}\n";
-  OS << steadyLoop(In);
+  OS << In << "#pragma unroll " << (P.Unroll > 1 ? P.Unroll : 1) << "\n"
+     << In << "for (; p < ze + (" << Lo << "); ++p) {\n"
+     << step(In + "  ", false) << In << "}\n";
   OS << In << "#pragma unroll 1\n"
      << In << "for (; p < ze + (" << Hi << "); ++p) {\n"
      << step(In + "  ", true) << In << "}\n";
   return OS.str();
 }
 
-std::string ZSumEmitter::steadyLoop(const std::string &In) const {
-  const int Lo = *AllPlanes.begin();
-  const std::string Unroll = std::to_string(P.Unroll > 1 ? P.Unroll : 1);
+std::string ZSumEmitter::step(const std::string &In, bool Guarded) const {
   std::ostringstream OS;
-  if (!P.Prefetch) {
-    OS << In << "#pragma unroll " << Unroll << "\n"
-       << In << "for (; p < ze + (" << Lo << "); ++p) {\n"
-       << step(In + "  ", false) << In << "}\n";
-    return OS.str();
-  }
-  // Each step loads the next plane before adding this one. The last step
-  // loads plane ze + Lo, which the guarded loop after this one reads too:
-  // nothing outside what the original reads is touched.
-  const std::string In2 = In + "  ", In3 = In2 + "  ";
-  OS << In << "if (p < ze + (" << Lo << ")) {\n"
-     << In2 << "const Idx fs_p0 = fs_b + p * s2;\n"
-     << loads(In2, false, "fs_p0", "", LoadInto::Declared)
-     << In2 << "#pragma unroll " << Unroll << "\n"
-     << In2 << "for (; p < ze + (" << Lo << "); ++p) {\n"
-     << In3 << "const Idx fs_p = fs_b + p * s2;\n"
-     << loads(In3, false, "fs_p + s2", "n", LoadInto::Const)
-     << step(In3, false, /*Load=*/false);
-  for (const auto &[K, Use] : Chunks)
-    OS << In3 << chunkVar(K) << " = n" << chunkVar(K) << ";\n";
-  OS << In2 << "}\n" << In << "}\n";
-  return OS.str();
-}
-
-std::string ZSumEmitter::step(const std::string &In, bool Guarded,
-                              bool Load) const {
-  std::ostringstream OS;
-  if (Load)
-    OS << In << "const Idx fs_p = fs_b + p * s2;\n";
+  OS << In << "const Idx fs_p = fs_b + p * s2;\n";
   if (Guarded)
     for (int Pl : AllPlanes)
       OS << In << "const bool " << onVar(Pl) << " = p - (" << Pl
          << ") >= zs && p - (" << Pl << ") < ze;\n";
-  if (Load)
-    OS << loads(In, Guarded);
+  OS << loads(In, Guarded);
   for (size_t U = 0; U < Groups.size(); ++U)
     for (size_t G = 0; G < Groups[U].size(); ++G)
       OS << addGroup(U, G, In, Guarded);
@@ -420,12 +376,9 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   std::vector<StrategyParams> Space;
   const unsigned VMax = IR.ElementType == "float" ? 4 : 2;
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
-                 unsigned ZC, unsigned Unroll, bool Prefetch = false,
-                 unsigned MinBlocks = 0) {
+                 unsigned ZC, unsigned Unroll) {
     StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.Unroll = Unroll;
-    P.Prefetch = Prefetch;
-    P.MinBlocksPerSM = MinBlocks;
     addSearchPoint(Space, P);
   };
   // Unrolling by the number of partial sums a point keeps (2r+1 for a box)
@@ -434,23 +387,20 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   unsigned Sums = 3;
   if (auto V = StencilView::create(IR, Why))
     Sums = static_cast<unsigned>(V->maxOffset(2) - V->minOffset(2) + 1);
-  // The widest vectors, one row per thread, came first on the H200 (box
-  // r=1 f32, results/bench run 6); their neighbours in block shape, chunk
-  // length and prefetching, then two rows of pairs.
-  Add(32, 4, VMax, 1, 32, Sums);
-  Add(32, 4, VMax, 1, 32, Sums, true);
-  Add(32, 4, VMax, 1, 32, Sums, true, 8);
-  Add(32, 4, VMax, 1, 32, Sums, false, 12);
-  Add(64, 2, VMax, 1, 32, Sums);
-  Add(32, 8, VMax, 1, 32, Sums);
-  Add(16, 8, VMax, 1, 32, Sums);
+  // The widest vectors with one row per thread came first on the H200 (box
+  // r=1 f32, results/bench runs 6 to 8), best with runs of 16 planes; then
+  // their neighbours in block shape and run length, and two rows of pairs.
+  // Loading the next plane a step ahead, asking L2 for planes ahead and
+  // __launch_bounds__ occupancy targets did not help (run 8).
   Add(32, 4, VMax, 1, 16, Sums);
-  Add(32, 4, VMax, 1, 64, Sums, true);
+  Add(32, 4, VMax, 1, 32, Sums);
+  Add(64, 2, VMax, 1, 16, Sums);
+  Add(64, 2, VMax, 1, 32, Sums);
+  Add(32, 8, VMax, 1, 16, Sums);
+  Add(32, 4, VMax, 1, 8, Sums);
   Add(32, 4, 2, 2, 32, Sums);
-  Add(32, 4, 2, 2, 32, Sums, true);
   Add(64, 2, 2, 2, 32, Sums);
-  Add(32, 4, VMax, 2, 32, Sums);
-  Add(32, 8, 2, 1, 32, Sums);
+  Add(32, 4, VMax, 2, 16, Sums);
   return Space;
 }
 
