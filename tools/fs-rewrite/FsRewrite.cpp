@@ -340,8 +340,9 @@ static cl::opt<std::string>
                    cl::value_desc("dir"), cl::cat(Category));
 static cl::list<std::string>
     RewriteKernels("kernels", cl::CommaSeparated,
-                   cl::desc("Kernels to rewrite (default: every kernel with a "
-                            "launch that can be rewritten)"),
+                   cl::desc("Kernels to rewrite, a template by its name or "
+                            "by instantiation (k<double>) (default: every "
+                            "kernel with a launch that can be rewritten)"),
                    cl::value_desc("a,b"), cl::cat(Category));
 static cl::opt<std::string>
     RewriteStrategy("strategy",
