@@ -273,6 +273,113 @@ def launch_call(launch, unit, barrier_kernels, max_threads):
                launch.kernel, names))
 
 
+# --- Inline PTX -------------------------------------------------------------
+
+ASM = re.compile(r"\b(?:asm|__asm__)\s*(?:volatile\s*|__volatile__\s*)?\(")
+PTX_TYPES = {"f32": "float", "f64": "double", "s8": "signed char",
+             "u8": "unsigned char", "b8": "unsigned char", "s16": "short",
+             "u16": "unsigned short", "b16": "unsigned short", "s32": "int",
+             "u32": "unsigned", "b32": "unsigned", "s64": "long long",
+             "u64": "unsigned long long", "b64": "unsigned long long"}
+PTX_OPERAND = re.compile(r"%(\d+)")
+PTX_ADDRESS = re.compile(r"\[\s*%(\d+)\s*(?:\+\s*(-?\d+)\s*)?\]")
+
+
+def split_asm(text):
+    """Template, outputs and inputs of the inside of an asm statement: the
+    sections between the colons outside strings and brackets."""
+    sections, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+            while text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ":" and depth == 0:
+            sections.append(text[start:i])
+            start = i + 1
+        i += 1
+    sections.append(text[start:])
+    template = "".join(m.group(1) for m in re.finditer(
+        r'"((?:[^"\\]|\\.)*)"', sections[0]))
+    template = template.replace("\\n", "\n").replace("\\t", " ")
+    operands = []
+    for section in sections[1:3]:
+        for op in split_top_level(section) if section.strip() else []:
+            m = re.fullmatch(r'\s*"([^"]*)"\s*\((.*)\)\s*', op, re.S)
+            if not m:
+                raise EmulationError("cannot read the asm operand '%s'" % op)
+            operands.append(m.group(2).strip())
+    return template.strip(), operands
+
+
+def ptx_statement(template, operands):
+    """Host C++ for one PTX load, store or prefetch of global memory, or
+    None when the emulation cannot run the instruction."""
+    m = re.fullmatch(r"(ld|st|prefetch)((?:\.[\w:]+)*)\s+(.*?)\s*;?",
+                     template, re.S)
+    if not m:
+        return None
+    op, mods, rest = m.group(1), m.group(2).split(".")[1:], m.group(3)
+    if any(s in mods for s in ("shared", "local", "param", "const")):
+        return None
+    address = PTX_ADDRESS.search(rest)
+    if not address:
+        return None
+    base = operands[int(address.group(1))]
+    offset = int(address.group(2) or 0)
+    if op == "prefetch":
+        # A cache hint: it changes no value.
+        return "(void)(%s)" % base
+    if mods[-1] not in PTX_TYPES:
+        return None
+    ctype = PTX_TYPES[mods[-1]]
+    lanes = 4 if "v4" in mods else 2 if "v2" in mods else 1
+    values = PTX_ADDRESS.sub("", rest).replace("{", "").replace("}", "")
+    values = [v.strip() for v in values.split(",") if v.strip()]
+    if len(values) != lanes or not all(PTX_OPERAND.fullmatch(v)
+                                       for v in values):
+        return None
+    exprs = [operands[int(v[1:])] for v in values]
+    text = c_string(template)
+    head = ("do { %s *fs_emu_p = ::fs_emu::ptxAddress<%s>((const void *)(%s), "
+            "%d, %d, %s); " % (ctype, ctype, base, offset, lanes, text))
+    if op == "ld":
+        body = " ".join("%s = fs_emu_p[%d];" % (e, i)
+                        for i, e in enumerate(exprs))
+    else:
+        body = " ".join("fs_emu_p[%d] = (%s)(%s);" % (i, ctype, e)
+                        for i, e in enumerate(exprs))
+    return head + body + " } while (0)"
+
+
+def rewrite_asm(text, clean, unit):
+    """Replaces every asm statement with the host code that does the same.
+    Only single loads, stores and prefetches of global memory can be
+    emulated; anything else is refused with the instruction."""
+    out, last = [], 0
+    for m in ASM.finditer(clean):
+        open_paren = m.end() - 1
+        end = matching(clean, open_paren, "(", ")")
+        template, operands = split_asm(text[open_paren + 1:end - 1])
+        try:
+            statement = ptx_statement(template, operands)
+        except (IndexError, ValueError):
+            statement = None
+        if statement is None:
+            raise EmulationError("%s: cannot emulate the inline PTX '%s'"
+                                 % (unit, template))
+        out.append(text[last:m.start()])
+        out.append(statement + "\n" * text.count("\n", m.start(), end))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
 DYNAMIC_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?"
     r"([\w\s:]+?)\s*(\w+)\s*\[\s*\]\s*;")
@@ -307,6 +414,7 @@ class Unit:
             last = launch.end
         out.append(self.text[last:])
         body = "".join(out)
+        body = rewrite_asm(body, blank_comments_and_strings(body), self.name)
         body = DYNAMIC_SHARED.sub(
             lambda m: "%s *const %s = reinterpret_cast<%s *>("
             "::fs_emu::dynamicShared());" % (m.group(1).strip(), m.group(2),
@@ -358,7 +466,7 @@ def check_emulatable(units, ids):
 
 def write_sources(units, work):
     """Writes the host versions of the units and the cuda_runtime.h that
-    stands for the toolkit's; returns the source paths."""
+    stands for the toolkit's; returns {unit name: source path}."""
     functions = [f for u in units for f in u.kernels + u.device_functions]
     barriers = barrier_functions(functions)
     max_threads = {k.name: k.max_threads for u in units for k in u.kernels}
@@ -368,14 +476,38 @@ def write_sources(units, work):
     for header in ("cuda_runtime.h", "cuda_runtime_api.h"):
         with open(os.path.join(include, header), "w") as f:
             f.write('#include "%s"\n' % SHIM_NAME)
-    sources = []
+    sources = {}
     for u in units:
         path = os.path.join(work, u.name[:-3] + ".cpp")
         with open(path, "w") as f:
             f.write('#line 1 "%s"\n' % u.name)
             f.write(u.rewrite(barriers, max_threads))
-        sources.append(path)
+        sources[u.name] = path
     return sources
+
+
+VERIFY_EXT = re.compile(
+    r"^(static const int fs_(?:small|medium)_ext\[3\] = \{)(\d+)(, \d+, \d+\};)$",
+    re.M)
+
+
+def with_aligned_rows(driver, dims):
+    """The driver with its verification sizes' contiguous extent rounded up
+    to a multiple of four, or None when that changes nothing.
+
+    The emitted sizes are odd throughout, so every row stride is odd and a
+    vector candidate's launcher always takes its one-point-wide fallback:
+    its float2/float4 kernel, with its head and tail columns, is never
+    verified. With rows a multiple of four elements long (16 bytes of
+    float, 32 of double) the vector kernel runs, while the domain, which
+    starts and ends a radius inside, still leaves partial groups at both
+    ends.
+    """
+    if dims < 2:
+        return None
+    aligned = VERIFY_EXT.sub(lambda m: "%s%d%s" % (
+        m.group(1), (int(m.group(2)) + 3) // 4 * 4, m.group(3)), driver)
+    return aligned if aligned != driver else None
 
 
 def precompile_shim(cxx, work):
@@ -399,7 +531,8 @@ def compile_unit(cxx, source, work):
     return obj, r.returncode, r.stdout
 
 
-def build(cxx, sources, work, jobs):
+def compile_all(cxx, sources, work, jobs):
+    """Object paths of sources, in order."""
     precompile_shim(cxx, work)
     objects = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -413,7 +546,10 @@ def build(cxx, sources, work, jobs):
                                      % (os.path.basename(obj)[:-2] + ".cu",
                                         first))
             objects.append(obj)
-    binary = os.path.join(work, "bench-emulated")
+    return objects
+
+
+def link(cxx, objects, binary):
     r = subprocess.run([cxx] + CXXFLAGS + objects + ["-o", binary],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True)
@@ -438,28 +574,27 @@ def parse_result(stdout):
         raise EmulationError("the driver's FSBENCH_RESULT is not JSON: %s" % e)
 
 
-def verdicts(result, ids):
-    """(id, passed, detail) per candidate, in the driver's order."""
-    order = [i for i in ids]
+def verdicts(result, order, label):
+    """{id: (passed, detail)} for the candidates in order."""
     cases = {}
     for v in result.get("verification", []):
         cases.setdefault(v["variant"], []).append(v)
-    out = []
+    out = {}
     for cid in order:
         runs = cases.get(cid, [])
         if not runs:
-            out.append((cid, False, "the driver verified it in no case"))
+            out[cid] = (False, "the driver verified it in no case")
             continue
         failed = [r for r in runs if r["verdict"] == "FAIL"]
         if failed:
             r = failed[0]
-            out.append((cid, False, "%s (case %s, grid %s, block %s)" % (
-                r["reason"], r["case"], "x".join(map(str, r["grid"])),
-                "x".join(map(str, r["block"])))))
+            out[cid] = (False, "%s (%scase %s %s, grid %s, block %s)" % (
+                r["reason"], label, r["case"], "x".join(map(str, r["ext"])),
+                "x".join(map(str, r["grid"])), "x".join(map(str, r["block"]))))
             continue
         tol = [r for r in runs if r["verdict"] == "tolerance"]
-        out.append((cid, True, "within tolerance %g (max error %g)" % (
-            tol[0]["tolerance"], tol[0]["err_cand"]) if tol else ""))
+        out[cid] = (True, "within tolerance %g (max error %g)" % (
+            tol[0]["tolerance"], tol[0]["err_cand"]) if tol else "")
     return out
 
 
@@ -489,6 +624,9 @@ def main(argv):
                         help="where to build (default: a temporary directory)")
     parser.add_argument("--timeout", type=int, default=1800,
                         help="seconds the emulated driver may run")
+    parser.add_argument("--emitted-sizes-only", action="store_true",
+                        help="verify at the driver's sizes only, not again "
+                        "with rows aligned for the vector kernels")
     args = parser.parse_args(argv)
 
     work = args.work_dir or tempfile.mkdtemp(prefix="fs-cpu-emulate-")
@@ -503,48 +641,73 @@ def main(argv):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def run_driver(binary, args, time_ext, work):
+    try:
+        return subprocess.run([binary, "--time-ext", time_ext, "--reps",
+                               str(args.reps)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True,
+                              timeout=args.timeout, cwd=work)
+    except subprocess.TimeoutExpired:
+        raise EmulationError("the emulated driver ran longer than %d s"
+                             % args.timeout)
+
+
 def emulate(args, work):
     manifest, units = read_bench(args.bench_dir)
     ids = candidate_ids(manifest, units)
     check_emulatable(units, ids)
     if not shutil.which(args.cxx):
         raise EmulationError("no host C++ compiler '%s'" % args.cxx)
-    binary = build(args.cxx, write_sources(units, work), work, args.jobs)
-
     dims = len(manifest.get("shape", [])) or 3
-    time_ext = args.time_ext or DEFAULT_TIME_EXT.get(dims, "35,19,11")
-    try:
-        run = subprocess.run([binary, "--time-ext", time_ext, "--reps",
-                              str(args.reps)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, universal_newlines=True,
-                             timeout=args.timeout, cwd=work)
-    except subprocess.TimeoutExpired:
-        raise EmulationError("the emulated driver ran longer than %d s"
-                             % args.timeout)
+    sources = write_sources(units, work)
+    drivers = [("", sources.pop("driver.cu"))]
+    if not args.emitted_sizes_only:
+        with open(drivers[0][1]) as f:
+            aligned = with_aligned_rows(f.read(), dims)
+        if aligned:
+            path = os.path.join(work, "driver-aligned-rows.cpp")
+            with open(path, "w") as f:
+                f.write(aligned)
+            drivers.append(("aligned rows: ", path))
+    objects = compile_all(args.cxx, list(sources.values()) +
+                          [d[1] for d in drivers], work, args.jobs)
+    common = objects[:len(sources)]
+
     # Candidates in the driver's order, the order of the manifest.
-    ordered = [c["id"] for c in manifest.get("candidates", [])]
     unit_of = {cid: unit for unit, cid in ids.items()}
-    ordered = [cid for cid in ordered if cid in unit_of]
+    ordered = [c["id"] for c in manifest.get("candidates", [])
+               if c["id"] in unit_of]
+    time_ext = args.time_ext or DEFAULT_TIME_EXT.get(dims, "35,19,11")
+    results = {}
+    for (label, _), driver_obj in zip(drivers, objects[len(sources):]):
+        binary = link(args.cxx, common + [driver_obj], driver_obj[:-2])
+        run = run_driver(binary, args, time_ext, work)
+        if run.returncode != 0:
+            cid, msg = fault_report(run.stderr, ids)
+            if msg is None:
+                raise EmulationError("the emulated driver failed (exit %d):"
+                                     "\n%s" % (run.returncode,
+                                               run.stderr.strip()))
+            if cid is None:
+                raise EmulationError("%s, outside any candidate" % msg)
+            print("FAIL %s: %s%s" % (cid, label, msg))
+            print("emulated %d candidates: 0 passed, 1 failed, %d not "
+                  "verified (the run stopped at the fault)"
+                  % (len(ordered), len(ordered) - 1))
+            return 1
+        result = parse_result(run.stdout)
+        if result is None:
+            raise EmulationError("the emulated driver printed no "
+                                 "FSBENCH_RESULT:\n%s" % run.stderr.strip())
+        for cid, verdict in verdicts(result, ordered, label).items():
+            # The first failure stands; a pass keeps its tolerance note.
+            if cid not in results or (results[cid][0] and
+                                      (not verdict[0] or verdict[1])):
+                results[cid] = verdict
 
-    if run.returncode != 0:
-        cid, msg = fault_report(run.stderr, ids)
-        if msg is None:
-            raise EmulationError("the emulated driver failed (exit %d):\n%s"
-                                 % (run.returncode, run.stderr.strip()))
-        if cid is None:
-            raise EmulationError("%s, outside any candidate" % msg)
-        print("FAIL %s: %s" % (cid, msg))
-        print("emulated %d candidates: 0 passed, 1 failed, %d not verified "
-              "(the run stopped at the fault)" % (len(ordered),
-                                                  len(ordered) - 1))
-        return 1
-
-    result = parse_result(run.stdout)
-    if result is None:
-        raise EmulationError("the emulated driver printed no FSBENCH_RESULT:"
-                             "\n%s" % run.stderr.strip())
     passed = failed = 0
-    for cid, ok, detail in verdicts(result, ordered):
+    for cid in ordered:
+        ok, detail = results[cid]
         if ok:
             passed += 1
             print("PASS %s%s" % (cid, " (%s)" % detail if detail else ""))

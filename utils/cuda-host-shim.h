@@ -577,6 +577,19 @@ template <class T> inline void store(T *P, T V, const char *Op) {
 }
 } // namespace fs_emu
 
+namespace fs_emu {
+/// The address of an inline-PTX access of Lanes values of T at Base +
+/// Offset bytes, checked for the alignment PTX requires of the whole access.
+template <class T>
+inline T *ptxAddress(const void *Base, long long Offset, int Lanes,
+                     const char *Ptx) {
+  const char *P = static_cast<const char *>(Base) + Offset;
+  if (reinterpret_cast<uintptr_t>(P) % (sizeof(T) * Lanes) != 0)
+    misaligned(P, Ptx, sizeof(T) * Lanes);
+  return reinterpret_cast<T *>(const_cast<char *>(P));
+}
+} // namespace fs_emu
+
 template <class T> inline T __ldg(const T *P) { return fs_emu::load(P, "__ldg"); }
 template <class T> inline T __ldca(const T *P) { return fs_emu::load(P, "__ldca"); }
 template <class T> inline T __ldcg(const T *P) { return fs_emu::load(P, "__ldcg"); }
