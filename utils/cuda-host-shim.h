@@ -13,6 +13,10 @@
 // Streams, events and graphs keep their ordering meaning: work enqueued on a
 // stream under capture is recorded, not run, and a graph launch replays it.
 //
+// Exactly one unit of a program defines FS_EMU_RUNTIME before including this
+// header: it holds the grid runner, the fibers and the capture of launches,
+// which every other unit only declares.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FORGESTENCIL_CUDA_HOST_SHIM_H
@@ -29,6 +33,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -321,145 +326,6 @@ inline bool isDevicePointer(const void *P, size_t Bytes) {
 // Running a grid
 //===----------------------------------------------------------------------===//
 
-/// Switches from the running context to another: saves the callee-saved
-/// registers on the current stack and its pointer in *From, then resumes the
-/// stack To. A plain function call to the compiler, so every other register
-/// is saved by the caller. swapcontext would do, but it also saves and
-/// restores the signal mask with a system call at every switch, which made
-/// kernels with barriers ten times slower.
-extern "C" void fs_emu_switch(void **From, void *To);
-
-#if defined(__x86_64__)
-// Weak: every unit that includes the shim defines it, the linker keeps one.
-__asm__(R"(
-  .text
-  .weak fs_emu_switch
-  .type fs_emu_switch, @function
-fs_emu_switch:
-  pushq %rbp
-  pushq %rbx
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
-  movq %rsp, (%rdi)
-  movq %rsi, %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $8, %rsp
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %rbx
-  popq %rbp
-  ret
-  .size fs_emu_switch, .-fs_emu_switch
-)");
-#else
-#error "the CPU emulation switches fibers with x86-64 code only"
-#endif
-
-/// The fibers of one block of a kernel with barriers.
-struct FiberBlock {
-  enum State : unsigned char { Ready, Waiting, Done };
-  void *Scheduler = nullptr;
-  std::vector<void *> Stacks; ///< each fiber's saved stack pointer
-  std::vector<State> States;
-  std::vector<uint3> Indices;
-  void (*Body)(const void *) = nullptr; ///< runs the thread...
-  const void *Context = nullptr;        ///< ...of this launch
-  unsigned Current = 0;
-};
-inline FiberBlock *CurrentBlock = nullptr;
-
-/// Stacks for up to 1024 fibers, each below a guard page, made once.
-class FiberStacks {
-public:
-  static constexpr size_t Size = 256 * 1024;
-  /// The highest address of stack I, 16-byte aligned.
-  char *top(unsigned I) {
-    while (Stacks.size() <= I) {
-      size_t Page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-      void *M = mmap(nullptr, Size + Page, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (M == MAP_FAILED)
-        fault("cannot map a fiber stack");
-      mprotect(M, Page, PROT_NONE);
-      Stacks.push_back(static_cast<char *>(M) + Page + Size);
-    }
-    return Stacks[I];
-  }
-
-private:
-  std::vector<char *> Stacks;
-};
-inline FiberStacks Stacks;
-
-/// Where a fiber starts: runs the thread, then hands back to the scheduler
-/// for good.
-[[noreturn]] inline void fiberMain() {
-  FiberBlock &B = *CurrentBlock;
-  B.Body(B.Context);
-  B.States[B.Current] = FiberBlock::Done;
-  void *Finished;
-  fs_emu_switch(&Finished, B.Scheduler);
-  __builtin_unreachable();
-}
-
-/// A fresh stack laid out as fs_emu_switch leaves one: control and status
-/// words, six callee-saved registers, then fiberMain as the return address,
-/// placed so that fiberMain starts with the alignment a call gives.
-inline void *freshStack(char *Top) {
-  uint64_t *SP = reinterpret_cast<uint64_t *>(Top);
-  *--SP = 0; // fiberMain's own return address: it never returns
-  *--SP = reinterpret_cast<uint64_t>(&fiberMain);
-  for (int R = 0; R < 6; ++R)
-    *--SP = 0;
-  *--SP = 0x037FULL << 32 | 0x1F80; // x87 control word, MXCSR: the defaults
-  return SP;
-}
-
-/// Runs one block's threads as fibers: every round resumes each unfinished
-/// thread until it reaches the next barrier or ends, so no thread passes a
-/// barrier before all the others have reached it. A thread that has ended
-/// no longer holds the others back, as on the GPU.
-inline void runBlockAsFibers(dim3 Block, void (*Body)(const void *),
-                             const void *Context) {
-  FiberBlock B;
-  const unsigned N = Block.x * Block.y * Block.z;
-  B.Stacks.resize(N);
-  B.States.assign(N, FiberBlock::Ready);
-  B.Indices.resize(N);
-  B.Body = Body;
-  B.Context = Context;
-  unsigned T = 0;
-  for (unsigned Z = 0; Z < Block.z; ++Z)
-    for (unsigned Y = 0; Y < Block.y; ++Y)
-      for (unsigned X = 0; X < Block.x; ++X, ++T) {
-        B.Indices[T] = uint3{X, Y, Z};
-        B.Stacks[T] = freshStack(Stacks.top(T));
-      }
-  FiberBlock *Outer = CurrentBlock;
-  CurrentBlock = &B;
-  for (bool Any = true; Any;) {
-    Any = false;
-    for (unsigned I = 0; I < N; ++I) {
-      if (B.States[I] == FiberBlock::Done)
-        continue;
-      Any = true;
-      B.Current = I;
-      B.States[I] = FiberBlock::Ready;
-      threadIdx = B.Indices[I];
-      fs_emu_switch(&B.Scheduler, B.Stacks[I]);
-    }
-  }
-  CurrentBlock = Outer;
-}
-
 /// The launch checks a GPU makes before it runs anything.
 inline cudaError_t checkLaunch(const FsEmuKernel &K, dim3 Grid, dim3 Block,
                                size_t Shmem) {
@@ -476,41 +342,30 @@ inline cudaError_t checkLaunch(const FsEmuKernel &K, dim3 Grid, dim3 Block,
   return cudaSuccess;
 }
 
-/// Runs a whole grid now: blocks in order, each block's threads in order or
-/// as fibers.
-template <class ThreadBody>
+/// A launch's threads: Run(Context) runs the calling thread of the grid.
+struct ThreadBody {
+  void (*Run)(const void *);
+  const void *Context;
+};
+
+/// Runs a whole grid now: blocks in order, each block's threads in order or,
+/// for a kernel with barriers, as fibers.
 void runGrid(const FsEmuKernel &K, dim3 Grid, dim3 Block, size_t Shmem,
-             const ThreadBody &Body) {
-  const FsEmuKernel *Outer = Running;
-  Running = &K;
-  gridDim = Grid;
-  blockDim = Block;
-  DynamicShared.assign(Shmem, 0xff);
-  auto RunThread = [](const void *Context) {
-    (*static_cast<const ThreadBody *>(Context))();
-  };
-  for (unsigned BZ = 0; BZ < Grid.z; ++BZ)
-    for (unsigned BY = 0; BY < Grid.y; ++BY)
-      for (unsigned BX = 0; BX < Grid.x; ++BX) {
-        blockIdx = uint3{BX, BY, BZ};
-        if (K.Barriers) {
-          runBlockAsFibers(Block, RunThread, &Body);
-          continue;
-        }
-        for (unsigned TZ = 0; TZ < Block.z; ++TZ)
-          for (unsigned TY = 0; TY < Block.y; ++TY)
-            for (unsigned TX = 0; TX < Block.x; ++TX) {
-              threadIdx = uint3{TX, TY, TZ};
-              Body();
-            }
-      }
-  Running = Outer;
-}
+             ThreadBody Body);
+/// Records a grid on a stream under capture; Destroy(Context) frees the
+/// copy of the launch's thread body once no graph holds it.
+void recordGrid(cudaStream_t Stream, const FsEmuKernel &K, dim3 Grid,
+                dim3 Block, size_t Shmem, ThreadBody Body,
+                void (*Destroy)(void *));
+/// The barrier of the running block.
+void barrier();
 
 /// `Kernel<<<Grid, Block, Shmem, Stream>>>(Args...)`: checks the
-/// configuration and runs or records the grid on Stream. Thread calls the
+/// configuration and runs or records the grid on Stream. Run calls the
 /// kernel once with the arguments, which the script has it capture by value
-/// at the launch, as a launch binds them.
+/// at the launch, as a launch binds them. Everything past the type of Run
+/// lives in the runtime unit, so that a launch costs its unit little to
+/// compile.
 template <class Thread>
 void launch(const FsEmuKernel &K, dim3 Grid, dim3 Block, size_t Shmem,
             cudaStream_t Stream, Thread Run) {
@@ -522,12 +377,13 @@ void launch(const FsEmuKernel &K, dim3 Grid, dim3 Block, size_t Shmem,
       Stream->Invalidated = true;
     return;
   }
+  auto Call = [](const void *C) { (*static_cast<const Thread *>(C))(); };
   if (Stream && Stream->Capturing) {
-    Stream->Recorded.push_back(
-        [K, Grid, Block, Shmem, Run] { runGrid(K, Grid, Block, Shmem, Run); });
+    recordGrid(Stream, K, Grid, Block, Shmem, ThreadBody{Call, new Thread(Run)},
+               [](void *C) { delete static_cast<Thread *>(C); });
     return;
   }
-  runGrid(K, Grid, Block, Shmem, Run);
+  runGrid(K, Grid, Block, Shmem, ThreadBody{Call, &Run});
 }
 
 inline void *dynamicShared() { return DynamicShared.data(); }
@@ -536,15 +392,7 @@ inline void *dynamicShared() { return DynamicShared.data(); }
 
 /// A barrier for the threads of a block. Only kernels run as fibers may
 /// reach it; the script runs every kernel that names it that way.
-inline void __syncthreads() {
-  fs_emu::FiberBlock *B = fs_emu::CurrentBlock;
-  if (!B)
-    fs_emu::fault("__syncthreads in a kernel that the emulation runs thread "
-                  "by thread (the script found no barrier in its source)");
-  B->States[B->Current] = fs_emu::FiberBlock::Waiting;
-  fs_emu::fs_emu_switch(&B->Stacks[B->Current], B->Scheduler);
-  threadIdx = B->Indices[B->Current];
-}
+inline void __syncthreads() { fs_emu::barrier(); }
 inline int __syncthreads_count(int P) {
   (void)P;
   fs_emu::fault("__syncthreads_count is not emulated");
@@ -961,5 +809,197 @@ template <class F>
 inline cudaError_t cudaFuncSetCacheConfig(F *, cudaFuncCache) {
   return cudaSuccess;
 }
+
+//===----------------------------------------------------------------------===//
+// The runtime: defined in one unit only, the one that defines FS_EMU_RUNTIME
+//===----------------------------------------------------------------------===//
+
+#ifdef FS_EMU_RUNTIME
+namespace fs_emu {
+
+/// Switches from the running context to another: saves the callee-saved
+/// registers on the current stack and its pointer in *From, then resumes the
+/// stack To. A plain function call to the compiler, so every other register
+/// is saved by the caller. swapcontext would do, but it also saves and
+/// restores the signal mask with a system call at every switch, which made
+/// kernels with barriers ten times slower.
+extern "C" void fs_emu_switch(void **From, void *To);
+
+#if defined(__x86_64__)
+__asm__(R"(
+  .text
+  .globl fs_emu_switch
+  .type fs_emu_switch, @function
+fs_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size fs_emu_switch, .-fs_emu_switch
+)");
+#else
+#error "the CPU emulation switches fibers with x86-64 code only"
+#endif
+
+/// The fibers of one block of a kernel with barriers.
+struct FiberBlock {
+  enum State : unsigned char { Ready, Waiting, Done };
+  void *Scheduler = nullptr;
+  std::vector<void *> Stacks; ///< each fiber's saved stack pointer
+  std::vector<State> States;
+  std::vector<uint3> Indices;
+  void (*Body)(const void *) = nullptr; ///< runs the thread...
+  const void *Context = nullptr;        ///< ...of this launch
+  unsigned Current = 0;
+};
+inline FiberBlock *CurrentBlock = nullptr;
+
+/// Stacks for up to 1024 fibers, each below a guard page, made once.
+class FiberStacks {
+public:
+  static constexpr size_t Size = 256 * 1024;
+  /// The highest address of stack I, 16-byte aligned.
+  char *top(unsigned I) {
+    while (Stacks.size() <= I) {
+      size_t Page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      void *M = mmap(nullptr, Size + Page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (M == MAP_FAILED)
+        fault("cannot map a fiber stack");
+      mprotect(M, Page, PROT_NONE);
+      Stacks.push_back(static_cast<char *>(M) + Page + Size);
+    }
+    return Stacks[I];
+  }
+
+private:
+  std::vector<char *> Stacks;
+};
+inline FiberStacks Stacks;
+
+/// Where a fiber starts: runs the thread, then hands back to the scheduler
+/// for good.
+[[noreturn]] void fiberMain() {
+  FiberBlock &B = *CurrentBlock;
+  B.Body(B.Context);
+  B.States[B.Current] = FiberBlock::Done;
+  void *Finished;
+  fs_emu_switch(&Finished, B.Scheduler);
+  __builtin_unreachable();
+}
+
+/// A fresh stack laid out as fs_emu_switch leaves one: control and status
+/// words, six callee-saved registers, then fiberMain as the return address,
+/// placed so that fiberMain starts with the alignment a call gives.
+void *freshStack(char *Top) {
+  uint64_t *SP = reinterpret_cast<uint64_t *>(Top);
+  *--SP = 0; // fiberMain's own return address: it never returns
+  *--SP = reinterpret_cast<uint64_t>(&fiberMain);
+  for (int R = 0; R < 6; ++R)
+    *--SP = 0;
+  *--SP = 0x037FULL << 32 | 0x1F80; // x87 control word, MXCSR: the defaults
+  return SP;
+}
+
+/// Runs one block's threads as fibers: every round resumes each unfinished
+/// thread until it reaches the next barrier or ends, so no thread passes a
+/// barrier before all the others have reached it. A thread that has ended
+/// no longer holds the others back, as on the GPU.
+void runBlockAsFibers(dim3 Block, void (*Body)(const void *),
+                             const void *Context) {
+  FiberBlock B;
+  const unsigned N = Block.x * Block.y * Block.z;
+  B.Stacks.resize(N);
+  B.States.assign(N, FiberBlock::Ready);
+  B.Indices.resize(N);
+  B.Body = Body;
+  B.Context = Context;
+  unsigned T = 0;
+  for (unsigned Z = 0; Z < Block.z; ++Z)
+    for (unsigned Y = 0; Y < Block.y; ++Y)
+      for (unsigned X = 0; X < Block.x; ++X, ++T) {
+        B.Indices[T] = uint3{X, Y, Z};
+        B.Stacks[T] = freshStack(Stacks.top(T));
+      }
+  FiberBlock *Outer = CurrentBlock;
+  CurrentBlock = &B;
+  for (bool Any = true; Any;) {
+    Any = false;
+    for (unsigned I = 0; I < N; ++I) {
+      if (B.States[I] == FiberBlock::Done)
+        continue;
+      Any = true;
+      B.Current = I;
+      B.States[I] = FiberBlock::Ready;
+      threadIdx = B.Indices[I];
+      fs_emu_switch(&B.Scheduler, B.Stacks[I]);
+    }
+  }
+  CurrentBlock = Outer;
+}
+
+void runGrid(const FsEmuKernel &K, dim3 Grid, dim3 Block, size_t Shmem,
+             ThreadBody Body) {
+  const FsEmuKernel *Outer = Running;
+  Running = &K;
+  gridDim = Grid;
+  blockDim = Block;
+  DynamicShared.assign(Shmem, 0xff);
+  for (unsigned BZ = 0; BZ < Grid.z; ++BZ)
+    for (unsigned BY = 0; BY < Grid.y; ++BY)
+      for (unsigned BX = 0; BX < Grid.x; ++BX) {
+        blockIdx = uint3{BX, BY, BZ};
+        if (K.Barriers) {
+          runBlockAsFibers(Block, Body.Run, Body.Context);
+          continue;
+        }
+        for (unsigned TZ = 0; TZ < Block.z; ++TZ)
+          for (unsigned TY = 0; TY < Block.y; ++TY)
+            for (unsigned TX = 0; TX < Block.x; ++TX) {
+              threadIdx = uint3{TX, TY, TZ};
+              Body.Run(Body.Context);
+            }
+      }
+  Running = Outer;
+}
+
+void recordGrid(cudaStream_t Stream, const FsEmuKernel &K, dim3 Grid,
+                dim3 Block, size_t Shmem, ThreadBody Body,
+                void (*Destroy)(void *)) {
+  std::shared_ptr<void> Copy(const_cast<void *>(Body.Context), Destroy);
+  Stream->Recorded.push_back([K, Grid, Block, Shmem, Body, Copy] {
+    runGrid(K, Grid, Block, Shmem, Body);
+  });
+}
+
+void barrier() {
+  FiberBlock *B = CurrentBlock;
+  if (!B)
+    fault("__syncthreads in a kernel that the emulation runs thread by "
+          "thread (the script found no barrier in its source)");
+  B->States[B->Current] = FiberBlock::Waiting;
+  fs_emu_switch(&B->Stacks[B->Current], B->Scheduler);
+  threadIdx = B->Indices[B->Current];
+}
+
+} // namespace fs_emu
+#endif // FS_EMU_RUNTIME
 
 #endif // FORGESTENCIL_CUDA_HOST_SHIM_H
