@@ -17,7 +17,7 @@ mkdir -p "$out"
 build=${FS_BUILD_DIR:-$root/build-gpu}
 extra=()
 [ -d "$root/.carry/include" ] && extra=(-DFS_EXTRA_INCLUDE_DIR="$root/.carry/include")
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFS_PARTS= \
   -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF "${extra[@]}" >/dev/null
 cmake --build "$build" --target fs-harness -j "$(nproc)" >/dev/null
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"

@@ -61,7 +61,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 extra=()
 [ -d "$root/.carry/include" ] && extra=(-DFS_EXTRA_INCLUDE_DIR="$root/.carry/include")
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF "${extra[@]}" > "$out/build.log" 2>&1
+  -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF -DFS_PARTS= "${extra[@]}" > "$out/build.log" 2>&1
 cmake --build "$build" --target fs-tune -j "$(nproc)" >> "$out/build.log" 2>&1
 if ! cmake --build "$build" --target fs-agent -j "$(nproc)" >> "$out/build.log" 2>&1; then
   echo "llm-loop: fs-agent did not build; is libcurl found? (see $out/build.log," \

@@ -22,7 +22,7 @@ tar -C "$work" -xJf .carry/fs-rewrite-portable.tar.xz
 fsr=$work/fs-rewrite-portable/bin/fs-rewrite
 "$fsr" --version
 build=${FS_BUILD_DIR:-$root/build-gpu}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFS_ENABLE_LLVM=OFF \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFS_ENABLE_LLVM=OFF -DFS_PARTS= \
   -DFS_ENABLE_TESTS=OFF -DFS_EXTRA_INCLUDE_DIR="$root/.carry/include" > "$out/build.log" 2>&1
 ninja -C "$build" fs-tune fs-harness >> "$out/build.log" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
