@@ -26,11 +26,7 @@ How the CUDA source becomes host code:
     message naming the candidate: threads that run one at a time cannot
     exchange registers.
 
-The driver is run twice: once as emitted, and once with the contiguous
-extent of its verification sizes rounded up to a multiple of four, because
-odd row strides send every vector candidate to its one-point-wide fallback
-and leave its float2/float4 kernel unverified (--emitted-sizes-only skips the
-second run). In both, the copy-bandwidth baseline, which is timed and never
+The copy-bandwidth baseline of the driver, which is timed and never
 verified, is shrunk from 256 MiB to 1 MiB.
 
 Everything is compiled with -O2 -ffp-contract=off: the original and the
@@ -493,30 +489,6 @@ def write_sources(units, work):
     return sources
 
 
-VERIFY_EXT = re.compile(
-    r"^(static const int fs_(?:small|medium)_ext\[3\] = \{)(\d+)(, \d+, \d+\};)$",
-    re.M)
-
-
-def with_aligned_rows(driver, dims):
-    """The driver with its verification sizes' contiguous extent rounded up
-    to a multiple of four, or None when that changes nothing.
-
-    The emitted sizes are odd throughout, so every row stride is odd and a
-    vector candidate's launcher always takes its one-point-wide fallback:
-    its float2/float4 kernel, with its head and tail columns, is never
-    verified. With rows a multiple of four elements long (16 bytes of
-    float, 32 of double) the vector kernel runs, while the domain, which
-    starts and ends a radius inside, still leaves partial groups at both
-    ends.
-    """
-    if dims < 2:
-        return None
-    aligned = VERIFY_EXT.sub(lambda m: "%s%d%s" % (
-        m.group(1), (int(m.group(2)) + 3) // 4 * 4, m.group(3)), driver)
-    return aligned if aligned != driver else None
-
-
 COPY_BASELINE = "std::max(256LL << 20, fs_elements(ext)"
 
 
@@ -605,7 +577,7 @@ def parse_result(stdout):
         raise EmulationError("the driver's FSBENCH_RESULT is not JSON: %s" % e)
 
 
-def verdicts(result, order, label):
+def verdicts(result, order):
     """{id: (passed, detail)} for the candidates in order."""
     cases = {}
     for v in result.get("verification", []):
@@ -619,8 +591,8 @@ def verdicts(result, order, label):
         failed = [r for r in runs if r["verdict"] == "FAIL"]
         if failed:
             r = failed[0]
-            out[cid] = (False, "%s (%scase %s %s, grid %s, block %s)" % (
-                r["reason"], label, r["case"], "x".join(map(str, r["ext"])),
+            out[cid] = (False, "%s (case %s %s, grid %s, block %s)" % (
+                r["reason"], r["case"], "x".join(map(str, r["ext"])),
                 "x".join(map(str, r["grid"])), "x".join(map(str, r["block"]))))
             continue
         tol = [r for r in runs if r["verdict"] == "tolerance"]
@@ -655,9 +627,6 @@ def main(argv):
                         help="where to build (default: a temporary directory)")
     parser.add_argument("--timeout", type=int, default=1800,
                         help="seconds the emulated driver may run")
-    parser.add_argument("--emitted-sizes-only", action="store_true",
-                        help="verify at the driver's sizes only, not again "
-                        "with rows aligned for the vector kernels")
     args = parser.parse_args(argv)
 
     work = os.path.abspath(args.work_dir or
@@ -690,56 +659,39 @@ def emulate(args, work):
     check_emulatable(units, ids)
     if not shutil.which(args.cxx):
         raise EmulationError("no host C++ compiler '%s'" % args.cxx)
-    dims = len(manifest.get("shape", [])) or 3
     sources = write_sources(units, work)
     sources[RUNTIME_UNIT] = write_runtime(work)
-    drivers = [("", sources.pop("driver.cu"))]
-    with open(drivers[0][1]) as f:
+    with open(sources["driver.cu"]) as f:
         driver = with_small_copy_baseline(f.read())
-    with open(drivers[0][1], "w") as f:
+    with open(sources["driver.cu"], "w") as f:
         f.write(driver)
-    if not args.emitted_sizes_only:
-        aligned = with_aligned_rows(driver, dims)
-        if aligned:
-            path = os.path.join(work, "driver-aligned-rows.cpp")
-            with open(path, "w") as f:
-                f.write(aligned)
-            drivers.append(("aligned rows: ", path))
-    objects = compile_all(args.cxx, list(sources.values()) +
-                          [d[1] for d in drivers], work, args.jobs)
-    common = objects[:len(sources)]
+    objects = compile_all(args.cxx, list(sources.values()), work, args.jobs)
+    binary = link(args.cxx, objects, os.path.join(work, "bench-emulated"))
 
     # Candidates in the driver's order, the order of the manifest.
     unit_of = {cid: unit for unit, cid in ids.items()}
     ordered = [c["id"] for c in manifest.get("candidates", [])
                if c["id"] in unit_of]
+    dims = len(manifest.get("shape", [])) or 3
     time_ext = args.time_ext or DEFAULT_TIME_EXT.get(dims, "35,19,11")
-    results = {}
-    for (label, _), driver_obj in zip(drivers, objects[len(sources):]):
-        binary = link(args.cxx, common + [driver_obj], driver_obj[:-2])
-        run = run_driver(binary, args, time_ext, work)
-        if run.returncode != 0:
-            cid, msg = fault_report(run.stderr, ids)
-            if msg is None:
-                raise EmulationError("the emulated driver failed (exit %d):"
-                                     "\n%s" % (run.returncode,
-                                               run.stderr.strip()))
-            if cid is None:
-                raise EmulationError("%s, outside any candidate" % msg)
-            print("FAIL %s: %s%s" % (cid, label, msg))
-            print("emulated %d candidates: 0 passed, 1 failed, %d not "
-                  "verified (the run stopped at the fault)"
-                  % (len(ordered), len(ordered) - 1))
-            return 1
-        result = parse_result(run.stdout)
-        if result is None:
-            raise EmulationError("the emulated driver printed no "
-                                 "FSBENCH_RESULT:\n%s" % run.stderr.strip())
-        for cid, verdict in verdicts(result, ordered, label).items():
-            # The first failure stands; a pass keeps its tolerance note.
-            if cid not in results or (results[cid][0] and
-                                      (not verdict[0] or verdict[1])):
-                results[cid] = verdict
+    run = run_driver(binary, args, time_ext, work)
+    if run.returncode != 0:
+        cid, msg = fault_report(run.stderr, ids)
+        if msg is None:
+            raise EmulationError("the emulated driver failed (exit %d):\n%s"
+                                 % (run.returncode, run.stderr.strip()))
+        if cid is None:
+            raise EmulationError("%s, outside any candidate" % msg)
+        print("FAIL %s: %s" % (cid, msg))
+        print("emulated %d candidates: 0 passed, 1 failed, %d not verified "
+              "(the run stopped at the fault)" % (len(ordered),
+                                                  len(ordered) - 1))
+        return 1
+    result = parse_result(run.stdout)
+    if result is None:
+        raise EmulationError("the emulated driver printed no FSBENCH_RESULT:"
+                             "\n%s" % run.stderr.strip())
+    results = verdicts(result, ordered)
 
     passed = failed = 0
     for cid in ordered:
