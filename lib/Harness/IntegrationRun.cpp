@@ -672,5 +672,56 @@ int runIntegration(const HarnessOptions &Options, std::ostream &Report,
   return IntegrationRun(Options, Report, Progress).run();
 }
 
+int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath,
+                    std::ostream &Report) {
+  auto Fail = [&](const std::string &Why) {
+    Report << "fs-harness: error: " << Why << "\n";
+    return int(ExitSetupFailed);
+  };
+  std::ifstream In(RecordPath, std::ios::binary);
+  if (!In)
+    return Fail(RecordPath + ": cannot be read");
+  std::ostringstream Text;
+  Text << In.rdbuf();
+  json Record = json::parse(Text.str(), nullptr, /*allow_exceptions=*/false);
+  if (Record.is_discarded())
+    return Fail(RecordPath + ": not valid JSON");
+  Expected<json> Entry = registryEntryFromRecord(Record);
+  if (!Entry)
+    return Fail(RecordPath + ": " + Entry.error());
+  const std::string App = (*Entry)["app"].is_string()
+                              ? (*Entry)["app"].get<std::string>()
+                              : std::string();
+  if (!Options.AppName.empty() && Options.AppName != App)
+    return Fail(RecordPath + ": a record of app '" + App + "', not '" +
+                Options.AppName + "'");
+  std::string Root =
+      Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
+  std::string PatchesDir = !Options.PatchesDir.empty()
+                               ? Options.PatchesDir
+                               : Root + "/patches/" + App;
+  Expected<PatchSet> Patches = hashPatches(PatchesDir);
+  if (!Patches)
+    return Fail(Patches.error());
+  const json &Measured = (*Entry)["patches"];
+  if (!Measured.is_object() || Measured.value("sha256", "") != Patches->Sha256)
+    return Fail(RecordPath + ": measured with other patches (sha256 " +
+                (Measured.is_object() ? Measured.value("sha256", "?") : "?") +
+                ") than " + PatchesDir + " holds (sha256 " + Patches->Sha256 +
+                ")");
+  std::string RegistryPath = !Options.RegistryPath.empty()
+                                 ? Options.RegistryPath
+                                 : Root + "/results/integration_registry.json";
+  if (Options.RegistryPath.empty() && Root.empty())
+    return Fail("cannot tell where the registry lives: give --registry FILE");
+  if (Status Updated = updateRegistryFile(RegistryPath, *Entry); !Updated)
+    return Fail(Updated.error());
+  Report << "fs-harness: " << App << ": the run record of "
+         << (*Entry)["date"].get<std::string>() << " on "
+         << (*Entry)["gpu"]["name"].get<std::string>() << " is now in "
+         << RegistryPath << "\n";
+  return int(ExitReported);
+}
+
 } // namespace harness
 } // namespace forgestencil

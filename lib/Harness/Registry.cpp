@@ -73,6 +73,35 @@ Expected<json> parseRegistry(const std::string &Text, const std::string &Path) {
   return Registry;
 }
 
+Expected<json> registryEntryFromRecord(const json &Record) {
+  if (!Record.is_object())
+    return fail("a run record must be a JSON object");
+  // The members buildRegistryEntry() writes; "reason" only when refused,
+  // "modes", "speedup" and "output" only when measured.
+  static const char *const Required[] = {
+      "app",  "kernels", "gpu",  "nvcc", "problem",      "rounds",
+      "runs_made", "seed", "status", "check", "date", "tool_version",
+      "patches"};
+  static const char *const Optional[] = {"reason", "modes", "speedup",
+                                         "output"};
+  json Entry = json::object();
+  for (const char *Name : Required) {
+    auto It = Record.find(Name);
+    if (It == Record.end())
+      return fail(std::string("the run record has no '") + Name + "'");
+    Entry[Name] = *It;
+  }
+  for (const char *Name : Optional)
+    if (auto It = Record.find(Name); It != Record.end())
+      Entry[Name] = *It;
+  // Per-round ratios belong to the record's runs, not to the summary.
+  if (Entry.contains("speedup") && Entry["speedup"].is_object())
+    Entry["speedup"].erase("pair_ratios");
+  if (Expected<std::string> Key = registryKey(Entry); !Key)
+    return fail(Key.error());
+  return Entry;
+}
+
 Status mergeRegistryEntry(json &Registry, const json &Entry) {
   Expected<std::string> Key = registryKey(Entry);
   if (!Key)

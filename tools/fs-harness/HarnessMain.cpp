@@ -87,6 +87,11 @@ int main(int Argc, char **Argv) {
   Cli.add_option("--output-type", Options.OutputType,
                  "Read differing output files as float32 or float64 "
                  "(default: app.json output_type, else float32)");
+  std::string ImportRecord;
+  Cli.add_option("--import-record", ImportRecord,
+                 "Put the registry entry of a run record (--json of a run on "
+                 "another host) into the registry, if it was measured with "
+                 "the patches in patches/<app>; runs nothing");
   Cli.set_version_flag("--version", FORGESTENCIL_VERSION);
 
   try {
@@ -99,6 +104,8 @@ int main(int Argc, char **Argv) {
 
   Options.Gpu = Gpu;
   Options.WriteRegistry = !NoRegistry;
+  if (!ImportRecord.empty())
+    return importRunRecord(Options, ImportRecord, std::cout);
   if (*SeedOption)
     Options.Seed = Seed;
   if (*OutputMaxRelOption)

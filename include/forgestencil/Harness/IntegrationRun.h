@@ -86,6 +86,13 @@ enum HarnessExitCode {
 int runIntegration(const HarnessOptions &Options, std::ostream &Report,
                    std::ostream &Progress);
 
+/// Puts the registry entry of a run record written by `--json` on another
+/// host into the registry, after checking that the record was measured with
+/// the patches in the patches directory (their SHA-256). Returns a
+/// HarnessExitCode.
+int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath,
+                    std::ostream &Report);
+
 /// The patch files of an app (*.patch in \p PatchesDir, sorted by name) and
 /// the SHA-256 of their concatenation. An absent directory gives no files
 /// (and the digest of nothing).

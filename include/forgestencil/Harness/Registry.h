@@ -53,6 +53,11 @@ Status mergeRegistryEntry(nlohmann::json &Registry,
 /// the old or the new file, never a mix.
 Status writeFileAtomically(const std::string &Path, const std::string &Content);
 
+/// The registry entry of a run record (what `fs-harness --json` writes: the
+/// entry's members plus every run): the record without the runs and the
+/// host details. Fails when a member an entry needs is missing.
+Expected<nlohmann::json> registryEntryFromRecord(const nlohmann::json &Record);
+
 /// Merges \p Entry into the registry file at \p Path (created, with its
 /// directory, when absent),
 /// holding an exclusive lock on "<Path>.lock" throughout.
