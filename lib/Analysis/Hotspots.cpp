@@ -117,6 +117,13 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
   std::map<std::string, unsigned> SitesPerKernel;
   for (const auto &[Pos, L] : Inv.launches())
     ++SitesPerKernel[L.Kernel];
+  // A kernel that is not a stencil has no IR to say over how many axes it
+  // runs: it is taken to run over as many as the app's stencils (a 2-D
+  // app's reduction over the same grid), else three.
+  unsigned StencilDims = 0;
+  for (const auto &[Key, An] : Inv.analyses())
+    if (An.IR)
+      StencilDims = std::max(StencilDims, An.IR->Dims);
 
   for (const auto &[Pos, L] : Inv.launches()) {
     HotspotRow R;
@@ -155,12 +162,15 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
                                 " launch sites");
     } else {
       double Bytes = 8; // Unknown kernels: one read and one write of f32.
-      unsigned Dims = 3;
+      unsigned Dims = StencilDims ? StencilDims : 3;
       if (R.Analysis && R.Analysis->IR) {
         Bytes = R.Analysis->IR->BytesPerPoint;
         Dims = R.Analysis->IR->Dims;
       } else {
-        R.Assumptions.push_back("not a stencil: 8 bytes/point assumed");
+        R.Assumptions.push_back(
+            "not a stencil: 8 bytes/point assumed, over " +
+            std::to_string(Dims) +
+            (StencilDims ? " axes like the app's stencils" : " axes"));
       }
       double Points = std::pow(static_cast<double>(A.ExtentPerAxis), Dims);
       R.Assumptions.push_back(std::to_string(A.ExtentPerAxis) + "^" +
