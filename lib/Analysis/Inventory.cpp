@@ -20,6 +20,21 @@ using namespace llvm;
 namespace forgestencil {
 namespace analysis {
 
+std::string templateArgumentsText(const TemplateArgumentList &TA,
+                                  const LangOptions &LO) {
+  std::string S;
+  raw_string_ostream OS(S);
+  PrintingPolicy PP(LO);
+  PP.SuppressTagKeyword = true;
+  bool First = true;
+  for (const TemplateArgument &A : TA.asArray()) {
+    OS << (First ? "" : ", ");
+    A.print(PP, OS, /*IncludeType=*/false);
+    First = false;
+  }
+  return S;
+}
+
 std::string canonicalPath(StringRef Path) {
   SmallString<256> Real;
   if (!sys::fs::real_path(Path, Real))
@@ -121,17 +136,7 @@ public:
   }
 
   std::string templateArgs(const TemplateArgumentList &TA) {
-    std::string S;
-    raw_string_ostream OS(S);
-    PrintingPolicy PP(Ctx.getLangOpts());
-    PP.SuppressTagKeyword = true;
-    bool First = true;
-    for (const TemplateArgument &A : TA.asArray()) {
-      OS << (First ? "" : ", ");
-      A.print(PP, OS, /*IncludeType=*/false);
-      First = false;
-    }
-    return S;
+    return templateArgumentsText(TA, Ctx.getLangOpts());
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {

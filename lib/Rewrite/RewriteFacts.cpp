@@ -187,16 +187,7 @@ private:
   /// "float, 4": the arguments of an instantiation, printed as the analysis
   /// prints them, so "k<float, 4>" names the same thing on both sides.
   std::string templateArgsText(const TemplateArgumentList &TA) {
-    std::string S;
-    raw_string_ostream OS(S);
-    PrintingPolicy PP(LO);
-    bool First = true;
-    for (const TemplateArgument &A : TA.asArray()) {
-      OS << (First ? "" : ", ");
-      A.print(PP, OS, /*IncludeType=*/false);
-      First = false;
-    }
-    return S;
+    return analysis::templateArgumentsText(TA, LO);
   }
 
   /// Records the instantiations of kernel template \p FTD in \p K. An

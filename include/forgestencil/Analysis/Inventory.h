@@ -25,9 +25,19 @@
 #include <tuple>
 #include <vector>
 
+namespace clang {
+class LangOptions;
+class TemplateArgumentList;
+} // namespace clang
+
 namespace forgestencil {
 namespace analysis {
 
+/// The arguments of a template instantiation as the analysis names it
+/// ("float, 4" in "k<float, 4>"); fs-rewrite matches launches to
+/// instantiations by this text, so both sides must print it alike.
+std::string templateArgumentsText(const clang::TemplateArgumentList &TA,
+                                  const clang::LangOptions &LO);
 
 /// A __global__ function definition.
 struct KernelInfo {
