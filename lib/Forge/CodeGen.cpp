@@ -626,5 +626,21 @@ const char *vectorLane(unsigned I) {
   return Lanes[I];
 }
 
+VectorSlot vectorSlot(int E, unsigned Width) {
+  const int W = static_cast<int>(Width);
+  const int Column = floorDiv(E, W);
+  return {Column, static_cast<unsigned>(E - Column * W)};
+}
+
+std::string makeVector(const std::string &VectorType,
+                       const std::vector<std::string> &Parts) {
+  if (Parts.size() == 1)
+    return Parts[0];
+  std::string S = "make_" + VectorType + "(";
+  for (size_t I = 0; I < Parts.size(); ++I)
+    S += (I ? ", " : "") + Parts[I];
+  return S + ")";
+}
+
 } // namespace forge
 } // namespace forgestencil

@@ -77,10 +77,10 @@ private:
 
   void locate(const std::string &Array, const Offset &O, unsigned Row,
               unsigned Lane, Chunk &C, unsigned &Component) const {
-    int E = static_cast<int>(Lane) + O[0];
+    VectorSlot S = vectorSlot(static_cast<int>(Lane) + O[0], VW);
     C.Array = Array;
-    C.Column = floorDiv(E, static_cast<int>(VW));
-    Component = static_cast<unsigned>(E - C.Column * static_cast<int>(VW));
+    C.Column = S.Column;
+    Component = S.Component;
     C.Row = static_cast<int>(Row) + O[1];
     C.Plane = O[2];
   }
@@ -148,15 +148,6 @@ private:
       return element(queueVar(Array, C.Row, C.Column, C.Plane), Comp);
     return element(chunkVar(C), Comp);
   }
-  std::string makeVector(const std::vector<std::string> &Parts) const {
-    if (VW == 1)
-      return Parts[0];
-    std::string S = "make_" + VT + "(";
-    for (size_t I = 0; I < Parts.size(); ++I)
-      S += (I ? ", " : "") + Parts[I];
-    return S + ")";
-  }
-
   /// The first multiple of VW at or after Lo, but not past Hi.
   std::string alignedStart(const std::string &Lo, const std::string &Hi) const {
     std::string Up = "(" + Lo + " + " + std::to_string(VW - 1) + ") / " +
@@ -248,7 +239,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
         Addr += " + (" + std::to_string(W[2]) + ") * s2";
       if (W[0])
         Addr += " + (" + std::to_string(W[0]) + ") * s0";
-      OS << In2 << "*(" << VT << " *)(" << Addr << ") = " << makeVector(Parts)
+      OS << In2 << "*(" << VT << " *)(" << Addr << ") = " << makeVector(VT, Parts)
          << ";\n";
     }
   }

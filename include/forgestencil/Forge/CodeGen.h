@@ -135,6 +135,17 @@ std::string signedTag(int N);
 int floorDiv(int A, int B);
 /// The member of a CUDA vector type holding element I: "x", "y", "z", "w".
 const char *vectorLane(unsigned I);
+/// Where element \p E (relative to a group's first element, any sign) lies
+/// in \p Width-wide vectors: the vector (relative to the group's first) and
+/// the element in it.
+struct VectorSlot {
+  int Column;
+  unsigned Component;
+};
+VectorSlot vectorSlot(int E, unsigned Width);
+/// `make_<VectorType>(parts...)`, or the one part itself.
+std::string makeVector(const std::string &VectorType,
+                       const std::vector<std::string> &Parts);
 
 /// The common header of every generated file.
 std::string emitFilePrologue(const ir::StencilIR &IR,

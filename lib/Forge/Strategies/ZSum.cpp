@@ -171,11 +171,11 @@ private:
 
   void locate(const std::string &Array, const Offset &ViewOff, unsigned Row,
               unsigned Lane, ChunkKey &K, unsigned &Component) const {
-    int E = static_cast<int>(Lane) + ViewOff[0];
+    VectorSlot S = vectorSlot(static_cast<int>(Lane) + ViewOff[0], VW);
     K.Array = Array;
     K.Row = static_cast<int>(Row) + ViewOff[1];
-    K.Column = floorDiv(E, static_cast<int>(VW));
-    Component = static_cast<unsigned>(E - K.Column * static_cast<int>(VW));
+    K.Column = S.Column;
+    Component = S.Component;
   }
   void collectChunks(const Expr &E, unsigned Row, unsigned Lane, int Plane) {
     if (E.Kind == Expr::Read) {
@@ -211,14 +211,6 @@ private:
   static std::string sumVar(size_t U, unsigned Row, unsigned Lane, int Slot) {
     return "fs_s" + std::to_string(U) + "_" + std::to_string(Row) + "_" +
            std::to_string(Lane) + "_" + signedTag(Slot);
-  }
-  std::string makeVector(const std::vector<std::string> &Parts) const {
-    if (VW == 1)
-      return Parts[0];
-    std::string S = "make_" + VT + "(";
-    for (size_t I = 0; I < Parts.size(); ++I)
-      S += (I ? ", " : "") + Parts[I];
-    return S + ")";
   }
   std::string loads(const std::string &In, bool Guarded) const;
   std::string addGroup(size_t U, size_t G, const std::string &In,
@@ -301,7 +293,7 @@ std::string ZSumEmitter::addGroup(size_t U, size_t G, const std::string &In,
            << ";\n";
       else
         OS << In << "  *(" << VT << " *)(" << Up.Target << " + " << Addr
-           << ") = " << makeVector(Parts) << ";\n";
+           << ") = " << makeVector(VT, Parts) << ";\n";
     }
   }
   OS << In << "}\n";
