@@ -60,12 +60,10 @@ Expected<PatchSet> hashPatches(const std::string &PatchesDir) {
 
   Sha256 Hasher;
   for (const fs::path &Path : Paths) {
-    std::ifstream In(Path, std::ios::binary);
-    if (!In)
-      return fail(Path.string() + ": cannot be read");
-    std::ostringstream Bytes;
-    Bytes << In.rdbuf();
-    Hasher.update(Bytes.str());
+    Expected<std::string> Bytes = readWholeFile(Path.string());
+    if (!Bytes)
+      return fail(Bytes.error());
+    Hasher.update(*Bytes);
     Patches.Files.push_back(Path.filename().string());
   }
   Patches.Sha256 = Sha256::toHex(Hasher.finalize());
@@ -73,6 +71,14 @@ Expected<PatchSet> hashPatches(const std::string &PatchesDir) {
 }
 
 namespace {
+
+/// Where an app's patches and the registry live under a project root.
+std::string defaultPatchesDir(const std::string &Root, const std::string &App) {
+  return Root + "/patches/" + App;
+}
+std::string defaultRegistryPath(const std::string &Root) {
+  return Root + "/results/integration_registry.json";
+}
 
 std::string formatNumber(double Value, int Decimals) {
   std::ostringstream Text;
@@ -235,7 +241,7 @@ Status IntegrationRun::resolvePaths() {
                     ? AppsDir + "/" + Options.AppName + "/app.json"
                     : Options.AppJsonPath;
   RegistryPath = Options.RegistryPath.empty()
-                     ? Root + "/results/integration_registry.json"
+                     ? defaultRegistryPath(Root)
                      : Options.RegistryPath;
   if (Options.WriteRegistry && Options.RegistryPath.empty() && Root.empty())
     return fail("cannot tell where the registry lives: give --registry FILE");
@@ -272,7 +278,7 @@ Status IntegrationRun::loadApp() {
 
   PatchesDir = !Options.PatchesDir.empty() ? Options.PatchesDir
                : Root.empty()                ? ""
-                                             : Root + "/patches/" + App.Name;
+                                             : defaultPatchesDir(Root, App.Name);
   std::error_code Error;
   if (!Options.PatchesDir.empty() && !fs::is_directory(PatchesDir, Error))
     return fail("--patches-dir " + PatchesDir + ": not a directory");
@@ -678,12 +684,10 @@ int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath
     Report << "fs-harness: error: " << Why << "\n";
     return int(ExitSetupFailed);
   };
-  std::ifstream In(RecordPath, std::ios::binary);
-  if (!In)
-    return Fail(RecordPath + ": cannot be read");
-  std::ostringstream Text;
-  Text << In.rdbuf();
-  json Record = json::parse(Text.str(), nullptr, /*allow_exceptions=*/false);
+  Expected<std::string> Text = readWholeFile(RecordPath);
+  if (!Text)
+    return Fail(Text.error());
+  json Record = json::parse(*Text, nullptr, /*allow_exceptions=*/false);
   if (Record.is_discarded())
     return Fail(RecordPath + ": not valid JSON");
   Expected<json> Entry = registryEntryFromRecord(Record);
@@ -699,7 +703,7 @@ int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath
       Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
   std::string PatchesDir = !Options.PatchesDir.empty()
                                ? Options.PatchesDir
-                               : Root + "/patches/" + App;
+                               : defaultPatchesDir(Root, App);
   Expected<PatchSet> Patches = hashPatches(PatchesDir);
   if (!Patches)
     return Fail(Patches.error());
@@ -711,7 +715,7 @@ int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath
                 ")");
   std::string RegistryPath = !Options.RegistryPath.empty()
                                  ? Options.RegistryPath
-                                 : Root + "/results/integration_registry.json";
+                                 : defaultRegistryPath(Root);
   if (Options.RegistryPath.empty() && Root.empty())
     return Fail("cannot tell where the registry lives: give --registry FILE");
   if (Status Updated = updateRegistryFile(RegistryPath, *Entry); !Updated)

@@ -56,6 +56,8 @@ ValueDifference compareAsValues(const std::string &A, const std::string &B,
   return Difference;
 }
 
+} // namespace
+
 Expected<std::string> readWholeFile(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
@@ -64,8 +66,6 @@ Expected<std::string> readWholeFile(const std::string &Path) {
   Bytes << In.rdbuf();
   return Bytes.str();
 }
-
-} // namespace
 
 const char *elementTypeName(ElementType Type) {
   return Type == ElementType::Float32 ? "float32" : "float64";

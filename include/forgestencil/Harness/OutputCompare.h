@@ -74,6 +74,9 @@ Expected<OutputComparison>
 compareOutputFiles(const std::string &PathA, const std::string &PathB,
                    ElementType Type = ElementType::Float32);
 
+/// The bytes of the file at \p Path.
+Expected<std::string> readWholeFile(const std::string &Path);
+
 } // namespace harness
 } // namespace forgestencil
 
