@@ -38,6 +38,12 @@ using namespace forgestencil;
 
 static cl::OptionCategory Category("fs-rewrite options");
 
+/// Prints "fs-rewrite: error: Msg"; returns the exit code of a failure.
+static int fail(const Twine &Msg) {
+  WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
+  return 1;
+}
+
 static const char Overview[] =
     "fs-rewrite: find the stencil kernels of a CUDA application and rewrite\n"
     "their launches to faster, verified kernels behind USE_OURS.\n"
@@ -184,10 +190,8 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   if (!forge::loadMatrix(FS_BUNDLE_KNOWLEDGE, Req.Knowledge, Error))
     errs() << "fs-rewrite: note: no knowledge base (" << Error << ")\n";
   forge::BundleManifest M;
-  if (!forge::writeBundle(Req, BundleDir, M, Error)) {
-    WithColor::error(errs(), "fs-rewrite") << Error << "\n";
-    return 1;
-  }
+  if (!forge::writeBundle(Req, BundleDir, M, Error))
+    return fail(Error);
   for (const forge::BundleKernel &K : M.Kernels) {
     unsigned Drivers = 0;
     for (const forge::BundleCandidate &C : K.Candidates)
@@ -202,7 +206,6 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   return 0;
 }
 //===--- End of tuning bundle and tuning results --------------------------===//
-
 
 //===--- LLM agent (lib/Agents) -------------------------------------------===//
 // --agent builtin|llm|both: option handling only; the work is
@@ -255,22 +258,18 @@ static std::unique_ptr<agents::LlmClient> LlmAgentClient;
 /// Checks --agent before any analysis: the model is configured and the
 /// server answers. Returns the exit code (0 to go on).
 static int startLlmAgent(const char *Argv0) {
-  auto Fail = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-    return 1;
-  };
   if (AgentKind != "builtin" && !wantsLlm())
-    return Fail("--agent must be builtin, llm or both, not '" + AgentKind +
+    return fail("--agent must be builtin, llm or both, not '" + AgentKind +
                 "'");
   if (!wantsLlm())
     return 0;
 #ifndef FS_HAVE_AGENTS
   (void)Argv0;
-  return Fail("--agent " + AgentKind + ": this fs-rewrite was built without "
+  return fail("--agent " + AgentKind + ": this fs-rewrite was built without "
               "the LLM agent (libcurl not found)");
 #else
   if (BundleDir.empty())
-    return Fail("--agent " + AgentKind + " needs --bundle DIR: the model's "
+    return fail("--agent " + AgentKind + " needs --bundle DIR: the model's "
                 "candidates are evaluated by fs-tune in that bundle");
   if (FsTunePath.empty())
     FsTunePath = (sys::path::parent_path(
@@ -283,7 +282,7 @@ static int startLlmAgent(const char *Argv0) {
     Client.MaxTokens = LlmMaxTokens;
   auto Connected = agents::connectFromEnvironment(Client);
   if (!Connected)
-    return Fail("--agent " + AgentKind + ": " + Connected.error());
+    return fail("--agent " + AgentKind + ": " + Connected.error());
   LlmAgentClient = std::move(*Connected);
   // `llm` alone keeps one built-in candidate: the model's one-shot example.
   if (AgentKind == "llm")
@@ -430,15 +429,11 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
 /// Runs --emit-patch/--stdout; returns the exit code.
 static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
                             const analysis::Inventory &Inv) {
-  auto Err = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-    return 1;
-  };
   if (!PatchToStdout && AppName.empty())
-    return Err("--emit-patch needs --app NAME (or use --stdout)");
+    return fail("--emit-patch needs --app NAME (or use --stdout)");
   Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
   if (!Strat)
-    return Err(toString(Strat.takeError()));
+    return fail(toString(Strat.takeError()));
   rewrite::EmitOptions Opts;
   SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
                                            : SourceRoot.getValue());
@@ -450,7 +445,7 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
   if (*Strat == rewrite::Strategy::Forge) {
     auto Variants = chooseVariants(Inv, errs());
     if (!Variants)
-      return Err(toString(Variants.takeError()));
+      return fail(toString(Variants.takeError()));
     Opts.Rewrite.Variants = std::move(*Variants);
     // Routing a kernel through a launcher that can only run the reference
     // copy gains nothing: by default the forge rewrites the kernels it has a
@@ -459,10 +454,10 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
       for (const auto &[Name, V] : Opts.Rewrite.Variants)
         Opts.Rewrite.Kernels.push_back(Name);
       if (Opts.Rewrite.Kernels.empty() && !TuningResults.empty())
-        return Err("fs-tune found no verified candidate faster than the "
+        return fail("fs-tune found no verified candidate faster than the "
                    "original for any kernel: nothing to patch");
       if (Opts.Rewrite.Kernels.empty())
-        return Err("no kernel was analysed as a stencil, so the forge has "
+        return fail("no kernel was analysed as a stencil, so the forge has "
                    "nothing to rewrite (see --list for the reasons)");
     }
   }
@@ -474,7 +469,7 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
   sys::fs::make_absolute(OutDir);
   Opts.OutputDirectory = std::string(OutDir);
   if (Error E = rewrite::emitPatch(DB, Opts, outs(), errs()))
-    return Err(toString(std::move(E)));
+    return fail(toString(std::move(E)));
   return 0;
 }
 //===--- End of patch emission --------------------------------------------===//
@@ -516,12 +511,8 @@ static std::string fsTuneBeside(const char *Argv0) {
 
 /// Decides --tune before any analysis; returns the exit code (0 to go on).
 static int startTuning(const char *Argv0) {
-  auto Fail = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-    return 1;
-  };
   if (TuneMode != "auto" && TuneMode != "always" && TuneMode != "never")
-    return Fail("--tune must be auto, always or never, not '" + TuneMode +
+    return fail("--tune must be auto, always or never, not '" + TuneMode +
                 "'");
   if (!wantsPatch() || RewriteStrategy != "forge" || !TuningResults.empty() ||
       TuneMode == "never")
@@ -534,7 +525,7 @@ static int startTuning(const char *Argv0) {
   }
   FsTunePath = fsTuneBeside(Argv0);
   if (!sys::fs::can_execute(FsTunePath))
-    return Fail("--tune " + TuneMode + ": no fs-tune at '" + FsTunePath +
+    return fail("--tune " + TuneMode + ": no fs-tune at '" + FsTunePath +
                 "' (give --fs-tune PATH, or --tune never)");
   TuneBeforePatching = true;
   return 0;
@@ -545,15 +536,11 @@ static int startTuning(const char *Argv0) {
 /// what it measured. Returns the exit code.
 static int tuneForPatch(const driver::CudaCompilationDatabase &DB,
                         const analysis::Inventory &Inv, StringRef Root) {
-  auto Fail = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-    return 1;
-  };
   if (BundleDir.empty()) {
     SmallString<256> Dir;
     if (std::error_code EC = sys::fs::createUniqueDirectory(
             "fs-tune-" + AppName.getValue(), Dir))
-      return Fail("cannot create a bundle directory: " + EC.message());
+      return fail("cannot create a bundle directory: " + EC.message());
     BundleDir = std::string(Dir);
   }
   if (int RC = runBundle(DB, Inv, Root, /*Announce=*/false))
@@ -570,7 +557,7 @@ static int tuneForPatch(const driver::CudaCompilationDatabase &DB,
   int Exit = sys::ExecuteAndWait(FsTunePath, Args, std::nullopt, {}, 0, 0,
                                  &Why);
   if (Exit != 0)
-    return Fail("fs-tune " +
+    return fail("fs-tune " +
                 (Exit < 0 ? "did not run: " + Why
                           : "failed (exit " + std::to_string(Exit) + ")") +
                 "; the bundle is in " + BundleDir + "; nothing was patched");
@@ -591,22 +578,18 @@ int main(int argc, char **argv) {
     return RC;
   if (int RC = startTuning(argv[0])) // One-command tuning.
     return RC;
-  auto Err = [](const Twine &Msg) {
-    WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-  };
-
   driver::DatabaseOptions Opts;
   Opts.CudaPath = CudaPath;
   Opts.ResourceDir = ResourceDir;
   Opts.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
   auto DB = driver::CudaCompilationDatabase::load(DatabasePath, Opts);
   if (!DB) {
-    Err(toString(DB.takeError()));
+    fail(toString(DB.takeError()));
     return 1;
   }
   bool Failed = false;
   for (const driver::EntryProblem &P : (*DB)->problems()) {
-    Err(P.File + ": " + P.Message);
+    fail(P.File + ": " + P.Message);
     Failed = true;
   }
   if (Verbose) {
@@ -618,7 +601,7 @@ int main(int argc, char **argv) {
         errs() << "fs-rewrite: note: " << F << ": " << N << "\n";
   }
   if ((*DB)->cudaFiles().empty()) {
-    Err((*DB)->path() + ": no CUDA translation units in the database");
+    fail((*DB)->path() + ": no CUDA translation units in the database");
     return 1;
   }
   analysis::Inventory Inv;
@@ -630,7 +613,7 @@ int main(int argc, char **argv) {
     if (R.ok())
       continue;
     Failed = true;
-    Err(Twine("failed to parse ") + R.File + " (" + driver::sideName(R.Side) +
+    fail(Twine("failed to parse ") + R.File + " (" + driver::sideName(R.Side) +
         " side): " + Twine(R.NumErrors) + " error(s); first:");
     for (const driver::ParseDiagnostic &D : R.Errors)
       errs() << "  " << D.format() << "\n";
@@ -658,7 +641,7 @@ int main(int argc, char **argv) {
   if (!TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
     auto Winners = tuningWinners();
     if (!Winners) {
-      Err(toString(Winners.takeError()));
+      fail(toString(Winners.takeError()));
       return 1;
     }
     return 0;
@@ -667,12 +650,12 @@ int main(int argc, char **argv) {
   if (!ProfilePath.empty()) {
     auto Buf = MemoryBuffer::getFile(ProfilePath);
     if (!Buf) {
-      Err("cannot read '" + ProfilePath + "': " + Buf.getError().message());
+      fail("cannot read '" + ProfilePath + "': " + Buf.getError().message());
       return 1;
     }
     auto P = analysis::parseKernelProfileCsv((*Buf)->getBuffer(), ProfilePath);
     if (!P) {
-      Err(toString(P.takeError()));
+      fail(toString(P.takeError()));
       return 1;
     }
     Profile = std::move(*P);
@@ -687,7 +670,7 @@ int main(int argc, char **argv) {
       std::error_code EC;
       raw_fd_ostream OS(DumpIR, EC);
       if (EC) {
-        Err("cannot write '" + DumpIR + "': " + EC.message());
+        fail("cannot write '" + DumpIR + "': " + EC.message());
         return 1;
       }
       OS << formatv("{0:2}", V) << "\n";
