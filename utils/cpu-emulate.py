@@ -477,7 +477,7 @@ def write_sources(units, work):
     include = os.path.join(work, "include")
     os.makedirs(include, exist_ok=True)
     shutil.copyfile(SHIM, os.path.join(include, SHIM_NAME))
-    for header in ("cuda_runtime.h", "cuda_runtime_api.h"):
+    for header in ("cuda_runtime.h", "cuda_runtime_api.h", "cuda_pipeline.h"):
         with open(os.path.join(include, header), "w") as f:
             f.write('#include "%s"\n' % SHIM_NAME)
     sources = {}

@@ -401,6 +401,34 @@ inline void __threadfence() {}
 inline void __threadfence_block() {}
 
 //===----------------------------------------------------------------------===//
+// Asynchronous copies (cuda_pipeline.h)
+//===----------------------------------------------------------------------===//
+
+namespace fs_emu {
+inline void misaligned(const void *P, const char *Op, size_t Bytes);
+} // namespace fs_emu
+
+/// The copy happens at once, so waiting is a no-op: the emulation shows that
+/// the right elements land in the right place, not that the waits suffice
+/// (the barriers after them run as on the GPU). Sizes and alignment are
+/// checked as the GPU requires them.
+inline void __pipeline_memcpy_async(void *Dst, const void *Src, size_t Size,
+                                    size_t ZeroFill = 0) {
+  if (Size != 4 && Size != 8 && Size != 16)
+    fs_emu::fault("__pipeline_memcpy_async copies 4, 8 or 16 bytes");
+  if (reinterpret_cast<uintptr_t>(Dst) % Size != 0)
+    fs_emu::misaligned(Dst, "an asynchronous copy's destination", Size);
+  if (reinterpret_cast<uintptr_t>(Src) % Size != 0)
+    fs_emu::misaligned(Src, "an asynchronous copy's source", Size);
+  if (ZeroFill > Size)
+    fs_emu::fault("__pipeline_memcpy_async fills more than it copies");
+  memcpy(Dst, Src, Size - ZeroFill);
+  memset(static_cast<char *>(Dst) + (Size - ZeroFill), 0, ZeroFill);
+}
+inline void __pipeline_commit() {}
+inline void __pipeline_wait_prior(size_t) {}
+
+//===----------------------------------------------------------------------===//
 // Loads and stores with cache hints: alignment checked as the GPU does
 //===----------------------------------------------------------------------===//
 

@@ -1,10 +1,12 @@
 //===- ColumnKernel.cpp - Points per thread, streamed along z --------------===//
 
 #include "ColumnKernel.h"
+#include "PlaneStage.h"
 
 #include "forgestencil/Forge/CodeGen.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -55,10 +57,24 @@ struct Chunk {
 class ColumnEmitter {
 public:
   ColumnEmitter(const StencilView &V, const StrategyParams &P, unsigned VW,
-                const GroupEmitter &Group)
+                const GroupEmitter &Group, const PlaneStage *Stage = nullptr)
       : V(V), P(P), VW(VW), T(V.elementType()), VT(V.vectorType(VW)),
-        Queue(P.RegisterQueue), Group(Group) {
+        Queue(P.RegisterQueue), Group(Group), Stage(Stage) {
     classifyReads();
+  }
+
+  /// The default body's reads the ring serves: every vector of a read-only
+  /// array not kept in the register queue, and the new plane of the queue
+  /// of an array staged anyway.
+  void stageReads(PlaneStage &S) const {
+    for (const Chunk &C : Loaded)
+      if (const StencilView::Array *A = V.array(C.Array); A && A->readOnly())
+        S.add(C.Array, C.Row, C.Plane, C.Column);
+    for (auto &[Key, Range] : QueuePlanes) {
+      auto &[A, Row, Col] = Key;
+      if (S.has(A))
+        S.add(A, Row, Range.second, Col);
+    }
   }
 
   std::string kernel(const std::string &Name) const;
@@ -70,6 +86,8 @@ private:
   std::string T, VT;
   bool Queue;
   const GroupEmitter &Group;
+  /// The ring of the whole-group kernel of a staged variant, else null.
+  const PlaneStage *Stage;
   /// Per (array, row, column) vector kept in registers, its planes.
   std::map<std::tuple<std::string, int, int>, std::pair<int, int>> QueuePlanes;
   /// Vectors loaded afresh at every step.
@@ -167,9 +185,10 @@ private:
 
 std::string ColumnEmitter::fastPath(const std::string &In) const {
   if (Group)
-    return Group(V, P, VW, In);
+    return Group(V, P, VW, In, Stage);
   std::ostringstream OS;
   const ir::StencilIR &IR = V.ir();
+  auto Staged = [&](const std::string &A) { return Stage && Stage->has(A); };
   OS << In << "const Idx fs_b = x0 * s0 + y0 * s1;\n";
   // The queue: planes [lo, hi] of the centre column; all but the last are
   // loaded before the loop, the last at each step, then all shift by one.
@@ -179,34 +198,51 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
     for (int D = Range.first; D <= Range.second; ++D)
       OS << (D == Range.first ? "" : ", ") << queueVar(A, Row, Col, D);
     OS << ";\n";
+    if (Stage && Range.first < Range.second)
+      OS << In << "if (fs_act) {\n";
     for (int D = Range.first; D < Range.second; ++D)
-      OS << In << queueVar(A, Row, Col, D) << " = "
+      OS << In << (Stage ? "  " : "") << queueVar(A, Row, Col, D) << " = "
          << emitLoad(V, A, VT,
                      address(A, "fs_b", Row,
                              "zs + (" + std::to_string(D) + ")", Col))
          << ";\n";
+    if (Stage && Range.first < Range.second)
+      OS << In << "}\n";
   }
+  if (Stage)
+    OS << Stage->runStart(In, "zs", "ze - 1");
   if (P.Unroll > 1)
     OS << In << "#pragma unroll " << P.Unroll << "\n";
   else
     OS << In << "#pragma unroll 1\n";
   OS << In << "for (Idx z = zs; z < ze; ++z) {\n";
   std::string In2 = In + "  ";
+  if (Stage) {
+    // The whole block steps together; only threads with a group compute.
+    OS << Stage->stepStart(In2, "z") << In2 << "if (fs_act) {\n";
+    In2 += "  ";
+  }
   OS << In2 << "const Idx fs_p = fs_b + z * s2;\n";
   for (auto &[Key, Range] : QueuePlanes) {
     auto &[A, Row, Col] = Key;
     OS << In2 << queueVar(A, Row, Col, Range.second) << " = "
-       << emitLoad(V, A, VT,
-                   address(A, "fs_p", Row,
-                           Range.second ? std::to_string(Range.second) : "",
-                           Col))
+       << (Staged(A) ? Stage->read(A, Row, Range.second, Col, VT)
+                     : emitLoad(V, A, VT,
+                                address(A, "fs_p", Row,
+                                        Range.second
+                                            ? std::to_string(Range.second)
+                                            : "",
+                                        Col)))
        << ";\n";
   }
   for (const Chunk &C : Loaded)
     OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
-       << emitLoad(V, C.Array, VT,
-                   address(C.Array, "fs_p", C.Row,
-                           C.Plane ? std::to_string(C.Plane) : "", C.Column))
+       << (Staged(C.Array)
+               ? Stage->read(C.Array, C.Row, C.Plane, C.Column, VT)
+               : emitLoad(V, C.Array, VT,
+                          address(C.Array, "fs_p", C.Row,
+                                  C.Plane ? std::to_string(C.Plane) : "",
+                                  C.Column)))
        << ";\n";
   // Values of every update at every point, then the stores.
   for (unsigned Row = 0; Row < P.PointsY; ++Row)
@@ -249,7 +285,11 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
       OS << In2 << queueVar(A, Row, Col, D) << " = "
          << queueVar(A, Row, Col, D + 1) << ";\n";
   }
+  if (Stage)
+    OS << In << "  }\n";
   OS << In << "}\n";
+  if (Stage)
+    OS << Stage->runEnd(In);
   return OS.str();
 }
 
@@ -311,7 +351,8 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
      << BX * BY;
   if (P.MinBlocksPerSM)
     OS << ", " << P.MinBlocksPerSM;
-  OS << ")\n" << Name << "(" << kernelParams(V, "Idx") << ") {\n";
+  OS << ")\n" << Name << "(" << kernelParams(V, "Idx")
+     << (Stage ? Stage->kernelParams() : "") << ") {\n";
   if (VW == 1) {
     OS << "  const Idx x0 = lo0 + (Idx)blockIdx.x * " << BX
        << " + (Idx)threadIdx.x;\n"
@@ -355,13 +396,44 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
      << "    return;\n"
      << "  }\n";
   OS << "  const Idx x0 = fs_xa + ((Idx)blockIdx.x * " << BX
-     << " + (Idx)threadIdx.x) * " << VW << ";\n"
-     << "  if (x0 >= fs_xe)\n    return;\n"
-     << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
+     << " + (Idx)threadIdx.x) * " << VW << ";\n";
+  if (!Stage) {
+    OS << "  if (x0 >= fs_xe)\n    return;\n"
+       << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
+    return OS.str();
+  }
+  // Staged: every thread of the block stays to the end, copies its share
+  // of each plane and meets the barriers; those past the domain's edge
+  // compute nothing. One row per thread, so a row group is never cut.
+  OS << "  const bool fs_xin = x0 < fs_xe;\n"
+     << Stage->declare("  ")
+     << "  for (Idx bs = blockIdx.z; lo2 + bs * " << P.ZChunk
+     << " < hi2; bs += gridDim.z) {\n"
+     << "    const Idx zs = lo2 + bs * " << P.ZChunk << ";\n"
+     << "    const Idx ze = zs + " << P.ZChunk << " < hi2 ? zs + " << P.ZChunk
+     << " : hi2;\n"
+     << "    for (Idx bm = blockIdx.y; lo1 + bm * " << BY
+     << " < hi1; bm += gridDim.y) {\n"
+     << "      const Idx y0 = lo1 + bm * " << BY << " + (Idx)fs_ty;\n"
+     << "      const bool fs_act = fs_xin && y0 < hi1;\n"
+     << fastPath("      ") << "    }\n  }\n}\n";
   return OS.str();
 }
 
 } // namespace
+
+/// Why P's staging cannot be generated, or "".
+std::string stageWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
+  if (!P.Stages)
+    return "";
+  if (IR.Dims != 3)
+    return "staged planes need three dimensions";
+  if (P.VectorWidth < 2 || !edgeBlockColumn(P))
+    return "staged planes need vectors of 2 or 4 and runs of 8 planes or more";
+  if (P.PointsY != 1 || P.PlaneQueue)
+    return "staged planes take one row per thread and no plane queue";
+  return "";
+}
 
 std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
   std::string Error;
@@ -377,6 +449,8 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
     return "plane_queue needs register_queue";
   if (P.BlockX * P.BlockY > 1024 || P.BlockZ != 1)
     return "the block is (x, y, 1) with at most 1024 threads";
+  if (std::string Why = stageWhyNot(IR, P); !Why.empty())
+    return Why;
   if (edgeBlockColumn(P) && P.BlockX < 2 * (P.VectorWidth - 1))
     return "block x must be at least " + std::to_string(2 * (P.VectorWidth - 1)) +
            ", one thread per edge column of " + std::to_string(P.VectorWidth) +
@@ -387,19 +461,40 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
 GeneratedSource generateColumnSource(const ir::StencilIR &IR,
                                      const StrategyParams &P,
                                      const GenerateOptions &Opts,
-                                     const GroupEmitter &Group) {
+                                     const GroupEmitter &Group,
+                                     const StageCollector &Collect) {
   GeneratedSource Out;
   Out.Error = columnWhyNot(IR, P);
   if (!Out.ok())
     return Out;
   auto V = StencilView::create(IR, Out.Error);
   const unsigned VW = P.VectorWidth;
+  std::unique_ptr<PlaneStage> Stage;
+  if (P.Stages) {
+    Stage = std::make_unique<PlaneStage>(*V, P, VW);
+    if (Collect)
+      Collect(*V, P, VW, *Stage);
+    else
+      ColumnEmitter(*V, P, VW, Group).stageReads(*Stage);
+    if (Stage->empty()) {
+      Out.Error = "nothing to stage: no read-only array is read at xy "
+                  "neighbours outside the register queue";
+      return Out;
+    }
+    if (Stage->sharedBytes() > 48 * 1024) {
+      Out.Error = "the staged planes need " +
+                  std::to_string(Stage->sharedBytes()) +
+                  " bytes of shared memory per block, more than 48 KiB";
+      return Out;
+    }
+  }
   std::ostringstream OS;
   // Kernels are named after the launcher, so a profile names the stencil.
   const std::string Kernel = Opts.LauncherName + "_kernel";
   const std::string KernelScalar = Opts.LauncherName + "_kernel_scalar";
-  OS << emitFilePrologue(IR, P) << emitConstants(*V, Opts) << "namespace {\n";
-  OS << ColumnEmitter(*V, P, VW, Group).kernel(Kernel);
+  OS << emitFilePrologue(IR, P) << (Stage ? PlaneStage::helpers() : "")
+     << emitConstants(*V, Opts) << "namespace {\n";
+  OS << ColumnEmitter(*V, P, VW, Group, Stage.get()).kernel(Kernel);
   if (VW > 1) {
     OS << "\n// Unaligned arrays or strides: the same mapping, one point wide.\n"
        << ColumnEmitter(*V, P, 1, Group).kernel(KernelScalar);
@@ -414,7 +509,10 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
      << ", 65535);\n";
   std::string Scalar = VW > 1 ? KernelScalar : Kernel;
   if (VW > 1) {
-    OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW) << ") {\n";
+    if (Stage)
+      OS << Stage->launcherSpans();
+    OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW)
+       << (Stage ? " && " + Stage->spansAligned() : "") << ") {\n";
     if (edgeBlockColumn(P))
       OS << "    // Blocks of whole aligned groups, then one block column for the\n"
          << "    // columns before and after them.\n"
@@ -432,7 +530,8 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
          << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xa, " << BX * VW
          << ", 2147483647LL), fs_gy, fs_gz);\n";
     OS << "    " << Kernel << "<int><<<fs_grid, fs_block, 0, stream>>>("
-       << kernelArgs(*V, "int") << ");\n"
+       << kernelArgs(*V, "int") << (Stage ? Stage->launchArgs() : "")
+       << ");\n"
        << "    return;\n  }\n";
   }
   OS << "  const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_lo[0], " << BX

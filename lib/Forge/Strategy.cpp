@@ -22,18 +22,24 @@ std::string StrategyParams::id() const {
     S += ".s";
   if (Unroll != 1)
     S += ".u" + std::to_string(Unroll);
+  if (Stages)
+    S += ".a" + std::to_string(Stages);
   if (MinBlocksPerSM)
     S += ".m" + std::to_string(MinBlocksPerSM);
   return S;
 }
 
 json StrategyParams::toJson() const {
-  return {{"strategy", Strategy},          {"block", {BlockX, BlockY, BlockZ}},
-          {"vector_width", VectorWidth},   {"points_y", PointsY},
-          {"z_chunk", ZChunk},             {"register_queue", RegisterQueue},
-          {"plane_queue", PlaneQueue},
-          {"shared_tile", SharedTile},     {"min_blocks_per_sm", MinBlocksPerSM},
-          {"unroll", Unroll}};
+  json J = {{"strategy", Strategy},        {"block", {BlockX, BlockY, BlockZ}},
+            {"vector_width", VectorWidth}, {"points_y", PointsY},
+            {"z_chunk", ZChunk},           {"register_queue", RegisterQueue},
+            {"plane_queue", PlaneQueue},
+            {"shared_tile", SharedTile},   {"min_blocks_per_sm", MinBlocksPerSM},
+            {"unroll", Unroll}};
+  // Written only when used, so records of unstaged variants stay as they were.
+  if (Stages)
+    J["stages"] = Stages;
+  return J;
 }
 
 std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
@@ -57,6 +63,7 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.SharedTile = J.value("shared_tile", false);
     P.MinBlocksPerSM = J.value("min_blocks_per_sm", 0u);
     P.Unroll = J.value("unroll", 1u);
+    P.Stages = J.value("stages", 0u);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;
@@ -68,6 +75,10 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
   }
   if (P.VectorWidth != 1 && P.VectorWidth != 2 && P.VectorWidth != 4) {
     Error = "strategy.vector_width: 1, 2 or 4";
+    return std::nullopt;
+  }
+  if (P.Stages > 8) {
+    Error = "strategy.stages: 0 to 8";
     return std::nullopt;
   }
   if (P.PointsY == 0 || P.ZChunk == 0 || P.Unroll == 0) {

@@ -52,6 +52,11 @@ struct StrategyParams {
   unsigned MinBlocksPerSM = 0;
   /// Unroll factor of the slowest-axis loop (1: none).
   unsigned Unroll = 1;
+  /// Planes copied ahead into shared memory with asynchronous copies (0: no
+  /// staging): the block's tile of every array read at xy neighbours is
+  /// staged this many steps before it is read (column strategies, see
+  /// lib/Forge/PlaneStage.h).
+  unsigned Stages = 0;
 
   /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
   std::string id() const;

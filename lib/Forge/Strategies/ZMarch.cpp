@@ -37,13 +37,16 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
   const bool F32 = IR.ElementType == "float";
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC, unsigned Unroll, unsigned MinBlocks,
-                 bool Planes = false) {
+                 bool Planes = false, unsigned Stages = 0) {
     StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.RegisterQueue = true;
     P.PlaneQueue = Planes;
     P.Unroll = Unroll;
     P.MinBlocksPerSM = MinBlocks;
-    addSearchPoint(Space, P);
+    P.Stages = Stages;
+    // Staged points only where there is something to stage and it fits.
+    if (!Stages || generate(IR, P, GenerateOptions()).ok())
+      addSearchPoint(Space, P);
   };
   const unsigned VMax = F32 ? 4 : 2;
   if (IR.Dims == 3) {
@@ -68,6 +71,14 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
       Add(32, 4, 1, 2, 16, 2, 0);
       Add(32, 16, 2, 1, 16, 2, 0);
       Add(32, 8, 2, 1, 8, 2, 0);
+      // The plane's tile copied ahead into shared memory: the neighbour
+      // rows come from there instead of through L1 (rtm is L2-bound).
+      Add(32, 8, 2, 1, 32, 2, 0, false, 1);
+      Add(32, 8, 2, 1, 32, 2, 0, false, 2);
+      Add(32, 16, 2, 1, 32, 2, 0, false, 1);
+      Add(64, 4, 2, 1, 32, 2, 0, false, 2);
+      Add(32, 4, VMax, 1, 32, 2, 0, false, 1);
+      Add(64, 8, 2, 1, 32, 1, 0, false, 1);
     }
     if (readsNeighboursOffPlane(IR)) {
       Add(32, 4, VMax, 1, 32, 1, 0, true);

@@ -3,6 +3,7 @@
 #include "ZSum.h"
 
 #include "../ColumnKernel.h"
+#include "../PlaneStage.h"
 
 #include "forgestencil/Forge/CodeGen.h"
 
@@ -142,8 +143,10 @@ struct ChunkUse {
 
 class ZSumEmitter {
 public:
-  ZSumEmitter(const StencilView &V, const StrategyParams &P, unsigned VW)
-      : V(V), P(P), VW(VW), T(V.elementType()), VT(V.vectorType(VW)) {
+  ZSumEmitter(const StencilView &V, const StrategyParams &P, unsigned VW,
+              const PlaneStage *Stage = nullptr)
+      : V(V), P(P), VW(VW), T(V.elementType()), VT(V.vectorType(VW)),
+        Stage(Stage) {
     std::string Why;
     for (const ir::Update &U : V.ir().Updates)
       Groups.push_back(planeGroups(V, U, Why));
@@ -158,12 +161,19 @@ public:
   }
 
   std::string group(const std::string &In) const;
+  /// Staged: every chunk of the current plane comes from the ring (every
+  /// array a sum reads is read-only).
+  void stageReads(PlaneStage &S) const {
+    for (const auto &[K, Use] : Chunks)
+      S.add(K.Array, K.Row, 0, K.Column);
+  }
 
 private:
   const StencilView &V;
   const StrategyParams &P;
   unsigned VW;
   std::string T, VT;
+  const PlaneStage *Stage;
   /// Per update, its plane groups.
   std::vector<std::vector<PlaneGroup>> Groups;
   std::set<int> AllPlanes;
@@ -231,6 +241,15 @@ std::string ZSumEmitter::loads(const std::string &In, bool Guarded) const {
     if (Elem)
       Addr += " + (" + std::to_string(Elem) + ") * s0";
     std::string Load = emitLoad(V, K.Array, Type, Addr);
+    if (Stage) {
+      // Shared memory holds the whole tile: reading any of it is safe.
+      OS << In << "const " << Type << " " << chunkVar(K) << " = "
+         << Stage->read(K.Array, K.Row, 0, K.Column, Type,
+                        One ? static_cast<int>(Comp)
+                            : (VW == 1 ? 0 : -1))
+         << ";\n";
+      continue;
+    }
     if (!Guarded || Use.Planes == AllPlanes) {
       OS << In << "const " << Type << " " << chunkVar(K) << " = " << Load
          << ";\n";
@@ -322,8 +341,11 @@ std::string ZSumEmitter::group(const std::string &In) const {
   // last Hi - Lo planes of a chunk feed only some of them (the others are
   // outside [zs, ze)); every plane in between feeds all of them, with no
   // test.
-  OS << In << "Idx p = zs + (" << Lo << ");\n"
-     << In << "#pragma unroll 1\n"
+  OS << In << "Idx p = zs + (" << Lo << ");\n";
+  if (Stage)
+    OS << Stage->runStart(In, "zs + (" + std::to_string(Lo) + ")",
+                          "ze + (" + std::to_string(Hi) + ") - 1");
+  OS << In << "#pragma unroll 1\n"
      << In << "for (; p < zs + (" << Hi << "); ++p) {\n"
      << step(In + "  ", true) << In << "}\n";
   OS << In << "#pragma unroll " << (P.Unroll > 1 ? P.Unroll : 1) << "\n"
@@ -332,11 +354,19 @@ std::string ZSumEmitter::group(const std::string &In) const {
   OS << In << "#pragma unroll 1\n"
      << In << "for (; p < ze + (" << Hi << "); ++p) {\n"
      << step(In + "  ", true) << In << "}\n";
+  if (Stage)
+    OS << Stage->runEnd(In);
   return OS.str();
 }
 
-std::string ZSumEmitter::step(const std::string &In, bool Guarded) const {
+std::string ZSumEmitter::step(const std::string &Pad, bool Guarded) const {
   std::ostringstream OS;
+  std::string In = Pad;
+  if (Stage) {
+    // The whole block steps together; only threads with a group compute.
+    OS << Stage->stepStart(In, "p") << In << "if (fs_act) {\n";
+    In += "  ";
+  }
   OS << In << "const Idx fs_p = fs_b + p * s2;\n";
   if (Guarded)
     for (int Pl : AllPlanes)
@@ -353,6 +383,8 @@ std::string ZSumEmitter::step(const std::string &In, bool Guarded) const {
         for (unsigned Lane = 0; Lane < VW; ++Lane)
           OS << In << sumVar(U, Row, Lane, S) << " = "
              << sumVar(U, Row, Lane, S + 1) << ";\n";
+  if (Stage)
+    OS << Pad << "}\n";
   return OS.str();
 }
 
@@ -368,10 +400,13 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   std::vector<StrategyParams> Space;
   const unsigned VMax = IR.ElementType == "float" ? 4 : 2;
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
-                 unsigned ZC, unsigned Unroll) {
+                 unsigned ZC, unsigned Unroll, unsigned Stages = 0) {
     StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.Unroll = Unroll;
-    addSearchPoint(Space, P);
+    P.Stages = Stages;
+    // Staged points only where they fit (shared memory per block).
+    if (!Stages || generate(IR, P, GenerateOptions()).ok())
+      addSearchPoint(Space, P);
   };
   // Unrolling by the number of partial sums a point keeps (2r+1 for a box)
   // lets the compiler rename them instead of moving them at every step.
@@ -395,6 +430,14 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   Add(32, 4, 2, 2, 32, Sums);
   Add(64, 2, 2, 2, 32, Sums);
   Add(32, 4, VMax, 2, 16, Sums);
+  // Planes copied two or three steps ahead into shared memory: loads in
+  // flight without registers, each tile fetched once per block.
+  Add(32, 4, VMax, 1, 16, Sums, 2);
+  Add(32, 4, VMax, 1, 32, Sums, 2);
+  Add(32, 8, VMax, 1, 16, Sums, 2);
+  Add(32, 8, VMax, 1, 32, Sums, 3);
+  Add(64, 4, VMax, 1, 32, Sums, 2);
+  Add(32, 4, VMax, 1, 64, Sums, 3);
   return Space;
 }
 
@@ -411,7 +454,11 @@ GeneratedSource ZSumStrategy::generate(const ir::StencilIR &IR,
   return generateColumnSource(
       IR, Q, Opts,
       [](const StencilView &V, const StrategyParams &P, unsigned VW,
-         const std::string &In) { return ZSumEmitter(V, P, VW).group(In); });
+         const std::string &In, const PlaneStage *Stage) {
+        return ZSumEmitter(V, P, VW, Stage).group(In);
+      },
+      [](const StencilView &V, const StrategyParams &P, unsigned VW,
+         PlaneStage &Stage) { ZSumEmitter(V, P, VW).stageReads(Stage); });
 }
 
 } // namespace forge
