@@ -24,10 +24,11 @@ sections=(--section SpeedOfLight --section Occupancy --section LaunchStats
           --section WarpStateStats --section MemoryWorkloadAnalysis
           --section SchedulerStats --section ComputeWorkloadAnalysis)
 profile() { # kernel-regex report-name
-  # The verification cases (odd sizes) come first; skip past them and the
-  # warm-up to a launch of the timed size.
-  ncu "${sections[@]}" -k "regex:$1" --launch-skip 6 --launch-count 1 \
-    "$work/bench" --reps 8 > "$OUT/$2.txt" 2>&1 || echo "ncu failed for $2" >&2
+  # The verification cases come first (seven sizes, each kernel launched a
+  # few times per case); skip well past them into the timed repetitions,
+  # all of the timed size.
+  ncu "${sections[@]}" -k "regex:$1" --launch-skip 40 --launch-count 1 \
+    "$work/bench" --reps 60 > "$OUT/$2.txt" 2>&1 || echo "ncu failed for $2" >&2
 }
 profile '^fs_original_kernel' "$stencil-original"
 for v in "$@"; do
