@@ -167,6 +167,83 @@ TEST(CodeGen, ShortRunsOfPlanesKeepCutGroupsInTheirWarps) {
                           "fs_gy, fs_gz);"));
 }
 
+forge::GeneratedSource generateStaged(const ir::StencilIR &IR,
+                                      const std::string &Strategy,
+                                      unsigned BX, unsigned BY, unsigned VW,
+                                      unsigned ZC, unsigned Stages) {
+  forge::StrategyParams P;
+  P.Strategy = Strategy;
+  P.BlockX = BX;
+  P.BlockY = BY;
+  P.VectorWidth = VW;
+  P.ZChunk = ZC;
+  P.Stages = Stages;
+  forge::GenerateOptions O;
+  O.LauncherName = "fs_test";
+  return forge::findStrategy(Strategy)->generate(IR, P, O);
+}
+
+TEST(CodeGen, StagedPlanesAreCopiedAheadAndWaitedForBeforeTheyAreRead) {
+  // The box's tile of 32 float4 columns and 4 rows, plus one chunk and one
+  // row on each side, in a ring of 1 + 2 planes.
+  auto G = generateStaged(named("box3d_r1"), "zsum", 32, 4, 4, 16, 2);
+  ASSERT_TRUE(G.ok()) << G.Error;
+  const std::string &S = G.Source;
+  EXPECT_TRUE(contains(S, "__shared__ float4 fs_st_in[3][6][34];"));
+  // Each of the 128 threads copies chunks t and t + 128 of 204.
+  EXPECT_TRUE(contains(S, "const bool fs_con_in_1 = (fs_ct + 128) < 204;"));
+  // Two planes before the first step; each step waits for all but its
+  // youngest group, meets the barrier, then copies two planes ahead into
+  // the slot read one step before.
+  EXPECT_TRUE(contains(S, "// The first 2 planes, one commit group each."));
+  EXPECT_TRUE(contains(S, "__pipeline_wait_prior(1);\n"
+                          "        __syncthreads();\n"
+                          "        const unsigned fs_k_in = (unsigned)(p - "
+                          "fs_c0_in);\n"
+                          "        if (p + (2) <= fs_pe_in) {"));
+  EXPECT_TRUE(contains(S, "&fs_st_in[(fs_k_in + 2) % 3][0][0];"));
+  EXPECT_TRUE(contains(S, "const float4 r_in_0_c0 = "
+                          "fs_st_in[(fs_k_in + 0) % 3][fs_ty + 1][fs_tx + 1];"));
+  EXPECT_TRUE(contains(S, "const float r_in_0_cm1 = "
+                          "fs_st_in[(fs_k_in + 0) % 3][fs_ty + 1][fs_tx + 0].w;"));
+  // Every thread meets the barriers; only those with a group compute.
+  EXPECT_TRUE(contains(S, "const bool fs_act = fs_xin && y0 < hi1;"));
+  EXPECT_TRUE(contains(S, "__pipeline_wait_prior(0);"));
+  // Copies stay within what the original reads, whose ends the launcher
+  // requires on chunk boundaries.
+  EXPECT_TRUE(contains(S, "fs_span_add(fs_span_in, fs_lo, fs_hi, fs_st, -1, "
+                          "-1, -1);"));
+  EXPECT_TRUE(contains(S, "fs_span_in[0] % 4 == 0 && (fs_span_in[1] + 1) % "
+                          "4 == 0"));
+  EXPECT_TRUE(contains(S, ", (int)fs_span_in[0], (int)fs_span_in[1]);"));
+}
+
+TEST(CodeGen, StagedQueueTakesItsNewPlaneFromTheRing) {
+  // rtm: u's centre column is a queue of planes -4..4; its new plane (+4)
+  // comes from the ring, which holds planes 0..4 and two ahead.
+  auto G = generateStaged(named("rtm"), "zmarch", 32, 8, 2, 32, 2);
+  ASSERT_TRUE(G.ok()) << G.Error;
+  EXPECT_TRUE(contains(G.Source, "__shared__ float2 fs_st_u[7][16][36];"));
+  EXPECT_TRUE(contains(G.Source,
+                       "q_u_0_4 = fs_st_u[(fs_k_u + 4) % 7][fs_ty + 4][fs_tx + 2];"));
+  // The arrays read at the centre only are not staged.
+  EXPECT_FALSE(contains(G.Source, "fs_st_vel"));
+}
+
+TEST(CodeGen, StagedPlanesRefuseWhatTheyCannotDo) {
+  auto G = generateStaged(named("box3d_r1"), "zsum", 32, 4, 1, 16, 2);
+  EXPECT_NE(G.Error.find("staged planes need vectors of 2 or 4"),
+            std::string::npos)
+      << G.Error;
+  G = generateStaged(named("box3d_r1"), "zsum", 32, 4, 4, 4, 2);
+  EXPECT_NE(G.Error.find("runs of 8 planes or more"), std::string::npos)
+      << G.Error;
+  G = generateStaged(named("rtm"), "zmarch", 64, 8, 2, 32, 1);
+  EXPECT_NE(G.Error.find("more than 48 KiB"), std::string::npos) << G.Error;
+  G = generateStaged(named("star2d_r1"), "zmarch", 128, 1, 4, 32, 1);
+  EXPECT_NE(G.Error.find("three dimensions"), std::string::npos) << G.Error;
+}
+
 TEST(CodeGen, VectorGroupsNeedAThreadPerEdgeColumn) {
   forge::StrategyParams P;
   P.Strategy = "zmarch";

@@ -30,8 +30,16 @@ TEST(Strategy, ParamsRoundTripAndId) {
   P.RegisterQueue = true;
   P.Unroll = 2;
   EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2");
+  // Unstaged parameters are written as before staging existed.
+  EXPECT_FALSE(P.toJson().contains("stages"));
   std::string Error;
   auto Back = forge::StrategyParams::fromJson(P.toJson(), Error);
+  ASSERT_TRUE(Back) << Error;
+  EXPECT_EQ(*Back, P);
+  P.Stages = 2;
+  EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2.a2");
+  EXPECT_EQ(P.toJson().at("stages"), 2);
+  Back = forge::StrategyParams::fromJson(P.toJson(), Error);
   ASSERT_TRUE(Back) << Error;
   EXPECT_EQ(*Back, P);
 }
@@ -42,6 +50,9 @@ TEST(Strategy, ParamsRejectBadValues) {
   EXPECT_FALSE(forge::StrategyParams::fromJson(J, Error));
   J = {{"strategy", "zmarch"}, {"block", {64, 32, 1}}};
   EXPECT_FALSE(forge::StrategyParams::fromJson(J, Error));
+  J = {{"strategy", "zmarch"}, {"stages", 9}};
+  EXPECT_FALSE(forge::StrategyParams::fromJson(J, Error));
+  EXPECT_NE(Error.find("stages"), std::string::npos) << Error;
 }
 
 TEST(Strategy, EverySearchPointGeneratesForEveryNamedStencil) {
