@@ -262,10 +262,10 @@ def launch_call(launch, unit, barrier_kernels, max_threads):
     """The fs_emu::launch call that stands for launch."""
     config = launch.config + ["0", "0"][len(launch.config) - 2:]
     base = launch.base_name()
-    info = "FsEmuKernel{%s, %s, %s, %du}" % (
+    info = "FsEmuKernel{%s, %s, %s, %du, (const void *)&%s}" % (
         c_string(launch.kernel), c_string(unit),
         "true" if base in barrier_kernels else "false",
-        max_threads.get(base, 0))
+        max_threads.get(base, 0), launch.kernel)
     # Each argument is evaluated once, here, into a capture of its own.
     args = split_top_level(launch.args) if launch.args.strip() else []
     captures = ", ".join("fs_emu_a%d = (%s)" % (i, a)

@@ -218,6 +218,7 @@ struct FsEmuKernel {
   const char *Unit;   ///< the source file that launches it
   bool Barriers;      ///< calls __syncthreads: run threads as fibers
   unsigned MaxThreads; ///< __launch_bounds__ maximum, 0 if none
+  const void *Fn;      ///< the kernel's address, for its attributes
 };
 
 /// A stream: work runs when enqueued unless the stream is being captured.
@@ -256,6 +257,11 @@ inline const FsEmuKernel *Running = nullptr;
 inline std::map<uintptr_t, size_t> Allocations;
 /// The per-block dynamic shared memory of the running launch.
 inline std::vector<unsigned char> DynamicShared;
+/// Per kernel, the dynamic shared memory cudaFuncSetAttribute allowed.
+inline std::map<const void *, size_t> MaxDynamicShared;
+inline std::map<const void *, size_t> &maxDynamicShared() {
+  return MaxDynamicShared;
+}
 
 inline cudaError_t record(cudaError_t E) {
   if (E != cudaSuccess)
@@ -337,7 +343,12 @@ inline cudaError_t checkLaunch(const FsEmuKernel &K, dim3 Grid, dim3 Block,
     return cudaErrorInvalidConfiguration;
   if (K.MaxThreads && Threads > K.MaxThreads)
     return cudaErrorLaunchOutOfResources;
-  if (Shmem > 48 * 1024)
+  // 48 KiB of dynamic shared memory unless the kernel asked for more.
+  size_t Limit = 48 * 1024;
+  auto It = maxDynamicShared().find(K.Fn);
+  if (It != maxDynamicShared().end())
+    Limit = It->second;
+  if (Shmem > Limit)
     return cudaErrorInvalidValue;
   return cudaSuccess;
 }
@@ -595,7 +606,7 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int Device) {
   snprintf(P->name, sizeof P->name, "CPU emulation (no GPU)");
   P->totalGlobalMem = 8ULL << 30;
   P->sharedMemPerBlock = 48 * 1024;
-  P->sharedMemPerBlockOptin = 48 * 1024;
+  P->sharedMemPerBlockOptin = 227 * 1024;
   P->sharedMemPerMultiprocessor = 48 * 1024;
   P->regsPerBlock = 65536;
   P->warpSize = 32;
@@ -829,8 +840,14 @@ inline cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t Start,
   return cudaSuccess;
 }
 
+/// The dynamic shared memory a kernel may ask for (an H200's opt-in limit).
 template <class F>
-inline cudaError_t cudaFuncSetAttribute(F *, cudaFuncAttribute, int) {
+inline cudaError_t cudaFuncSetAttribute(F *Fn, cudaFuncAttribute A, int V) {
+  if (A == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (V < 0 || V > 227 * 1024)
+      return fs_emu::record(cudaErrorInvalidValue);
+    fs_emu::maxDynamicShared()[(const void *)Fn] = static_cast<size_t>(V);
+  }
   return cudaSuccess;
 }
 template <class F>

@@ -71,12 +71,14 @@ std::string PlaneStage::kernelParams() const {
   return S;
 }
 
-std::string PlaneStage::spansAligned() const {
+std::string PlaneStage::launchCondition() const {
   std::string S;
   for (const auto &[A, R] : Rings)
     S += std::string(S.empty() ? "" : " && ") + "fs_span_" + A + "[0] % " +
          std::to_string(VW) + " == 0 && (fs_span_" + A + "[1] + 1) % " +
-         std::to_string(VW) + " == 0";
+         std::to_string(VW) + " == 0 && fs_reach + " +
+         std::to_string(rows(R)) + "LL * fs_abs(fs_st[1]) + " +
+         std::to_string(chunks(R) * VW) + " < 2147483647LL";
   return S;
 }
 
@@ -105,15 +107,24 @@ std::string PlaneStage::launcherSpans() const {
 std::string PlaneStage::declare(const std::string &In) const {
   std::ostringstream OS;
   const unsigned NT = P.BlockX * P.BlockY;
+  const unsigned E = ir::elementSize(V.elementType());
   OS << In << "const int fs_tx = threadIdx.x, fs_ty = threadIdx.y;\n"
-     << In << "const int fs_ct = fs_ty * " << P.BlockX << " + fs_tx;\n";
+     << In << "const int fs_ct = fs_ty * " << P.BlockX << " + fs_tx;\n"
+     << In << "// The rings, in dynamic shared memory (the launch gives "
+     << sharedBytes() << " bytes).\n"
+     << In << "extern __shared__ float4 fs_stage_smem[];\n";
+  unsigned Offset = 0;
   for (const auto &[A, R] : Rings) {
     const unsigned W = chunks(R), H = rows(R), N = W * H;
+    const std::string VT = V.vectorType(VW);
     OS << In << "// " << A << ": " << slots(R) << " planes of a " << W * VW
        << " x " << H << " tile; this thread copies chunks fs_ct + k * " << NT
        << ".\n"
-       << In << "__shared__ " << V.vectorType(VW) << " fs_st_" << A << "["
-       << slots(R) << "][" << H << "][" << W << "];\n";
+       << In << VT << " (*const fs_st_" << A << ")[" << H << "][" << W
+       << "] = reinterpret_cast<" << VT << " (*)[" << H << "][" << W
+       << "]>(reinterpret_cast<unsigned char *>(fs_stage_smem) + " << Offset
+       << ");\n";
+    Offset += slots(R) * H * W * VW * E;
     for (unsigned K = 0; K < copiesPerThread(R); ++K) {
       std::string C = "(fs_ct + " + std::to_string(K * NT) + ")";
       OS << In << "const Idx fs_cg_" << A << "_" << K << " = (Idx)(" << C

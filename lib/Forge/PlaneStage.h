@@ -67,9 +67,10 @@ public:
   std::string kernelParams() const;
   std::string launchArgs() const;
   std::string launcherSpans() const;
-  /// The launcher's condition that every span starts and ends on a chunk
-  /// boundary.
-  std::string spansAligned() const;
+  /// The launcher's condition for the staged kernel: every span starts and
+  /// ends on a chunk boundary, and the tiles' indices, which reach up to a
+  /// tile beyond the domain's reads, fit in int.
+  std::string launchCondition() const;
 
   /// Kernel-scope declarations: the rings and each thread's copy slots.
   /// Needs `Idx s1` in scope.

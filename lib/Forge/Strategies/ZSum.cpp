@@ -415,14 +415,16 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   if (auto V = StencilView::create(IR, Why))
     Sums = static_cast<unsigned>(V->maxOffset(2) - V->minOffset(2) + 1);
   // The widest vectors with one row per thread came first on the H200 (box
-  // r=1 f32, results/bench runs 6 to 9), the shorter the runs of planes the
-  // better (z8 76.4 %, z16 74.1 %, z32 71.9 % of copy; z4 not measured yet);
-  // then their neighbours in block shape, and two rows of pairs. Loading the
-  // next plane a step ahead, asking L2 for planes ahead and
-  // __launch_bounds__ occupancy targets did not help (run 8).
+  // r=1 f32, results/bench runs 6 to 13), runs of 8 planes best (z8 76.6 %,
+  // z10 76.2 %, z16 74.1 %, z32 72.1 % of copy; z4 and z6 fall to 38-41 %),
+  // and without unrolling (40 registers instead of 43: 77.1 %); then their
+  // neighbours in block shape, and two rows of pairs. Loading the next plane
+  // a step ahead, asking L2 for planes ahead, __launch_bounds__ occupancy
+  // targets (run 8) and rows addressed through advancing pointers (run 11)
+  // did not help.
+  Add(32, 4, VMax, 1, 8, 1);
   Add(32, 4, VMax, 1, 8, Sums);
   Add(32, 4, VMax, 1, 16, Sums);
-  Add(32, 4, VMax, 1, 4, Sums);
   Add(32, 4, VMax, 1, 32, Sums);
   Add(64, 2, VMax, 1, 8, Sums);
   Add(64, 2, VMax, 1, 16, Sums);
