@@ -236,12 +236,13 @@ TEST(CodeGen, StagedQueueTakesItsNewPlaneFromTheRing) {
   auto G = generateStaged(named("rtm"), "zmarch", 32, 8, 2, 32, 2);
   ASSERT_TRUE(G.ok()) << G.Error;
   EXPECT_TRUE(contains(G.Source, "float2 (*const fs_st_u)[16][36] = "));
-  // 7 x 16 x 36 float2: more than the default 48 KiB with a 32x16 block.
-  G = generateStaged(named("rtm"), "zmarch", 32, 16, 2, 32, 2);
+  // 8 planes of 24 x 36 float2 (a 32x16 block three planes ahead): more
+  // than the default 48 KiB, asked for.
+  G = generateStaged(named("rtm"), "zmarch", 32, 16, 2, 32, 3);
   ASSERT_TRUE(G.ok()) << G.Error;
   EXPECT_TRUE(contains(G.Source, "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-                                 "48384);"));
-  EXPECT_TRUE(contains(G.Source, "<<<fs_grid, fs_block, 48384, stream>>>"));
+                                 "55296);"));
+  EXPECT_TRUE(contains(G.Source, "<<<fs_grid, fs_block, 55296, stream>>>"));
   EXPECT_TRUE(contains(G.Source,
                        "q_u_0_4 = fs_st_u[(fs_k_u + 4) % 7][fs_ty + 4][fs_tx + 2];"));
   // The arrays read at the centre only are not staged.
