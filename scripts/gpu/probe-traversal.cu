@@ -77,6 +77,53 @@ __global__ void __launch_bounds__(BX * BY)
   }
 }
 
+__device__ __forceinline__ float2 mx2(float2 a, float2 b) {
+  return make_float2(fmaxf(a.x, b.x), fmaxf(a.y, b.y));
+}
+
+// The rtm update's walk (zmarch.BXxBY.v2.y1.zZC.q): pairs of points, the
+// centre column of u in a queue of nine planes (one new plane per step),
+// u's four neighbours each way along x and y in the current plane, u_prev
+// and vel at the point; 16 compulsory bytes per point.
+template <int BX, int BY, int ZC>
+__global__ void __launch_bounds__(BX * BY)
+    traverseRtm(const float *__restrict__ u, const float *__restrict__ up,
+                const float *__restrict__ vel, float *__restrict__ out) {
+  const int x0 = 4 + (blockIdx.x * BX + threadIdx.x) * 2;
+  const int y = 4 + blockIdx.y * BY + threadIdx.y;
+  const int zs = 4 + blockIdx.z * ZC;
+  if (x0 + 2 > N - 4 || y >= N - 4 || zs >= N - 4)
+    return;
+  const int ze = min(zs + ZC, N - 4);
+  const int sy = N, sz = N * N;
+  float2 q[9];
+#pragma unroll
+  for (int d = 0; d < 8; ++d)
+    q[d] = __ldg((const float2 *)(u + x0 + y * sy + (zs - 4 + d) * sz));
+  for (int z = zs; z < ze; ++z) {
+    const int c = x0 + y * sy + z * sz;
+    q[8] = __ldg((const float2 *)(u + c + 4 * sz));
+    float2 v = mx2(__ldg((const float2 *)(up + c)), __ldg((const float2 *)(vel + c)));
+#pragma unroll
+    for (int d = 1; d <= 4; ++d) {
+      v = mx2(v, __ldg((const float2 *)(u + c + d * sy)));
+      v = mx2(v, __ldg((const float2 *)(u + c - d * sy)));
+    }
+#pragma unroll
+    for (int d = 2; d <= 4; d += 2) {
+      v = mx2(v, __ldg((const float2 *)(u + c + d)));
+      v = mx2(v, __ldg((const float2 *)(u + c - d)));
+    }
+#pragma unroll
+    for (int d = 0; d < 9; ++d)
+      v = mx2(v, q[d]);
+    *(float2 *)(out + c) = v;
+#pragma unroll
+    for (int d = 0; d < 8; ++d)
+      q[d] = q[d + 1];
+  }
+}
+
 template <class F>
 static float timeIt(F launch, cudaEvent_t a, cudaEvent_t b) {
   std::vector<float> ms;
@@ -141,6 +188,28 @@ int main() {
   run("128x2 box loads z16", traverse<128, 2, 16, true>, 128, 2, 16);
   run("64x2 box loads z8", traverse<64, 2, 8, true>, 64, 2, 8);
   run("64x4 box loads z8", traverse<64, 4, 8, true>, 64, 4, 8);
+  {
+    float *up, *vel;
+    CHECK(cudaMalloc(&up, bytes));
+    CHECK(cudaMalloc(&vel, bytes));
+    CHECK(cudaMemset(up, 0, bytes));
+    CHECK(cudaMemset(vel, 0, bytes));
+    const double rtmPoints = 504.0 * (N - 8) * (N - 8);
+    auto rtm = [&](const char *name, auto kernel, int bx, int by, int zc) {
+      dim3 block(bx, by), grid((252 + bx - 1) / bx, (N - 8 + by - 1) / by,
+                               (N - 8 + zc - 1) / zc);
+      double ms = timeIt([&] { kernel<<<grid, block>>>(in, up, vel, out); }, a, b);
+      double gbs = 16.0 * rtmPoints / ms / 1e6;
+      printf("%-22s %8.4f ms %7.0f GB/s  %5.1f %%\n", name, ms, gbs,
+             100.0 * gbs / copyGBs);
+    };
+    rtm("rtm 32x8 z32", traverseRtm<32, 8, 32>, 32, 8, 32);
+    rtm("rtm 32x8 z16", traverseRtm<32, 8, 16>, 32, 8, 16);
+    rtm("rtm 32x4 z32", traverseRtm<32, 4, 32>, 32, 4, 32);
+    rtm("rtm 64x4 z32", traverseRtm<64, 4, 32>, 64, 4, 32);
+    rtm("rtm 128x2 z32", traverseRtm<128, 2, 32>, 128, 2, 32);
+    CHECK(cudaGetLastError());
+  }
   sz = N * (N + 8); // planes 8 rows apart more
   printf("planes of %d rows\n", N + 8);
   run("32x4 columns z8", traverse<32, 4, 8, false>, 32, 4, 8);
