@@ -226,7 +226,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
   for (auto &[Key, Range] : QueuePlanes) {
     auto &[A, Row, Col] = Key;
     OS << In2 << queueVar(A, Row, Col, Range.second) << " = "
-       << (Staged(A) ? Stage->read(A, Row, Range.second, Col, VT)
+       << (Staged(A) ? Stage->read(A, Row, Range.second, Col)
                      : emitLoad(V, A, VT,
                                 address(A, "fs_p", Row,
                                         Range.second
@@ -238,7 +238,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
   for (const Chunk &C : Loaded)
     OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
        << (Staged(C.Array)
-               ? Stage->read(C.Array, C.Row, C.Plane, C.Column, VT)
+               ? Stage->read(C.Array, C.Row, C.Plane, C.Column)
                : emitLoad(V, C.Array, VT,
                           address(C.Array, "fs_p", C.Row,
                                   C.Plane ? std::to_string(C.Plane) : "",

@@ -218,14 +218,12 @@ std::string PlaneStage::runEnd(const std::string &In) const {
 }
 
 std::string PlaneStage::read(const std::string &Array, int Row, int Plane,
-                             int Column, const std::string &Type,
-                             int Component) const {
+                             int Column, int Component) const {
   const Ring &R = Rings.at(Array);
   const unsigned S = slots(R);
   std::string Slot = "(fs_k_" + Array + " + " +
                      std::to_string(Plane - R.PlaneLo) + ") % " +
                      std::to_string(S);
-  (void)Type;
   std::string Cell = "fs_st_" + Array + "[" + Slot + "][fs_ty + " +
                      std::to_string(Row - R.RowLo) + "][fs_tx + " +
                      std::to_string(Column - R.ColLo) + "]";

@@ -84,10 +84,10 @@ public:
   std::string stepStart(const std::string &In, const std::string &Cur) const;
   /// After the last step of a run.
   std::string runEnd(const std::string &In) const;
-  /// The expression reading a chunk (Type: the vector type, or the element
-  /// type with \p Component >= 0 for one element of it).
+  /// The expression reading a chunk: the whole vector, or with
+  /// \p Component >= 0 that element of it.
   std::string read(const std::string &Array, int Row, int Plane, int Column,
-                   const std::string &Type, int Component = -1) const;
+                   int Component = -1) const;
 
   /// Device and host helpers, defined once per translation unit.
   static std::string helpers();

@@ -244,9 +244,8 @@ std::string ZSumEmitter::loads(const std::string &In, bool Guarded) const {
     if (Stage) {
       // Shared memory holds the whole tile: reading any of it is safe.
       OS << In << "const " << Type << " " << chunkVar(K) << " = "
-         << Stage->read(K.Array, K.Row, 0, K.Column, Type,
-                        One ? static_cast<int>(Comp)
-                            : (VW == 1 ? 0 : -1))
+         << Stage->read(K.Array, K.Row, 0, K.Column,
+                        One ? static_cast<int>(Comp) : -1)
          << ";\n";
       continue;
     }
