@@ -188,6 +188,13 @@ int main() {
   run("128x2 box loads z16", traverse<128, 2, 16, true>, 128, 2, 16);
   run("64x2 box loads z8", traverse<64, 2, 8, true>, 64, 2, 8);
   run("64x4 box loads z8", traverse<64, 4, 8, true>, 64, 4, 8);
+  // One plane per thread (three read), two, four.
+  run("32x4 box loads z1", traverse<32, 4, 1, true>, 32, 4, 1);
+  run("128x2 box loads z1", traverse<128, 2, 1, true>, 128, 2, 1);
+  run("128x2 box loads z2", traverse<128, 2, 2, true>, 128, 2, 2);
+  run("128x2 box loads z4", traverse<128, 2, 4, true>, 128, 2, 4);
+  run("64x4 box loads z4", traverse<64, 4, 4, true>, 64, 4, 4);
+  run("128x4 box loads z8", traverse<128, 4, 8, true>, 128, 4, 8);
   {
     float *up, *vel;
     CHECK(cudaMalloc(&up, bytes));
