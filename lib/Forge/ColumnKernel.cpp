@@ -431,7 +431,8 @@ static std::string stageWhyNot(const ir::StencilIR &IR, const StrategyParams &P)
   if (IR.Dims != 3)
     return "staged planes need three dimensions";
   if (P.VectorWidth < 2 || !edgeBlockColumn(P))
-    return "staged planes need vectors of 2 or 4 and runs of 8 planes or more";
+    return "staged planes need vectors of 2 or 4 and runs of 8 planes or "
+           "more (4 for zsum)";
   if (P.PointsY != 1 || P.PlaneQueue)
     return "staged planes take one row per thread and no plane queue";
   return "";
