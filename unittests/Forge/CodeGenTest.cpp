@@ -416,9 +416,11 @@ TEST(CodeGen, MultiDimensionalConstantsAreIndexedAsDeclared) {
   std::string Error;
   auto RT = ir::fromJson(ir::toJson(IR), Error);
   ASSERT_TRUE(RT) << Error;
-  for (const ir::Coefficient &C : RT->Coefficients)
-    if (C.Name == "w")
+  for (const ir::Coefficient &C : RT->Coefficients) {
+    if (C.Name == "w") {
       EXPECT_EQ(C.Shape, (std::vector<unsigned>{3, 3}));
+    }
+  }
 }
 
 TEST(CodeGen, OriginalGuardsThreadAxes) {

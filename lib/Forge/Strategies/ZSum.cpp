@@ -414,8 +414,8 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   if (auto V = StencilView::create(IR, Why))
     Sums = static_cast<unsigned>(V->maxOffset(2) - V->minOffset(2) + 1);
   // The widest vectors with one row per thread came first on the H200 (box
-  // r=1 f32, results/bench runs 6 to 13), runs of 8 planes best (z8 76.6 %,
-  // z10 76.2 %, z16 74.1 %, z32 72.1 % of copy; z4 and z6 fall to 38-41 %),
+  // r=1 f32, results/bench runs 6 to 16), runs of 8 planes best (z8 76.6 %,
+  // z10 76.2 %, z16 74.1 %, z32 72.1 % of copy; z6 72.8 %, z4 70.4 %),
   // and without unrolling (40 registers instead of 43: 77.1 %); then their
   // neighbours in block shape, and two rows of pairs. Loading the next plane
   // a step ahead, asking L2 for planes ahead, __launch_bounds__ occupancy
