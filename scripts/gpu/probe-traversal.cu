@@ -195,6 +195,15 @@ int main() {
   run("128x2 box loads z4", traverse<128, 2, 4, true>, 128, 2, 4);
   run("64x4 box loads z4", traverse<64, 4, 4, true>, 64, 4, 4);
   run("128x4 box loads z8", traverse<128, 4, 8, true>, 128, 4, 8);
+  // Runs so long that the whole grid is resident at once (one wave): every
+  // block marches through its planes at the same time as all the others.
+  run("32x4 columns z128", traverse<32, 4, 128, false>, 32, 4, 128);
+  run("32x4 columns z255", traverse<32, 4, 255, false>, 32, 4, 255);
+  run("32x4 box loads z64", traverse<32, 4, 64, true>, 32, 4, 64);
+  run("32x4 box loads z128", traverse<32, 4, 128, true>, 32, 4, 128);
+  run("32x4 box loads z255", traverse<32, 4, 255, true>, 32, 4, 255);
+  run("64x4 box loads z128", traverse<64, 4, 128, true>, 64, 4, 128);
+  run("64x4 box loads z255", traverse<64, 4, 255, true>, 64, 4, 255);
   {
     float *up, *vel;
     CHECK(cudaMalloc(&up, bytes));
