@@ -266,6 +266,29 @@ TEST(CodeGen, StagedPlanesRefuseWhatTheyCannotDo) {
   EXPECT_NE(G.Error.find("three dimensions"), std::string::npos) << G.Error;
 }
 
+TEST(CodeGen, ZSumKnowsWhatTheFirstAndLastStepsOfALongRunAdd) {
+  // A run of at least 2r planes: its first two steps add the terms of the
+  // planes below (-1) and then also the centre (0), its last two the
+  // centre and above (0, 1) and then above only, with no test; shorter runs
+  // test at every step.
+  std::string S = generate(named("box3d_r1"), "zsum", 4, 1, 8);
+  const size_t Long = S.find("if (ze - zs >= 2) {");
+  const size_t Short = S.find("} else {", Long);
+  ASSERT_NE(Long, std::string::npos);
+  ASSERT_NE(Short, std::string::npos);
+  const std::string Static = S.substr(Long, Short - Long);
+  EXPECT_EQ(Static.find("fs_on_"), std::string::npos);
+  EXPECT_EQ(Static.find("if (", 1), std::string::npos);
+  EXPECT_NE(Static.find("          ++p;\n"), std::string::npos);
+  // The first step starts the sums of the output above with w[0]..w[8];
+  // w[9] (the centre plane's first term) first appears in the second.
+  const size_t Second = Static.find("++p;");
+  EXPECT_NE(Static.find("(w[0] * r_in_m1_cm1)"), std::string::npos);
+  EXPECT_GT(Static.find("w[9]"), Second);
+  EXPECT_NE(S.substr(Short).find("const bool fs_on_m1 = p - (-1) >= zs"),
+            std::string::npos);
+}
+
 TEST(CodeGen, ZSumRunsOfFourPlanesHaveTheEdgeBlockColumn) {
   // Four planes computed, six read: long enough for the block column (the
   // box at 512^3 ran at 38 % of copy without it, 70 % with it).

@@ -7,6 +7,7 @@
 
 #include "forgestencil/Forge/CodeGen.h"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <set>
@@ -222,15 +223,24 @@ private:
     return "fs_s" + std::to_string(U) + "_" + std::to_string(Row) + "_" +
            std::to_string(Lane) + "_" + signedTag(Slot);
   }
-  std::string loads(const std::string &In, bool Guarded) const;
+  /// With \p Active, the step is one of the first or last of a run long
+  /// enough that which planes' terms it adds is known here: only those are
+  /// loaded and added, with no test.
+  std::string loads(const std::string &In, bool Guarded,
+                    const std::set<int> *Active = nullptr) const;
   std::string addGroup(size_t U, size_t G, const std::string &In,
-                       bool Guarded) const;
-  std::string step(const std::string &In, bool Guarded) const;
+                       bool Guarded, const std::set<int> *Active = nullptr) const;
+  std::string step(const std::string &In, bool Guarded,
+                   const std::set<int> *Active = nullptr) const;
 };
 
-std::string ZSumEmitter::loads(const std::string &In, bool Guarded) const {
+std::string ZSumEmitter::loads(const std::string &In, bool Guarded,
+                               const std::set<int> *Active) const {
   std::ostringstream OS;
   for (const auto &[K, Use] : Chunks) {
+    if (Active && std::none_of(Use.Planes.begin(), Use.Planes.end(),
+                               [&](int Pl) { return Active->count(Pl); }))
+      continue;
     bool One = single(Use);
     unsigned Comp = One ? *Use.Components.begin() : 0;
     std::string Type = One || VW == 1 ? T : VT;
@@ -267,11 +277,14 @@ std::string ZSumEmitter::loads(const std::string &In, bool Guarded) const {
 }
 
 std::string ZSumEmitter::addGroup(size_t U, size_t G, const std::string &In,
-                                  bool Guarded) const {
+                                  bool Guarded,
+                                  const std::set<int> *Active) const {
   std::ostringstream OS;
   const ir::Update &Up = V.ir().Updates[U];
   const std::vector<PlaneGroup> &Gs = Groups[U];
   const PlaneGroup &PG = Gs[G];
+  if (Active && !Active->count(PG.Plane))
+    return "";
   const int Slot = -PG.Plane;
   const bool Last = G + 1 == Gs.size();
   OS << In << (Guarded ? "if (" + onVar(PG.Plane) + ") {\n" : "{\n");
@@ -344,21 +357,52 @@ std::string ZSumEmitter::group(const std::string &In) const {
   if (Stage)
     OS << Stage->runStart(In, "zs + (" + std::to_string(Lo) + ")",
                           "ze + (" + std::to_string(Hi) + ") - 1");
-  OS << In << "#pragma unroll 1\n"
-     << In << "for (; p < zs + (" << Hi << "); ++p) {\n"
-     << step(In + "  ", true) << In << "}\n";
-  OS << In << "#pragma unroll " << (P.Unroll > 1 ? P.Unroll : 1) << "\n"
-     << In << "for (; p < ze + (" << Lo << "); ++p) {\n"
-     << step(In + "  ", false) << In << "}\n";
-  OS << In << "#pragma unroll 1\n"
-     << In << "for (; p < ze + (" << Hi << "); ++p) {\n"
-     << step(In + "  ", true) << In << "}\n";
+  auto Body = [&](const std::string &Pad) {
+    return Pad + "#pragma unroll " + std::to_string(P.Unroll > 1 ? P.Unroll : 1) +
+           "\n" + Pad + "for (; p < ze + (" + std::to_string(Lo) +
+           "); ++p) {\n" + step(Pad + "  ", false) + Pad + "}\n";
+  };
+  auto Guarded = [&](const std::string &Pad) {
+    return Pad + "#pragma unroll 1\n" + Pad + "for (; p < zs + (" +
+           std::to_string(Hi) + "); ++p) {\n" + step(Pad + "  ", true) + Pad +
+           "}\n" + Body(Pad) + Pad + "#pragma unroll 1\n" + Pad +
+           "for (; p < ze + (" + std::to_string(Hi) + "); ++p) {\n" +
+           step(Pad + "  ", true) + Pad + "}\n";
+  };
+  if (Stage) {
+    OS << Guarded(In);
+  } else {
+    // A run of at least Hi - Lo planes: its first Hi - Lo steps feed the
+    // outputs from zs on, its last ones those before ze, and which planes'
+    // terms each step adds is fixed; shorter runs test at every step.
+    OS << In << "if (ze - zs >= " << Hi - Lo << ") {\n";
+    const std::string In2 = In + "  ";
+    for (int J = 0; J < Hi - Lo; ++J) {
+      std::set<int> Active;
+      for (int Pl : AllPlanes)
+        if (Lo + J - Pl >= 0)
+          Active.insert(Pl);
+      OS << In2 << "{\n" << step(In2 + "  ", false, &Active) << In2 << "}\n"
+         << In2 << "++p;\n";
+    }
+    OS << Body(In2);
+    for (int J = 0; J < Hi - Lo; ++J) {
+      std::set<int> Active;
+      for (int Pl : AllPlanes)
+        if (Lo + J - Pl < 0)
+          Active.insert(Pl);
+      OS << In2 << "{\n" << step(In2 + "  ", false, &Active) << In2 << "}\n"
+         << In2 << "++p;\n";
+    }
+    OS << In << "} else {\n" << Guarded(In2) << In << "}\n";
+  }
   if (Stage)
     OS << Stage->runEnd(In);
   return OS.str();
 }
 
-std::string ZSumEmitter::step(const std::string &Pad, bool Guarded) const {
+std::string ZSumEmitter::step(const std::string &Pad, bool Guarded,
+                              const std::set<int> *Active) const {
   std::ostringstream OS;
   std::string In = Pad;
   if (Stage) {
@@ -371,10 +415,10 @@ std::string ZSumEmitter::step(const std::string &Pad, bool Guarded) const {
     for (int Pl : AllPlanes)
       OS << In << "const bool " << onVar(Pl) << " = p - (" << Pl
          << ") >= zs && p - (" << Pl << ") < ze;\n";
-  OS << loads(In, Guarded);
+  OS << loads(In, Guarded, Active);
   for (size_t U = 0; U < Groups.size(); ++U)
     for (size_t G = 0; G < Groups[U].size(); ++G)
-      OS << addGroup(U, G, In, Guarded);
+      OS << addGroup(U, G, In, Guarded, Active);
   // The sum for output p + s moves to slot s - 1.
   for (size_t U = 0; U < Groups.size(); ++U)
     for (int S = -Groups[U].back().Plane; S < -Groups[U].front().Plane; ++S)
@@ -414,8 +458,8 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   if (auto V = StencilView::create(IR, Why))
     Sums = static_cast<unsigned>(V->maxOffset(2) - V->minOffset(2) + 1);
   // The widest vectors with one row per thread came first on the H200 (box
-  // r=1 f32, results/bench runs 6 to 16), runs of 8 planes best (z8 76.6 %,
-  // z10 76.2 %, z16 74.1 %, z32 72.1 % of copy; z6 72.8 %, z4 70.4 %),
+  // r=1 f32, results/bench runs 6 to 19), runs of 8 planes best (z8 77.7 %,
+  // z10 76.2 %, z16 74.1 %, z32 72.1 % of copy; z6 76.0 %, z4 74.7 %),
   // and without unrolling (40 registers instead of 43: 77.1 %); then their
   // neighbours in block shape, and two rows of pairs. Loading the next plane
   // a step ahead, asking L2 for planes ahead, __launch_bounds__ occupancy
