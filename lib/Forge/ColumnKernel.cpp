@@ -19,16 +19,9 @@ namespace {
 using ir::Offset;
 
 /// Whether VW-wide groups cut by the domain's edge along x get a block
-/// column of their own. Over a long run of planes (ZChunk), a cut group in a
-/// warp of whole ones would make the warp run the per-point path for every
-/// plane after the vector one (the 27-point box at 512^3 on the H200: 54%
-/// of copy bandwidth against 72% with the block column). Over a plane or
-/// two the extra block column costs more than it saves (the FDTD E update:
-/// 107% against 87%). zsum reads 2r planes more than it computes, so its
-/// runs of 4 already count as long (box z4: 38% without, 70% with; run 16).
-bool edgeBlockColumn(const StrategyParams &P) {
-  return P.VectorWidth > 1 &&
-         (P.ZChunk >= 8 || (P.Strategy == "zsum" && P.ZChunk >= 4));
+/// column of their own (ColumnOptions::EdgeColumnPlanes).
+bool edgeBlockColumn(const StrategyParams &P, const ColumnOptions &C) {
+  return P.VectorWidth > 1 && P.ZChunk >= C.EdgeColumnPlanes;
 }
 
 /// Every line of S indented by Pad more.
@@ -59,9 +52,9 @@ struct Chunk {
 class ColumnEmitter {
 public:
   ColumnEmitter(const StencilView &V, const StrategyParams &P, unsigned VW,
-                const GroupEmitter &Group, const PlaneStage *Stage = nullptr)
+                const ColumnOptions &C, const PlaneStage *Stage = nullptr)
       : V(V), P(P), VW(VW), T(V.elementType()), VT(V.vectorType(VW)),
-        Queue(P.RegisterQueue), Group(Group), Stage(Stage) {
+        Queue(P.RegisterQueue), C(C), Stage(Stage) {
     classifyReads();
   }
 
@@ -87,7 +80,7 @@ private:
   unsigned VW;
   std::string T, VT;
   bool Queue;
-  const GroupEmitter &Group;
+  const ColumnOptions &C;
   /// The ring of the whole-group kernel of a staged variant, else null.
   const PlaneStage *Stage;
   /// Per (array, row, column) vector kept in registers, its planes.
@@ -186,8 +179,8 @@ private:
 };
 
 std::string ColumnEmitter::fastPath(const std::string &In) const {
-  if (Group)
-    return Group(V, P, VW, In, Stage);
+  if (C.Group)
+    return C.Group(V, P, VW, In, Stage);
   std::ostringstream OS;
   const ir::StencilIR &IR = V.ir();
   auto Staged = [&](const std::string &A) { return Stage && Stage->has(A); };
@@ -323,9 +316,14 @@ std::string ColumnEmitter::zLoops(const std::string &ThreadY,
      << "    for (Idx bm = blockIdx.y; lo1 + bm * " << BY * PY
      << " < hi1; bm += gridDim.y) {\n"
      << "      const Idx y0 = lo1 + (bm * " << BY << " + " << ThreadY
-     << ") * " << PY << ";\n"
-     << "      if (y0 >= hi1)\n        continue;\n"
-     << Body << "    }\n  }\n";
+     << ") * " << PY << ";\n";
+  if (Stage)
+    // The whole block steps together: rows past the domain's edge stay,
+    // computing nothing (one row per thread, so none is cut).
+    OS << "      const bool fs_act = fs_xin && y0 < hi1;\n";
+  else
+    OS << "      if (y0 >= hi1)\n        continue;\n";
+  OS << Body << "    }\n  }\n";
   return OS.str();
 }
 
@@ -362,7 +360,7 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
        << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
     return OS.str();
   }
-  if (!edgeBlockColumn(P)) {
+  if (!edgeBlockColumn(P, C)) {
     // Groups start at multiples of VW so vector accesses are aligned; a
     // group cut by the domain's edge goes point by point, which over a
     // short run of planes costs less than a block column of its own.
@@ -393,7 +391,7 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
      << "    const Idx fs_c = fs_t % fs_cols, fs_g = fs_t / fs_cols;\n"
      << "    const Idx x0 = fs_c < fs_head ? lo0 + fs_c : fs_xe + (fs_c - "
         "fs_head);\n";
-  ColumnEmitter Narrow(V, P, 1, Group);
+  ColumnEmitter Narrow(V, P, 1, C);
   OS << indented(Narrow.zLoops("fs_g", Narrow.groupBody(true)), "  ")
      << "    return;\n"
      << "  }\n";
@@ -409,36 +407,32 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
   // compute nothing. One row per thread, so a row group is never cut.
   OS << "  const bool fs_xin = x0 < fs_xe;\n"
      << Stage->declare("  ")
-     << "  for (Idx bs = blockIdx.z; lo2 + bs * " << P.ZChunk
-     << " < hi2; bs += gridDim.z) {\n"
-     << "    const Idx zs = lo2 + bs * " << P.ZChunk << ";\n"
-     << "    const Idx ze = zs + " << P.ZChunk << " < hi2 ? zs + " << P.ZChunk
-     << " : hi2;\n"
-     << "    for (Idx bm = blockIdx.y; lo1 + bm * " << BY
-     << " < hi1; bm += gridDim.y) {\n"
-     << "      const Idx y0 = lo1 + bm * " << BY << " + (Idx)fs_ty;\n"
-     << "      const bool fs_act = fs_xin && y0 < hi1;\n"
-     << fastPath("      ") << "    }\n  }\n}\n";
+     << zLoops("(Idx)fs_ty", fastPath("      ")) << "}\n";
   return OS.str();
 }
 
 } // namespace
 
 /// Why P's staging cannot be generated, or "".
-static std::string stageWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
+static std::string stageWhyNot(const ir::StencilIR &IR,
+                               const StrategyParams &P,
+                               const ColumnOptions &C) {
   if (!P.Stages)
     return "";
   if (IR.Dims != 3)
     return "staged planes need three dimensions";
-  if (P.VectorWidth < 2 || !edgeBlockColumn(P))
-    return "staged planes need vectors of 2 or 4 and runs of 8 planes or "
-           "more (4 for zsum)";
+  if (P.VectorWidth < 2 || !edgeBlockColumn(P, C))
+    return "staged planes need vectors of 2 or 4 and runs of " +
+           std::to_string(C.EdgeColumnPlanes) + " planes or more";
   if (P.PointsY != 1 || P.PlaneQueue)
     return "staged planes take one row per thread and no plane queue";
   return "";
 }
 
-std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
+/// Why P cannot be generated for IR with the column generator, or "".
+static std::string columnWhyNot(const ir::StencilIR &IR,
+                                const StrategyParams &P,
+                                const ColumnOptions &C) {
   std::string Error;
   auto V = StencilView::create(IR, Error);
   if (!V)
@@ -452,9 +446,9 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
     return "plane_queue needs register_queue";
   if (P.BlockX * P.BlockY > 1024 || P.BlockZ != 1)
     return "the block is (x, y, 1) with at most 1024 threads";
-  if (std::string Why = stageWhyNot(IR, P); !Why.empty())
+  if (std::string Why = stageWhyNot(IR, P, C); !Why.empty())
     return Why;
-  if (edgeBlockColumn(P) && P.BlockX < 2 * (P.VectorWidth - 1))
+  if (edgeBlockColumn(P, C) && P.BlockX < 2 * (P.VectorWidth - 1))
     return "block x must be at least " + std::to_string(2 * (P.VectorWidth - 1)) +
            ", one thread per edge column of " + std::to_string(P.VectorWidth) +
            "-wide groups";
@@ -464,10 +458,9 @@ std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P) {
 GeneratedSource generateColumnSource(const ir::StencilIR &IR,
                                      const StrategyParams &P,
                                      const GenerateOptions &Opts,
-                                     const GroupEmitter &Group,
-                                     const StageCollector &Collect) {
+                                     const ColumnOptions &C) {
   GeneratedSource Out;
-  Out.Error = columnWhyNot(IR, P);
+  Out.Error = columnWhyNot(IR, P, C);
   if (!Out.ok())
     return Out;
   auto V = StencilView::create(IR, Out.Error);
@@ -475,10 +468,10 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   std::unique_ptr<PlaneStage> Stage;
   if (P.Stages) {
     Stage = std::make_unique<PlaneStage>(*V, P, VW);
-    if (Collect)
-      Collect(*V, P, VW, *Stage);
+    if (C.Collect)
+      C.Collect(*V, P, VW, *Stage);
     else
-      ColumnEmitter(*V, P, VW, Group).stageReads(*Stage);
+      ColumnEmitter(*V, P, VW, C).stageReads(*Stage);
     if (Stage->empty()) {
       Out.Error = "nothing to stage: no read-only array is read at xy "
                   "neighbours outside the register queue";
@@ -499,10 +492,10 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   const std::string KernelScalar = Opts.LauncherName + "_kernel_scalar";
   OS << emitFilePrologue(IR, P) << (Stage ? PlaneStage::helpers() : "")
      << emitConstants(*V, Opts) << "namespace {\n";
-  OS << ColumnEmitter(*V, P, VW, Group, Stage.get()).kernel(Kernel);
+  OS << ColumnEmitter(*V, P, VW, C, Stage.get()).kernel(Kernel);
   if (VW > 1) {
     OS << "\n// Unaligned arrays or strides: the same mapping, one point wide.\n"
-       << ColumnEmitter(*V, P, 1, Group).kernel(KernelScalar);
+       << ColumnEmitter(*V, P, 1, C).kernel(KernelScalar);
   }
   OS << "} // namespace\n\n";
   OS << emitLauncherHead(*V, Opts, 2 * VW);
@@ -518,7 +511,7 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
       OS << Stage->launcherSpans();
     OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW)
        << (Stage ? " && " + Stage->launchCondition() : "") << ") {\n";
-    if (edgeBlockColumn(P))
+    if (edgeBlockColumn(P, C))
       OS << "    // Blocks of whole aligned groups, then one block column for the\n"
          << "    // columns before and after them.\n"
          << "    long long fs_xa = (fs_lo[0] + " << VW - 1 << ") / " << VW

@@ -46,21 +46,32 @@ using StageCollector =
     std::function<void(const StencilView &V, const StrategyParams &P,
                        unsigned VectorWidth, PlaneStage &Stage)>;
 
-/// Why P cannot be generated for IR with the column generator, or "".
-std::string columnWhyNot(const ir::StencilIR &IR, const StrategyParams &P);
+/// How a strategy uses the column generator.
+struct ColumnOptions {
+  /// Computes whole groups instead of the register-queue / multipoint body;
+  /// the mapping of threads to groups, the per-point path for groups on the
+  /// domain's edge, the scalar kernel for unaligned arrays and the launcher
+  /// stay the same.
+  GroupEmitter Group;
+  /// With P.Stages and a custom Group: the reads the ring of the
+  /// whole-group kernel serves (the default body stages every read-only
+  /// array it reads at xy neighbours).
+  StageCollector Collect;
+  /// Runs of at least this many planes (ZChunk) give the vector groups cut
+  /// by the domain's edge along x a block column of their own. Over a long
+  /// run, a cut group in a warp of whole ones would make the warp run the
+  /// per-point path for every plane after the vector one (the 27-point box
+  /// at 512^3 on the H200: 54% of copy bandwidth against 72% with the block
+  /// column); over a plane or two the extra block column costs more than it
+  /// saves (the FDTD E update: 107% against 87%).
+  unsigned EdgeColumnPlanes = 8;
+};
 
-/// The whole file: kernels and launcher. With \p Group, whole groups are
-/// computed by it instead of the register-queue / multipoint body; the
-/// mapping of threads to groups, the per-point path for groups on the
-/// domain's edge, the scalar kernel for unaligned arrays and the launcher
-/// stay the same. With P.Stages, \p Collect names the reads the ring of
-/// the whole-group kernel serves (with a custom \p Group; the default body
-/// stages every read-only array it reads at xy neighbours).
+/// The whole file: kernels and launcher.
 GeneratedSource generateColumnSource(const ir::StencilIR &IR,
                                      const StrategyParams &P,
                                      const GenerateOptions &Opts,
-                                     const GroupEmitter &Group = nullptr,
-                                     const StageCollector &Collect = nullptr);
+                                     const ColumnOptions &Column = {});
 
 } // namespace forge
 } // namespace forgestencil

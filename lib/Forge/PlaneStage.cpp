@@ -30,9 +30,7 @@ void PlaneStage::add(const std::string &Array, int Row, int Plane,
   R.ColHi = std::max(R.ColHi, Column);
 }
 
-// Every ring covers the same planes (the union of the arrays'), so one
-// commit group per step serves all of them and one wait count fits all.
-unsigned PlaneStage::slots(const Ring &) const {
+unsigned PlaneStage::slots() const {
   int Lo = 0, Hi = 0;
   bool First = true;
   for (const auto &[Name, R] : Rings) {
@@ -60,7 +58,7 @@ unsigned PlaneStage::sharedBytes() const {
   unsigned Bytes = 0;
   const unsigned E = ir::elementSize(V.elementType());
   for (const auto &[Name, R] : Rings)
-    Bytes += slots(R) * rows(R) * chunks(R) * VW * E;
+    Bytes += slots() * rows(R) * chunks(R) * VW * E;
   return Bytes;
 }
 
@@ -117,14 +115,14 @@ std::string PlaneStage::declare(const std::string &In) const {
   for (const auto &[A, R] : Rings) {
     const unsigned W = chunks(R), H = rows(R), N = W * H;
     const std::string VT = V.vectorType(VW);
-    OS << In << "// " << A << ": " << slots(R) << " planes of a " << W * VW
+    OS << In << "// " << A << ": " << slots() << " planes of a " << W * VW
        << " x " << H << " tile; this thread copies chunks fs_ct + k * " << NT
        << ".\n"
        << In << VT << " (*const fs_st_" << A << ")[" << H << "][" << W
        << "] = reinterpret_cast<" << VT << " (*)[" << H << "][" << W
        << "]>(reinterpret_cast<unsigned char *>(fs_stage_smem) + " << Offset
        << ");\n";
-    Offset += slots(R) * H * W * VW * E;
+    Offset += slots() * H * W * VW * E;
     for (unsigned K = 0; K < copiesPerThread(R); ++K) {
       std::string C = "(fs_ct + " + std::to_string(K * NT) + ")";
       OS << In << "const Idx fs_cg_" << A << "_" << K << " = (Idx)(" << C
@@ -169,9 +167,8 @@ std::string PlaneStage::runStart(const std::string &In, const std::string &Cur,
                                  const std::string &Last) const {
   std::ostringstream OS;
   const unsigned BX = P.BlockX, BY = P.BlockY;
-  unsigned S = 0;
+  const unsigned S = slots();
   for (const auto &[A, R] : Rings) {
-    S = slots(R);
     OS << In << "const Idx fs_o_" << A << " = (fs_xa + (Idx)blockIdx.x * "
        << BX * VW << " + (" << R.ColLo * static_cast<int>(VW)
        << ")) * s0 + (lo1 + bm * " << BY << " + (" << R.RowLo << ")) * s1;\n"
@@ -198,7 +195,7 @@ std::string PlaneStage::stepStart(const std::string &In,
   OS << In << "__pipeline_wait_prior(" << P.Stages - 1 << ");\n"
      << In << "__syncthreads();\n";
   for (const auto &[A, R] : Rings) {
-    const unsigned S = slots(R);
+    const unsigned S = slots();
     OS << In << "const unsigned fs_k_" << A << " = (unsigned)(" << Cur
        << " - fs_c0_" << A << ");\n"
        << copyPlane(In, A, R,
@@ -220,7 +217,7 @@ std::string PlaneStage::runEnd(const std::string &In) const {
 std::string PlaneStage::read(const std::string &Array, int Row, int Plane,
                              int Column, int Component) const {
   const Ring &R = Rings.at(Array);
-  const unsigned S = slots(R);
+  const unsigned S = slots();
   std::string Slot = "(fs_k_" + Array + " + " +
                      std::to_string(Plane - R.PlaneLo) + ") % " +
                      std::to_string(S);

@@ -101,7 +101,9 @@ private:
   unsigned VW;
   std::map<std::string, Ring> Rings;
 
-  unsigned slots(const Ring &R) const;
+  /// Slots per ring: every ring covers the same planes (the union of the
+  /// arrays'), so one commit group per step serves all of them.
+  unsigned slots() const;
   unsigned rows(const Ring &R) const;
   unsigned chunks(const Ring &R) const;
   /// Copies per thread and plane for R's tile.
