@@ -72,13 +72,24 @@ Expected<PatchSet> hashPatches(const std::string &PatchesDir) {
 
 namespace {
 
-/// Where an app's patches and the registry live under a project root.
-std::string defaultPatchesDir(const std::string &Root, const std::string &App) {
-  return Root + "/patches/" + App;
+/// An app's patches: --patches-dir, else <root>/patches/<app>, else ""
+/// (no project root: no patches).
+std::string patchesDirFor(const HarnessOptions &Options,
+                          const std::string &Root, const std::string &App) {
+  return !Options.PatchesDir.empty() ? Options.PatchesDir
+         : Root.empty()              ? ""
+                                     : Root + "/patches/" + App;
 }
-std::string defaultRegistryPath(const std::string &Root) {
-  return Root + "/results/integration_registry.json";
+/// The registry: --registry, else <root>/results/integration_registry.json,
+/// else "" (no project root: the caller must be told where).
+std::string registryPathFor(const HarnessOptions &Options,
+                            const std::string &Root) {
+  return !Options.RegistryPath.empty() ? Options.RegistryPath
+         : Root.empty()                ? ""
+                                       : Root + "/results/integration_registry.json";
 }
+const char *const NoRegistry =
+    "cannot tell where the registry lives: give --registry FILE";
 
 std::string formatNumber(double Value, int Decimals) {
   std::ostringstream Text;
@@ -240,11 +251,9 @@ Status IntegrationRun::resolvePaths() {
   AppJsonPath = Options.AppJsonPath.empty()
                     ? AppsDir + "/" + Options.AppName + "/app.json"
                     : Options.AppJsonPath;
-  RegistryPath = Options.RegistryPath.empty()
-                     ? defaultRegistryPath(Root)
-                     : Options.RegistryPath;
-  if (Options.WriteRegistry && Options.RegistryPath.empty() && Root.empty())
-    return fail("cannot tell where the registry lives: give --registry FILE");
+  RegistryPath = registryPathFor(Options, Root);
+  if (Options.WriteRegistry && RegistryPath.empty())
+    return fail(NoRegistry);
   return Status::success();
 }
 
@@ -276,9 +285,7 @@ Status IntegrationRun::loadApp() {
     return fail("--output-type: " + Type.error());
   OutputType = *Type;
 
-  PatchesDir = !Options.PatchesDir.empty() ? Options.PatchesDir
-               : Root.empty()                ? ""
-                                             : defaultPatchesDir(Root, App.Name);
+  PatchesDir = patchesDirFor(Options, Root, App.Name);
   std::error_code Error;
   if (!Options.PatchesDir.empty() && !fs::is_directory(PatchesDir, Error))
     return fail("--patches-dir " + PatchesDir + ": not a directory");
@@ -701,9 +708,7 @@ int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath
                 Options.AppName + "'");
   std::string Root =
       Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
-  std::string PatchesDir = !Options.PatchesDir.empty()
-                               ? Options.PatchesDir
-                               : defaultPatchesDir(Root, App);
+  std::string PatchesDir = patchesDirFor(Options, Root, App);
   Expected<PatchSet> Patches = hashPatches(PatchesDir);
   if (!Patches)
     return Fail(Patches.error());
@@ -713,11 +718,9 @@ int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath
                 (Measured.is_object() ? Measured.value("sha256", "?") : "?") +
                 ") than " + PatchesDir + " holds (sha256 " + Patches->Sha256 +
                 ")");
-  std::string RegistryPath = !Options.RegistryPath.empty()
-                                 ? Options.RegistryPath
-                                 : defaultRegistryPath(Root);
-  if (Options.RegistryPath.empty() && Root.empty())
-    return Fail("cannot tell where the registry lives: give --registry FILE");
+  std::string RegistryPath = registryPathFor(Options, Root);
+  if (RegistryPath.empty())
+    return Fail(NoRegistry);
   if (Status Updated = updateRegistryFile(RegistryPath, *Entry); !Updated)
     return Fail(Updated.error());
   Report << "fs-harness: " << App << ": the run record of "
