@@ -165,10 +165,10 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << "#define FS_REPS " << C.Reps << "\n"
      << "#define FS_WARMUP " << C.Warmup << "\n";
   // Verification sizes: odd, so no block or vector width divides them (the
-  // candidates' one-point-wide kernels run), and the same with the
-  // contiguous extent a multiple of 4, so that rows and planes are aligned
-  // for vectors and the vector kernels run, with the domain's first and
-  // last columns off the vector grid.
+  // candidates' one-point-wide kernels run); the driver verifies the same
+  // with the contiguous extent rounded up to a multiple of 4 too, so that
+  // the vector kernels run, with the domain's first and last columns off
+  // the vector grid.
   int Small[3] = {1, 1, 1}, Medium[3] = {1, 1, 1}, Bench[3] = {1, 1, 1};
   const int SmallByDims[3][3] = {{1001, 1, 1}, {333, 211, 1}, {67, 45, 37}};
   const int MediumByDims[3][3] = {
@@ -178,16 +178,13 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     Medium[A] = MediumByDims[IR.Dims - 1][A];
     Bench[A] = static_cast<int>(C.Shape[A]);
   }
-  auto Extents = [&](const char *Name, const int *E, int RoundX) {
-    int X = RoundX ? (E[0] + RoundX - 1) / RoundX * RoundX : E[0];
-    OS << "static const int " << Name << "[3] = {" << X << ", " << E[1]
+  auto Extents = [&](const char *Name, const int *E) {
+    OS << "static const int " << Name << "[3] = {" << E[0] << ", " << E[1]
        << ", " << E[2] << "};\n";
   };
-  Extents("fs_small_ext", Small, 0);
-  Extents("fs_medium_ext", Medium, 0);
-  Extents("fs_small_aligned_ext", Small, 4);
-  Extents("fs_medium_aligned_ext", Medium, 4);
-  Extents("fs_bench_ext", Bench, 0);
+  Extents("fs_small_ext", Small);
+  Extents("fs_medium_ext", Medium);
+  Extents("fs_bench_ext", Bench);
   OS << "static const bool fs_written[FS_NARR] = {";
   for (size_t A = 0; A < NArr; ++A)
     OS << (A ? ", " : "") << (V.arrays()[A].Written ? "true" : "false");

@@ -583,10 +583,8 @@ int main(int argc, char **argv) {
   Opts.ResourceDir = ResourceDir;
   Opts.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
   auto DB = driver::CudaCompilationDatabase::load(DatabasePath, Opts);
-  if (!DB) {
-    fail(toString(DB.takeError()));
-    return 1;
-  }
+  if (!DB)
+    return fail(toString(DB.takeError()));
   bool Failed = false;
   for (const driver::EntryProblem &P : (*DB)->problems()) {
     fail(P.File + ": " + P.Message);
@@ -600,10 +598,8 @@ int main(int argc, char **argv) {
       for (const std::string &N : (*DB)->unit(F)->Job.Notes)
         errs() << "fs-rewrite: note: " << F << ": " << N << "\n";
   }
-  if ((*DB)->cudaFiles().empty()) {
-    fail((*DB)->path() + ": no CUDA translation units in the database");
-    return 1;
-  }
+  if ((*DB)->cudaFiles().empty())
+    return fail((*DB)->path() + ": no CUDA translation units in the database");
   analysis::Inventory Inv;
   auto Results = driver::runFrontend(
       **DB, {},
@@ -640,24 +636,19 @@ int main(int argc, char **argv) {
   }
   if (!TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
     auto Winners = tuningWinners();
-    if (!Winners) {
-      fail(toString(Winners.takeError()));
-      return 1;
-    }
+    if (!Winners)
+      return fail(toString(Winners.takeError()));
     return 0;
   }
   std::optional<analysis::KernelProfile> Profile;
   if (!ProfilePath.empty()) {
     auto Buf = MemoryBuffer::getFile(ProfilePath);
-    if (!Buf) {
-      fail("cannot read '" + ProfilePath + "': " + Buf.getError().message());
-      return 1;
-    }
+    if (!Buf)
+      return fail("cannot read '" + ProfilePath +
+                  "': " + Buf.getError().message());
     auto P = analysis::parseKernelProfileCsv((*Buf)->getBuffer(), ProfilePath);
-    if (!P) {
-      fail(toString(P.takeError()));
-      return 1;
-    }
+    if (!P)
+      return fail(toString(P.takeError()));
     Profile = std::move(*P);
   }
   auto Rows = analysis::rankHotspots(Inv, Profile ? &*Profile : nullptr);
@@ -669,10 +660,8 @@ int main(int argc, char **argv) {
     } else {
       std::error_code EC;
       raw_fd_ostream OS(DumpIR, EC);
-      if (EC) {
-        fail("cannot write '" + DumpIR + "': " + EC.message());
-        return 1;
-      }
+      if (EC)
+        return fail("cannot write '" + DumpIR + "': " + EC.message());
       OS << formatv("{0:2}", V) << "\n";
     }
   }
