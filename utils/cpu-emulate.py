@@ -125,19 +125,30 @@ def matching(text, i, open_ch, close_ch):
     raise EmulationError("unbalanced '%s' at offset %d" % (open_ch, i))
 
 
-def split_top_level(text):
-    """Splits at the commas outside any bracket."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "([{":
+def split_outside(text, sep):
+    """Splits at the separator characters outside any bracket or string."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+            while text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif c == "," and depth == 0:
+        elif c == sep and depth == 0:
             parts.append(text[start:i])
             start = i + 1
+        i += 1
     parts.append(text[start:])
-    return [p.strip() for p in parts]
+    return parts
+
+
+def split_top_level(text):
+    """Splits at the commas outside any bracket or string."""
+    return [p.strip() for p in split_outside(text, ",")]
 
 
 class Function:
@@ -292,22 +303,7 @@ PTX_ADDRESS = re.compile(r"\[\s*%(\d+)\s*(?:\+\s*(-?\d+)\s*)?\]")
 def split_asm(text):
     """Template, outputs and inputs of the inside of an asm statement: the
     sections between the colons outside strings and brackets."""
-    sections, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            i += 1
-            while text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == ":" and depth == 0:
-            sections.append(text[start:i])
-            start = i + 1
-        i += 1
-    sections.append(text[start:])
+    sections = split_outside(text, ":")
     template = "".join(m.group(1) for m in re.finditer(
         r'"((?:[^"\\]|\\.)*)"', sections[0]))
     template = template.replace("\\n", "\n").replace("\\t", " ")
