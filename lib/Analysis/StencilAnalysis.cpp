@@ -2107,6 +2107,25 @@ KernelAnalysis Interpreter::finish() {
       X.Source = ir::AxisSource::Linear;
       X.ThreadDim = 'x';
       X.Name = S;
+      // The coordinate's weight in the 1-D id and its split's modulus, when
+      // the id is blockIdx.x * blockDim.x + threadIdx.x: with them a
+      // generated launcher knows which points the original's threads cover.
+      const Poly Id = Poly::symbol(GlobalThread[0]);
+      for (const auto &[Key, Sp] : Splits) {
+        if (Sp.DivName == S && Sp.X == Id) {
+          X.LinearStep = Sp.A.str();
+        } else if (Sp.ModName == S && Sp.X == Id) {
+          X.LinearStep = "1";
+          X.LinearModulus = Sp.A.str();
+        } else if (Sp.ModName == S) {
+          // mod[div[id|a]|b]: weight a, modulus b.
+          for (const auto &[K2, Inner] : Splits)
+            if (Inner.X == Id && Sp.X == Poly::symbol(Inner.DivName)) {
+              X.LinearStep = Inner.A.str();
+              X.LinearModulus = Sp.A.str();
+            }
+        }
+      }
     }
     // Guards on this axis: the tightest of each kind must be unique.
     std::vector<Poly> Lowers, Uppers, Excluded;
@@ -2141,7 +2160,9 @@ KernelAnalysis Interpreter::finish() {
                 ") that is not at an edge of the domain");
       }
     }
-    if (Uppers.empty() && ImplicitUpper && !Excluded.empty())
+    // A coordinate split with % is below its modulus even without a guard.
+    if (Uppers.empty() && ImplicitUpper &&
+        (!Excluded.empty() || X.Source == ir::AxisSource::Linear))
       Uppers = {*ImplicitUpper};
     auto Join = [&](const std::vector<Poly> &Bs, const char *Fn) {
       std::string Out;

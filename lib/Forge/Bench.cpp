@@ -256,10 +256,45 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
          << "  hi[" << A << "] = std::min(hi[" << A << "], (long long)("
          << X.ThreadOffset << ") + (long long)grid." << D
          << " * block." << D << ");\n";
+    } else if (X.Source == ir::AxisSource::Linear) {
+      OS << "  lo[" << A << "] = std::max(lo[" << A << "], (long long)("
+         << X.ThreadOffset << "));\n";
+      if (!X.LinearModulus.empty())
+        OS << "  hi[" << A << "] = std::min(hi[" << A << "], (long long)("
+           << X.ThreadOffset << ") + (long long)(" << X.LinearModulus
+           << "));\n";
     }
   }
   OS << "  for (int a = 0; a < 3; ++a) if (hi[a] < lo[a]) hi[a] = lo[a];\n}\n";
-  std::vector<unsigned> B = originalBlock(IR.Dims);
+  // A kernel on a 1-D thread id (split with / and %): how many ids the
+  // domain needs (0 for other kernels), and whether the ids of a launch
+  // reach a point of the domain's box.
+  std::string Id;
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    const ir::Axis &X = IR.Axes[A];
+    if (X.Source == ir::AxisSource::Linear)
+      Id += " + (p[" + std::to_string(A) + "] - (long long)(" + X.ThreadOffset +
+            ")) * (long long)(" + X.LinearStep + ")";
+  }
+  OS << "static long long fs_point_id(const int *ext, const long long *p) {\n"
+     << extentLocals(IR) << "  (void)p;\n  return 0" << Id << ";\n}\n"
+     << "static long long fs_linear_ids(const int *ext) {\n";
+  if (Id.empty()) {
+    OS << "  (void)ext;\n  return 0;\n}\n";
+  } else {
+    OS << "  long long lo[3], hi[3], st[3], last[3];\n"
+       << "  fs_domain(dim3(1, 1, 1), dim3(1, 1, 1), ext, lo, hi, st);\n"
+       << "  for (int a = 0; a < 3; ++a) {\n"
+       << "    if (hi[a] <= lo[a]) return 1;\n"
+       << "    last[a] = hi[a] - 1;\n  }\n"
+       << "  return fs_point_id(ext, last) + 1;\n}\n";
+  }
+  OS << "static bool fs_point_covered(dim3 grid, dim3 block, const int *ext, "
+        "const long long *p) {\n"
+     << "  return fs_linear_ids(ext) == 0 || fs_point_id(ext, p) < "
+        "(long long)grid.x * block.x;\n}\n";
+  std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
+                                               : originalBlock(IR.Dims);
   OS << "static dim3 fs_original_block() { return dim3(" << B[0] << ", "
      << B[1] << ", " << B[2] << "); }\n";
   OS << "static void fs_launch(int v, dim3 g, dim3 b, cudaStream_t s, "

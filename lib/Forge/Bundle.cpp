@@ -238,7 +238,8 @@ std::vector<std::string> splitCommand(const std::string &Command) {
 /// multiple.
 std::string launchShape(const ir::StencilIR &IR) {
   unsigned Block[3] = {1, 1, 1};
-  const unsigned Preferred[3] = {32, 4, 2};
+  // A kernel on a 1-D thread id takes all its threads along x.
+  const unsigned Preferred[3] = {hasLinearAxes(IR) ? 256u : 32u, 4, 2};
   std::string Dims;
   for (size_t A = 0; A < 3; ++A) {
     int D = -1;

@@ -76,10 +76,11 @@ std::optional<StencilView> StencilView::create(const StencilIR &IR,
     return std::nullopt;
   }
   for (const ir::Axis &A : IR.Axes) {
-    if (A.Source == ir::AxisSource::Linear) {
+    if (A.Source == ir::AxisSource::Linear && A.LinearStep.empty()) {
       Error = "axis '" + A.Name +
-              "' is split from a linear thread id; the generators need "
-              "thread, loop or grid-stride axes";
+              "' is split from a 1-D thread id that is not blockIdx.x * "
+              "blockDim.x + threadIdx.x; the generators cannot tell which "
+              "points the original's threads cover";
       return std::nullopt;
     }
     if (A.Upper.empty()) {
@@ -317,10 +318,62 @@ std::string kernelArgs(const StencilView &V, const std::string &IdxType) {
   return S;
 }
 
+bool hasLinearAxes(const StencilIR &IR) {
+  for (const ir::Axis &X : IR.Axes)
+    if (X.Source == ir::AxisSource::Linear)
+      return true;
+  return false;
+}
+
+/// For a kernel on a 1-D thread id: the C expression of a point's id from
+/// view coordinates named by Coord ("fs_hi[0] - 1", ...).
+static std::string linearIdOf(const StencilView &V,
+                              const std::function<std::string(int)> &Coord) {
+  std::string S;
+  for (int VA = 0; VA < 3; ++VA) {
+    int A = V.irAxis(VA);
+    if (A < 0)
+      continue;
+    const ir::Axis &X = V.ir().Axes[A];
+    S += (S.empty() ? "" : " + ") + std::string("(") + Coord(VA) + " - (" +
+         X.ThreadOffset + ")) * (long long)(" + X.LinearStep + ")";
+  }
+  return S;
+}
+
+/// The kernel a launcher runs when the original's 1-D ids cover only part
+/// of its domain: one point per thread over the domain's box, skipping the
+/// points whose id the original launch did not reach.
+static std::string emitCoveredIdsKernel(const StencilView &V,
+                                        const GenerateOptions &O) {
+  std::ostringstream OS;
+  OS << "namespace {\n"
+     << "// The original launch's 1-D ids stop inside the domain: only the\n"
+     << "// points whose id is below fs_ids, one per thread.\n"
+     << "__global__ void " << O.LauncherName << "_ids("
+     << kernelParams(V, "long long") << ", long long fs_ids) {\n"
+     << "  const long long n0 = hi0 - lo0, n1 = hi1 - lo1, n2 = hi2 - lo2;\n"
+     << "  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
+     << " t < n0 * n1 * n2;\n"
+     << "       t += (long long)gridDim.x * blockDim.x) {\n"
+     << "    const long long x = lo0 + t % n0, y = lo1 + t / n0 % n1, "
+        "z = lo2 + t / n0 / n1;\n"
+     << "    if (" << linearIdOf(V, [](int VA) {
+          return std::string(1, "xyz"[VA]);
+        }) << " >= fs_ids)\n"
+     << "      continue;\n"
+     << "    const long long fs_i = x * s0 + y * s1 + z * s2;\n"
+     << emitPointUpdate(V, "    ", "fs_i") << "  }\n}\n} // namespace\n\n";
+  return OS.str();
+}
+
 std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
                              unsigned Slack) {
   const StencilIR &IR = V.ir();
+  const bool Linear = hasLinearAxes(IR);
   std::ostringstream OS;
+  if (Linear)
+    OS << emitCoveredIdsKernel(V, O);
   OS << "void " << O.LauncherName
      << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
   for (const ir::Param &P : IR.Params)
@@ -348,6 +401,16 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
          << "), fs_first);\n";
       OS << "    fs_hi[" << I << "] = fs_min((long long)(" << X.Upper
          << "), fs_first + fs_covered);\n";
+    } else if (X.Source == ir::AxisSource::Linear) {
+      // A coordinate split from the 1-D id: at least its offset, and below
+      // its offset plus the split's modulus.
+      OS << "    fs_lo[" << I << "] = fs_max((long long)(" << X.Lower
+         << "), (long long)(" << X.ThreadOffset << "));\n";
+      OS << "    fs_hi[" << I << "] = (long long)(" << X.Upper << ");\n";
+      if (!X.LinearModulus.empty())
+        OS << "    fs_hi[" << I << "] = fs_min(fs_hi[" << I << "], (long long)("
+           << X.ThreadOffset << ") + (long long)(" << X.LinearModulus
+           << "));\n";
     } else {
       OS << "    fs_lo[" << I << "] = (long long)(" << X.Lower << ");\n";
       OS << "    fs_hi[" << I << "] = (long long)(" << X.Upper << ");\n";
@@ -358,6 +421,20 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
   OS << "  for (int a = 0; a < 3; ++a)\n"
         "    if (fs_hi[a] <= fs_lo[a])\n"
         "      return; // nothing to compute: the original writes nothing\n";
+  if (Linear) {
+    OS << "  // The original's threads are the 1-D ids [0, grid.x * block.x);\n"
+       << "  // the domain's last point has the largest id.\n"
+       << "  const long long fs_ids = (long long)grid.x * block.x;\n"
+       << "  if (" << linearIdOf(V, [](int VA) {
+            return "(fs_hi[" + std::to_string(VA) + "] - 1)";
+          }) << " >= fs_ids) {\n"
+       << "    const long long fs_n = (fs_hi[0] - fs_lo[0]) * (fs_hi[1] - "
+          "fs_lo[1]) * (fs_hi[2] - fs_lo[2]);\n"
+       << "    " << O.LauncherName
+       << "_ids<<<fs_blocks(fs_n, 256, 1048576), 256, 0, stream>>>("
+       << kernelArgs(V, "long long") << ", fs_ids);\n"
+       << "    return;\n  }\n";
+  }
   // Every index the kernel forms lies within the reads' and writes' reach.
   int MinOff[3], MaxOff[3];
   for (int A = 0; A < 3; ++A) {
@@ -548,6 +625,30 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
     OS << Indent << "const long long " << X.Name << " = (long long)blockIdx."
        << D << " * blockDim." << D << " + threadIdx." << D << " + ("
        << X.ThreadOffset << ");\n";
+    OS << Indent << "if (" << X.Name << " < (" << X.Lower << ") || " << X.Name
+       << " >= (" << X.Upper << "))\n"
+       << Indent << "  return;\n";
+  }
+  // Coordinates split from the 1-D id with / and %.
+  bool HaveId = false;
+  for (const ir::Axis &X : IR.Axes) {
+    if (X.Source != ir::AxisSource::Linear)
+      continue;
+    if (X.LinearStep.empty()) {
+      OS << "#error \"axis " << X.Name
+         << ": the 1-D id it is split from is unknown\"\n";
+      continue;
+    }
+    if (!HaveId)
+      OS << Indent << "const long long fs_id = (long long)blockIdx.x * "
+                      "blockDim.x + threadIdx.x;\n";
+    HaveId = true;
+    OS << Indent << "const long long " << X.Name << " = fs_id / (long long)("
+       << X.LinearStep << ")"
+       << (X.LinearModulus.empty()
+               ? std::string()
+               : " % (long long)(" + X.LinearModulus + ")")
+       << " + (" << X.ThreadOffset << ");\n";
     OS << Indent << "if (" << X.Name << " < (" << X.Lower << ") || " << X.Name
        << " >= (" << X.Upper << "))\n"
        << Indent << "  return;\n";

@@ -310,14 +310,20 @@ json toJson(const StencilIR &IR) {
   J["element_type"] = IR.ElementType;
   J["dims"] = IR.Dims;
   json Axes = json::array();
-  for (const Axis &A : IR.Axes)
-    Axes.push_back({{"name", A.Name},
-                    {"source", axisSourceName(A.Source)},
-                    {"thread_dim", std::string(1, A.ThreadDim)},
-                    {"lower", A.Lower},
-                    {"upper", A.Upper},
-                    {"extent", A.Extent},
-                    {"thread_offset", A.ThreadOffset}});
+  for (const Axis &A : IR.Axes) {
+    json X = {{"name", A.Name},
+              {"source", axisSourceName(A.Source)},
+              {"thread_dim", std::string(1, A.ThreadDim)},
+              {"lower", A.Lower},
+              {"upper", A.Upper},
+              {"extent", A.Extent},
+              {"thread_offset", A.ThreadOffset}};
+    if (!A.LinearStep.empty())
+      X["linear_step"] = A.LinearStep;
+    if (!A.LinearModulus.empty())
+      X["linear_modulus"] = A.LinearModulus;
+    Axes.push_back(std::move(X));
+  }
   J["axes"] = std::move(Axes);
   J["strides"] = IR.Strides;
   json Params = json::array();
@@ -407,6 +413,8 @@ std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
     X.Upper = R.get<std::string>(A, "upper", "ir.axes");
     X.Extent = R.get<std::string>(A, "extent", "ir.axes");
     X.ThreadOffset = R.opt<std::string>(A, "thread_offset", "0", "ir.axes");
+    X.LinearStep = R.opt<std::string>(A, "linear_step", "", "ir.axes");
+    X.LinearModulus = R.opt<std::string>(A, "linear_modulus", "", "ir.axes");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.opt<std::vector<std::string>>(J, "strides", {}, "ir");

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "forgestencil/Forge/Bench.h"
+#include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/NamedStencils.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Version.h"
@@ -151,6 +152,10 @@ int main(int Argc, char **Argv) {
     std::ifstream In(StencilFile);
     try {
       IR = ir::fromJson(json::parse(In), Error);
+      // As from fs-rewrite --dump-ir: axis names made identifiers, extents
+      // taken from the size parameters the bounds name.
+      if (IR)
+        IR = forge::completeForBundle(*IR);
     } catch (const json::exception &E) {
       Error = E.what();
     }

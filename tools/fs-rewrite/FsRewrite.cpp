@@ -21,6 +21,7 @@
 #ifdef FS_HAVE_AGENTS // LLM agent (lib/Agents).
 #include "forgestencil/Agents/BundleAgent.h"
 #include <iostream>
+#include <set>
 #endif
 
 #include "llvm/Support/CommandLine.h"
@@ -198,6 +199,16 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
       Drivers += !C.Driver.empty();
     errs() << "fs-rewrite: bundle: " << K.Name << ": " << Drivers << " of "
            << K.Candidates.size() << " candidates have a driver\n";
+    if (K.Candidates.empty()) {
+      // Say why no strategy applies (each reason once).
+      std::set<std::string> Said;
+      for (const auto &S : forge::allStrategies()) {
+        std::string Why = S->whyNot(K.IR);
+        if (!Why.empty() && Said.insert(Why).second)
+          errs() << "fs-rewrite: bundle: " << K.Name << ": " << S->name()
+                 << " does not apply: " << Why << "\n";
+      }
+    }
   }
   for (const std::string &S : M.Skipped)
     errs() << "fs-rewrite: bundle: left out " << S << "\n";

@@ -42,6 +42,24 @@ TEST(IRRoundTripTest, SharedTileWithNotes) {
   expectRoundTrip(SharedTileWithNotes);
 }
 
+TEST(IRRoundTripTest, LinearAxesKeepTheirStepAndModulus) {
+  // i = id % n, j = id / n: the split's weights and modulus travel with
+  // the axes; other axes write neither field.
+  json Doc = json::parse(DiffusionStar1D);
+  Doc["axes"][0]["source"] = "linear";
+  Doc["axes"][0]["linear_step"] = "1";
+  Doc["axes"][0]["linear_modulus"] = "n";
+  std::string Error;
+  std::optional<StencilIR> IR = forgestencil::ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_EQ(IR->Axes[0].LinearStep, "1");
+  EXPECT_EQ(IR->Axes[0].LinearModulus, "n");
+  EXPECT_EQ(forgestencil::ir::toJson(*IR), Doc);
+  auto Plain = forgestencil::ir::fromJson(json::parse(DiffusionStar1D), Error);
+  ASSERT_TRUE(Plain.has_value()) << Error;
+  EXPECT_FALSE(forgestencil::ir::toJson(*Plain)["axes"][0].contains("linear_step"));
+}
+
 TEST(IRRoundTripTest, SummaryOfCorpusDocuments) {
   std::string Error;
   auto Fdtd = forgestencil::ir::fromJson(json::parse(FdtdMagneticUpdate), Error);

@@ -86,10 +86,48 @@ TEST(CodeGen, RejectsWhatWouldRace) {
   EXPECT_FALSE(forge::StencilView::create(IR, Error));
   EXPECT_TRUE(contains(Error, "neighbour")) << Error;
 
+  // A 1-D id other than blockIdx.x * blockDim.x + threadIdx.x: which points
+  // the original covers is unknown.
   ir::StencilIR Linear = named("star2d_r1");
   Linear.Axes[0].Source = ir::AxisSource::Linear;
   EXPECT_FALSE(forge::StencilView::create(Linear, Error));
-  EXPECT_TRUE(contains(Error, "linear")) << Error;
+  EXPECT_TRUE(contains(Error, "1-D thread id")) << Error;
+}
+
+TEST(CodeGen, LinearIdsTakeTheStrategyKernelOnlyWhenTheyReachTheDomain) {
+  // jacobi2d's style: i = id % nx, j = id / nx.
+  ir::StencilIR IR = named("star2d_r1");
+  for (ir::Axis &X : IR.Axes)
+    X.Source = ir::AxisSource::Linear;
+  IR.Axes[0].LinearStep = "1";
+  IR.Axes[0].LinearModulus = "nx";
+  IR.Axes[1].LinearStep = "nx";
+  std::string Error;
+  ASSERT_TRUE(forge::StencilView::create(IR, Error)) << Error;
+  forge::StrategyParams P = params(IR, "multipoint", 4, 1, 1);
+  forge::GeneratedSource G = generateFrom(IR, P);
+  ASSERT_TRUE(G.ok()) << G.Error;
+  const std::string S = G.Source;
+  // The covered-ids kernel comes before the launcher; the launcher clamps
+  // the split coordinate to its modulus, never to the grid, and tests the
+  // domain's last id against the launch's ids before the strategy's launch.
+  size_t Ids = S.find("__global__ void fs_test_ids(");
+  size_t Launcher = S.find("void fs_test(dim3 grid");
+  size_t Clamp = S.find("fs_hi[0] = fs_min(fs_hi[0], (long long)(0) + (long long)(nx));");
+  size_t Reach = S.find("const long long fs_ids = (long long)grid.x * block.x;");
+  size_t Test = S.find("(long long)(nx) >= fs_ids) {");
+  size_t Strategy = S.find("fs_test_kernel<int><<<");
+  ASSERT_NE(Ids, std::string::npos) << S;
+  EXPECT_LT(Ids, Launcher);
+  EXPECT_LT(Launcher, Clamp);
+  EXPECT_LT(Clamp, Reach);
+  EXPECT_LT(Reach, Test);
+  EXPECT_LT(Test, Strategy);
+  EXPECT_FALSE(contains(S, "grid.y")) << S;
+  // The same stencil on thread axes has no such kernel.
+  G = generateFrom(named("star2d_r1"), P);
+  ASSERT_TRUE(G.ok()) << G.Error;
+  EXPECT_FALSE(contains(G.Source, "fs_test_ids"));
 }
 
 TEST(CodeGen, RejectsAnUpdateReadingAnotherOutput) {

@@ -51,7 +51,7 @@ struct BenchSources {
 };
 
 /// The driver's block for the original kernel: (32, 4, 2) in 3-D, (32, 8)
-/// in 2-D, 256 in 1-D.
+/// in 2-D, 256 in 1-D (and 256 along x for a kernel on a 1-D thread id).
 std::vector<unsigned> originalBlock(unsigned Dims);
 
 BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C);

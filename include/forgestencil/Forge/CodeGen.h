@@ -78,6 +78,8 @@ using ReadEmitter =
 std::string emitExpr(const ir::Expr &E, const ReadEmitter &Read,
                      const ir::StencilIR *IR = nullptr);
 
+/// Whether an axis of the IR is split from a 1-D thread id.
+bool hasLinearAxes(const ir::StencilIR &IR);
 /// The generated kernel's parameters: the original's arrays re-typed as
 /// `const T *__restrict__` (read only) or `T *__restrict__` (written), its
 /// other parameters as spelled, then `Idx lo0, hi0, lo1, hi1, lo2, hi2, s0,
@@ -90,6 +92,9 @@ std::string kernelArgs(const StencilView &V, const std::string &IdxType);
 /// axes, `long long fs_lo[3], fs_hi[3], fs_st[3]` (empty domains return
 /// early) and `bool fs_fits32` (every index the kernel forms fits in int,
 /// with Slack elements to spare). The caller appends the launch and `}`.
+/// For a kernel on a 1-D thread id whose launch stops inside the domain,
+/// the head launches a one-point-per-thread kernel over exactly the points
+/// the original's ids reach (defined before the launcher) and returns.
 std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
                              unsigned Slack);
 /// The condition, in the launcher, under which a vector kernel of Width may

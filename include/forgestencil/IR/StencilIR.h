@@ -56,6 +56,13 @@ struct Axis {
   /// this axis, e.g. "1" for i = blockIdx.x*blockDim.x + threadIdx.x + 1.
   /// With the launch grid it bounds which points the original kernel covers.
   std::string ThreadOffset = "0";
+  /// Linear axes split from blockIdx.x * blockDim.x + threadIdx.x: the
+  /// coordinate's weight in that 1-D id ("1", "nx", "nx*ny"), so that
+  /// id = sum over the axes of (coordinate - thread_offset) * step, and for
+  /// every axis but the slowest the modulus of the split ("nx", "ny"): the
+  /// coordinate minus its offset lies in [0, modulus). Empty for other axes,
+  /// and for a linear axis whose 1-D id is formed another way.
+  std::string LinearStep, LinearModulus;
 };
 
 /// A kernel parameter as the generated launcher must accept it.

@@ -41,9 +41,13 @@ def main():
             continue
         print("  %dD %s" % (ir["dims"], ir["element_type"]))
         for a in ir["axes"]:
-            print("  axis %s %s %s [%s, %s) extent %s shift %s" % (
+            linear = ""
+            if "linear_step" in a:
+                linear = " step %s modulus %s" % (
+                    a["linear_step"], a.get("linear_modulus", "-"))
+            print("  axis %s %s %s [%s, %s) extent %s shift %s%s" % (
                 a["name"], a["source"], a["thread_dim"], a["lower"],
-                a["upper"], a["extent"] or "-", a["thread_offset"]))
+                a["upper"], a["extent"] or "-", a["thread_offset"], linear))
         print("  strides " + " ".join(ir["strides"]))
         for i in ir["inputs"]:
             flags = [f for f in ("restrict", "ldg", "per_point_coefficient")
