@@ -33,6 +33,10 @@ json CandidateResult::toJson() const {
             {"seed", Seed}};
   if (Params)
     J["params"] = Params->toJson();
+  if (Points > 0) {
+    J["points"] = Points;
+    J["copy_bytes"] = CopyBytes;
+  }
   if (!Source.empty())
     J["source"] = Source;
   return J;
@@ -55,6 +59,8 @@ std::optional<CandidateResult> CandidateResult::fromJson(const json &J,
     C.CandidateMs = J.value("candidate_ms", 0.0);
     C.CandidateSpreadMs = J.value("candidate_spread_ms", 0.0);
     C.CopyMs = J.value("copy_ms", 0.0);
+    C.Points = J.value("points", 0LL);
+    C.CopyBytes = J.value("copy_bytes", 0.0);
     C.Rounds = J.value("rounds", 0u);
     C.Reps = J.value("reps", 0u);
     C.Seed = J.value("seed", 0u);
@@ -82,7 +88,13 @@ json TuneResults::toJson() const {
           {"arch", Arch},
           {"date", Date},
           {"command", Command},
-          {"gpu", {{"name", GpuName}, {"driver", Driver}, {"runtime", Runtime}}},
+          {"gpu", L2Bytes > 0 ? json{{"name", GpuName},
+                                     {"driver", Driver},
+                                     {"runtime", Runtime},
+                                     {"l2_bytes", L2Bytes}}
+                              : json{{"name", GpuName},
+                                     {"driver", Driver},
+                                     {"runtime", Runtime}}},
           {"nvcc", NvccVersion},
           {"tolerance", Tolerance},
           {"memcheck", Memcheck},
@@ -108,6 +120,7 @@ std::optional<TuneResults> TuneResults::fromJson(const json &J,
     R.Command = J.value("command", "");
     const json &G = J.at("gpu");
     R.GpuName = G.value("name", "");
+    R.L2Bytes = G.value("l2_bytes", 0LL);
     R.Driver = G.value("driver", "");
     R.Runtime = G.value("runtime", "");
     R.NvccVersion = J.value("nvcc", "");
@@ -253,6 +266,59 @@ winningStrategies(const std::map<std::string, Winner> &Winners) {
   for (const auto &[Kernel, W] : Winners)
     if (W.Params)
       Out[Kernel] = *W.Params;
+  return Out;
+}
+
+std::vector<Measurement> tuneMeasurements(const BundleManifest &M,
+                                          const TuneResults &R,
+                                          std::vector<std::string> &Skipped) {
+  std::vector<Measurement> Out;
+  for (const auto &[Kernel, W] : chooseWinners(R)) {
+    const BundleKernel *K = M.kernel(Kernel);
+    const CandidateResult *C = nullptr;
+    for (const CandidateResult &X : R.Candidates)
+      if (X.Kernel == Kernel && X.Id == W.CandidateId)
+        C = &X;
+    std::string Why;
+    if (!K)
+      Why = "not in the bundle";
+    else if (W.CandidateId.empty())
+      Why = "the original stays";
+    else if (!W.Params)
+      Why = "the winner " + W.CandidateId + " is no generated strategy";
+    else if (!C || C->Points <= 0 || C->CopyBytes <= 0 || C->CopyMs <= 0 ||
+             C->CandidateMs <= 0)
+      Why = "the results do not say how many points and copy bytes were "
+            "timed (measured before fs-tune kept them)";
+    if (!Why.empty()) {
+      Skipped.push_back(Kernel + ": " + Why);
+      continue;
+    }
+    Measurement X;
+    X.Signature = stencilSignature(K->IR);
+    X.Arch = R.Arch;
+    X.SizeClass = sizeClass(K->IR, C->Points, R.L2Bytes);
+    X.Best = *W.Params;
+    X.EffectiveGBs = static_cast<double>(C->Points) * K->IR.BytesPerPoint /
+                     (C->CandidateMs * 1e6);
+    X.CopyGBs = C->CopyBytes / (C->CopyMs * 1e6);
+    X.FractionOfCopy = X.EffectiveGBs / X.CopyGBs;
+    X.SpeedupVsNaive = C->speedup();
+    X.Evidence = {{"date", R.Date},
+                  {"gpu", {{"name", R.GpuName},
+                           {"driver", R.Driver},
+                           {"runtime", R.Runtime},
+                           {"l2_bytes", R.L2Bytes}}},
+                  {"nvcc", R.NvccVersion},
+                  {"tool", "fs-tune " + R.ToolVersion},
+                  {"command", R.Command},
+                  {"app", R.App},
+                  {"kernel", Kernel},
+                  {"baseline", "the app's own kernel (speedup_vs_naive)"},
+                  {"points", C->Points},
+                  {"verdict", C->Verdict}};
+    Out.push_back(std::move(X));
+  }
   return Out;
 }
 

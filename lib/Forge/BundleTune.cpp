@@ -154,6 +154,9 @@ void readRun(const json &Out, Job &J, unsigned Round, unsigned Reps,
   C.Seed = Seed;
   const json &G = Out.value("gpu", json::object());
   R.GpuName = G.value("name", R.GpuName);
+  R.L2Bytes = G.value("l2_bytes", R.L2Bytes);
+  C.Points = Out.value("points", 0LL);
+  C.CopyBytes = Out.value("copy_bytes", 0.0);
   if (G.contains("runtime"))
     R.Runtime = std::to_string(G["runtime"].get<int>());
   // Verification: the worst case decides, its reason is kept.

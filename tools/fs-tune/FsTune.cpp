@@ -99,6 +99,13 @@ int main(int argc, char **argv) {
   App.add_option("--add-candidate", Add,
                  "Add external code KERNEL=FILE.cu:LAUNCHER to the bundle");
   App.add_flag("--add-only", AddOnly, "Only add the candidates, run nothing");
+  std::string Record, Import;
+  App.add_option("--record", Record,
+                 "Add each kernel's winner to this operator matrix "
+                 "(knowledge/operator-matrix.json)");
+  App.add_option("--import", Import,
+                 "Take the results from this file (an earlier fs-tune --out "
+                 "of the bundle) instead of tuning; with --record");
   App.set_version_flag("--version",
                        std::string("fs-tune (ForgeStencil) ") +
                            FORGESTENCIL_VERSION);
@@ -116,9 +123,44 @@ int main(int argc, char **argv) {
     Opts.Command += (I ? " " : "") + std::string(argv[I]);
   forge::TuneResults Results;
   std::string Error;
-  if (!forge::tuneBundle(Bundle, Opts, Results, Error)) {
+  if (!Import.empty()) {
+    if (Record.empty()) {
+      std::cerr << "fs-tune: error: --import needs --record\n";
+      return 1;
+    }
+    auto Loaded = forge::loadTuneResults(Import, Error);
+    if (!Loaded) {
+      std::cerr << "fs-tune: error: " << Import << ": " << Error << "\n";
+      return 1;
+    }
+    Results = *Loaded;
+  } else if (!forge::tuneBundle(Bundle, Opts, Results, Error)) {
     std::cerr << "fs-tune: error: " << Error << "\n";
     return 1;
+  }
+  if (!Record.empty() && !Opts.CompileOnly) {
+    auto Manifest = forge::loadBundle(Bundle, Error);
+    if (!Manifest) {
+      std::cerr << "fs-tune: error: " << Error << "\n";
+      return 1;
+    }
+    std::vector<std::string> Skipped;
+    for (const forge::Measurement &M :
+         forge::tuneMeasurements(*Manifest, Results, Skipped)) {
+      if (!forge::recordMeasurement(Record, M, Error)) {
+        std::cerr << "fs-tune: error: " << Error << "\n";
+        return 1;
+      }
+      std::cerr << "fs-tune: recorded " << M.Best.id() << " for "
+                << M.Signature << " (" << M.Arch << ", " << M.SizeClass
+                << "): " << static_cast<int>(M.FractionOfCopy * 1000) / 10.0
+                << "% of copy, " << static_cast<int>(M.SpeedupVsNaive * 100) / 100.0
+                << "x the app's kernel, in " << Record << "\n";
+    }
+    for (const std::string &S : Skipped)
+      std::cerr << "fs-tune: not recorded: " << S << "\n";
+    if (!Import.empty())
+      return 0;
   }
   std::string Json = Results.toJson().dump(2) + "\n";
   if (!OutPath.empty()) {

@@ -14,6 +14,8 @@
 #ifndef FORGESTENCIL_FORGE_BUNDLERESULTS_H
 #define FORGESTENCIL_FORGE_BUNDLERESULTS_H
 
+#include "forgestencil/Forge/Bundle.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Forge/Strategy.h"
 
 #include <nlohmann/json.hpp>
@@ -48,6 +50,11 @@ struct CandidateResult {
   double OriginalMs = 0, OriginalSpreadMs = 0;
   double CandidateMs = 0, CandidateSpreadMs = 0;
   double CopyMs = 0;
+  /// The timed case: points of the original's domain and the bytes the
+  /// copy kernel moved (read + written); 0 in results from before they
+  /// were kept.
+  long long Points = 0;
+  double CopyBytes = 0;
   unsigned Rounds = 0, Reps = 0;
   unsigned Seed = 0;
 
@@ -65,6 +72,7 @@ struct CandidateResult {
 struct TuneResults {
   std::string ToolVersion, App, Arch, Date, Command;
   std::string GpuName, Driver, Runtime, NvccVersion;
+  long long L2Bytes = 0; ///< The GPU's L2 (decides the size class).
   std::string Tolerance;
   /// What ran the memory check, or why it did not run.
   std::string Memcheck;
@@ -105,6 +113,17 @@ std::map<std::string, Winner> chooseWinners(const TuneResults &R);
 /// them.
 std::map<std::string, StrategyParams>
 winningStrategies(const std::map<std::string, Winner> &Winners);
+
+/// What the tuning measured, as operator-matrix measurements: one per
+/// kernel whose winner is a generated strategy, keyed by the kernel's
+/// stencil signature, the results' arch and the timed case's size class,
+/// with its effective bandwidth (the IR's compulsory bytes per point over
+/// the timed points), the copy kernel's from the same run, and its speed-up
+/// over the app's own kernel. Kernels without such a winner, or results
+/// without the timed case's size, are named in Skipped with the reason.
+std::vector<Measurement> tuneMeasurements(const BundleManifest &M,
+                                          const TuneResults &R,
+                                          std::vector<std::string> &Skipped);
 
 /// A fixed-width table of the results (one line per candidate).
 std::string formatResultsTable(const TuneResults &R);
