@@ -18,30 +18,10 @@
 // fraction of a float4 copy kernel's on the same GPU.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-box scripts/gpu/probe-box-loads.cu && ./probe-box
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                  \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "probe-common.cuh"
 
 constexpr int N = 512;
 __constant__ float C[27];
-
-__global__ void copyKernel(const float4 *__restrict__ in, float4 *__restrict__ out,
-                           long long n4) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
-       i += (long long)gridDim.x * blockDim.x)
-    out[i] = in[i];
-}
 
 __global__ void fill(float *p, long long n, unsigned seed) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -151,23 +131,6 @@ __global__ void __launch_bounds__(BX *BY)
         acc[2][r][i] = 0.0f;
       }
   }
-}
-
-template <class F>
-static float timeIt(F launch, cudaEvent_t a, cudaEvent_t b) {
-  std::vector<float> ms;
-  for (int r = 0; r < 33; ++r) {
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float t;
-    cudaEventElapsedTime(&t, a, b);
-    if (r >= 3)
-      ms.push_back(t);
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
 }
 
 int main() {

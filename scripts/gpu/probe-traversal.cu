@@ -15,29 +15,9 @@
 //
 // Prints one line per kernel: median of 30 timed runs, GB/s of the
 // compulsory 8 bytes per point, and the fraction of the copy's.
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                  \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "probe-common.cuh"
 
 constexpr int N = 512;
-
-__global__ void copyKernel(const float4 *__restrict__ in, float4 *__restrict__ out,
-                           long long n4) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
-       i += (long long)gridDim.x * blockDim.x)
-    out[i] = in[i];
-}
 
 __device__ __forceinline__ float4 mx(float4 a, float4 b) {
   return make_float4(fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z),
@@ -122,23 +102,6 @@ __global__ void __launch_bounds__(BX * BY)
     for (int d = 0; d < 8; ++d)
       q[d] = q[d + 1];
   }
-}
-
-template <class F>
-static float timeIt(F launch, cudaEvent_t a, cudaEvent_t b) {
-  std::vector<float> ms;
-  for (int r = 0; r < 33; ++r) {
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float t;
-    cudaEventElapsedTime(&t, a, b);
-    if (r >= 3)
-      ms.push_back(t);
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
 }
 
 int main() {

@@ -1,0 +1,42 @@
+// What the GPU probes (probe-traversal.cu, probe-box-loads.cu) share: an
+// error check for main, the float4 copy kernel they compare against, and
+// the median of 30 timed launches after 3 warm-up launches.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    cudaError_t e = (x);                                                       \
+    if (e != cudaSuccess) {                                                    \
+      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                  \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
+
+__global__ void copyKernel(const float4 *__restrict__ in, float4 *__restrict__ out,
+                           long long n4) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
+       i += (long long)gridDim.x * blockDim.x)
+    out[i] = in[i];
+}
+
+template <class F>
+static float timeIt(F launch, cudaEvent_t a, cudaEvent_t b) {
+  std::vector<float> ms;
+  for (int r = 0; r < 33; ++r) {
+    cudaEventRecord(a);
+    launch();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float t;
+    cudaEventElapsedTime(&t, a, b);
+    if (r >= 3)
+      ms.push_back(t);
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
