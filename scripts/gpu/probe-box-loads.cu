@@ -151,14 +151,9 @@ int main() {
   cudaEventCreate(&a);
   cudaEventCreate(&b);
   const double points = 504.0 * (N - 2) * (N - 2);
-  const double copyMs = timeIt(
-      [&] {
-        copyKernel<<<132 * 16, 256>>>((const float4 *)in, (float4 *)out,
-                                      (long long)(n / 4));
-      },
-      a, b);
-  const double copyGBs = 2.0 * bytes / copyMs / 1e6;
-  printf("%-26s %8.4f ms %7.0f GB/s  100.0 %%\n", "copy", copyMs, copyGBs);
+  const double copyGBs = copyBandwidth(in, out, bytes, a, b);
+  printf("%-26s %8.4f ms %7.0f GB/s  100.0 %%\n", "copy", 2.0 * bytes / copyGBs / 1e6,
+         copyGBs);
   bool first = true;
   auto run = [&](const char *name, auto kernel, int bx, int by, int yp, int zc) {
     dim3 block(bx, by),

@@ -40,3 +40,15 @@ static float timeIt(F launch, cudaEvent_t a, cudaEvent_t b) {
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return ms[ms.size() / 2];
 }
+
+/// GB/s of the float4 copy of `bytes` from in to out (read + written).
+static double copyBandwidth(const float *in, float *out, size_t bytes,
+                            cudaEvent_t a, cudaEvent_t b) {
+  const double ms = timeIt(
+      [&] {
+        copyKernel<<<132 * 16, 256>>>((const float4 *)in, (float4 *)out,
+                                      (long long)(bytes / 16));
+      },
+      a, b);
+  return 2.0 * bytes / ms / 1e6;
+}
