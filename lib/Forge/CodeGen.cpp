@@ -335,6 +335,8 @@ static std::string linearIdOf(const StencilView &V,
     if (A < 0)
       continue;
     const ir::Axis &X = V.ir().Axes[A];
+    if (X.Source != ir::AxisSource::Linear)
+      continue; // e.g. a loop over z inside the kernel: not in the id
     S += (S.empty() ? "" : " + ") + std::string("(") + Coord(VA) + " - (" +
          X.ThreadOffset + ")) * (long long)(" + X.LinearStep + ")";
   }
