@@ -289,10 +289,7 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
        << "    last[a] = hi[a] - 1;\n  }\n"
        << "  return fs_point_id(ext, last) + 1;\n}\n";
   }
-  OS << "static bool fs_point_covered(dim3 grid, dim3 block, const int *ext, "
-        "const long long *p) {\n"
-     << "  return fs_linear_ids(ext) == 0 || fs_point_id(ext, p) < "
-        "(long long)grid.x * block.x;\n}\n";
+
   std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
                                                : originalBlock(IR.Dims);
   OS << "static dim3 fs_original_block() { return dim3(" << B[0] << ", "
