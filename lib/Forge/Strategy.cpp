@@ -68,23 +68,104 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;
   }
+  if (!P.validate(Error))
+    return std::nullopt;
+  return P;
+}
+
+bool StrategyParams::validate(std::string &Error) const {
+  const StrategyParams &P = *this;
   if (P.BlockX == 0 || P.BlockY == 0 || P.BlockZ == 0 ||
       P.BlockX * P.BlockY * P.BlockZ > 1024) {
     Error = "strategy.block: 1..1024 threads";
-    return std::nullopt;
+    return false;
   }
   if (P.VectorWidth != 1 && P.VectorWidth != 2 && P.VectorWidth != 4) {
     Error = "strategy.vector_width: 1, 2 or 4";
-    return std::nullopt;
+    return false;
   }
   if (P.Stages > 8) {
     Error = "strategy.stages: 0 to 8";
-    return std::nullopt;
+    return false;
   }
   if (P.PointsY == 0 || P.ZChunk == 0 || P.Unroll == 0) {
     Error = "strategy: points_y, z_chunk and unroll are at least 1";
+    return false;
+  }
+  return true;
+}
+
+std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
+                                                     std::string &Error) {
+  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.mN], as id() writes.
+  std::vector<std::string> Parts;
+  for (size_t B = 0;;) {
+    size_t E = Id.find('.', B);
+    Parts.push_back(Id.substr(B, E == std::string::npos ? E : E - B));
+    if (E == std::string::npos)
+      break;
+    B = E + 1;
+  }
+  auto Bad = [&](const std::string &Why) {
+    Error = "strategy id '" + Id + "': " + Why;
+    return std::nullopt;
+  };
+  if (Parts.size() < 5 || Parts[0].empty())
+    return Bad("expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.mN]");
+  auto Number = [](const std::string &T, unsigned &Out) {
+    if (T.empty() || T.size() > 6 ||
+        T.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    Out = static_cast<unsigned>(std::stoul(T));
+    return true;
+  };
+  StrategyParams P;
+  P.Strategy = Parts[0];
+  std::vector<unsigned> Block;
+  for (size_t B = 0;;) {
+    size_t E = Parts[1].find('x', B);
+    unsigned N = 0;
+    if (!Number(Parts[1].substr(B, E == std::string::npos ? E : E - B), N))
+      return Bad("block '" + Parts[1] + "' is not BXxBY or BXxBYxBZ");
+    Block.push_back(N);
+    if (E == std::string::npos)
+      break;
+    B = E + 1;
+  }
+  if (Block.size() < 2 || Block.size() > 3)
+    return Bad("block '" + Parts[1] + "' is not BXxBY or BXxBYxBZ");
+  P.BlockX = Block[0];
+  P.BlockY = Block[1];
+  P.BlockZ = Block.size() == 3 ? Block[2] : 1;
+  const char *Fixed[] = {"v", "y", "z"};
+  unsigned *FixedOut[] = {&P.VectorWidth, &P.PointsY, &P.ZChunk};
+  for (int I = 0; I < 3; ++I) {
+    const std::string &T = Parts[2 + I];
+    if (T.empty() || T[0] != Fixed[I][0] || !Number(T.substr(1), *FixedOut[I]))
+      return Bad("expected '" + std::string(Fixed[I]) + "N', found '" + T +
+                 "'");
+  }
+  for (size_t I = 5; I < Parts.size(); ++I) {
+    const std::string &T = Parts[I];
+    if (T == "q" || T == "qp") {
+      P.RegisterQueue = true;
+      P.PlaneQueue = T == "qp";
+    } else if (T == "s") {
+      P.SharedTile = true;
+    } else if (!T.empty() && (T[0] == 'u' || T[0] == 'a' || T[0] == 'm') &&
+               Number(T.substr(1), T[0] == 'u'   ? P.Unroll
+                                   : T[0] == 'a' ? P.Stages
+                                                 : P.MinBlocksPerSM)) {
+    } else {
+      return Bad("unknown part '" + T + "'");
+    }
+  }
+  if (!P.validate(Error)) {
+    Error = "strategy id '" + Id + "': " + Error;
     return std::nullopt;
   }
+  if (P.id() != Id)
+    return Bad("not in canonical form (that would be '" + P.id() + "')");
   return P;
 }
 

@@ -94,7 +94,8 @@ int main(int Argc, char **Argv) {
                  "extents, fastest first: 512 or 512,512,512 (repeatable)");
   App.add_option("--dtype", Dtype, "f32 or f64 (named stencils)");
   App.add_option("--strategy", StrategyName,
-                 "a strategy name, 'best' (from the knowledge) or 'all'");
+                 "a strategy name, 'best' (from the knowledge), 'all', or "
+                 "search points by id (zsum.32x4.v4.y1.z8), comma-separated");
   App.add_option("--gpu", Gpu, "CUDA device number");
   App.add_option("--arch", Arch, "sm number, e.g. 90 (default: detected)");
   App.add_option("--nvcc", Nvcc, "the nvcc to use");
@@ -196,23 +197,62 @@ int main(int Argc, char **Argv) {
     if (Cands[0].Strategy != "naive")
       Cands.push_back(forge::findStrategy("naive")->searchSpace(*IR)[0]);
   } else {
-    bool Found = false;
-    for (const auto &S : forge::allStrategies()) {
-      if (StrategyName != "all" && StrategyName != S->name())
-        continue;
-      Found = true;
-      std::string Why = S->whyNot(*IR);
-      if (!Why.empty()) {
-        std::cerr << "fs-bench: " << S->name() << " does not apply: " << Why
-                  << "\n";
+    // A comma-separated list of strategy names, 'all', and search points
+    // by id; a point is checked against its strategy before anything runs.
+    std::vector<std::string> Items;
+    for (size_t B = 0;;) {
+      size_t E = StrategyName.find(',', B);
+      Items.push_back(StrategyName.substr(B, E == std::string::npos ? E : E - B));
+      if (E == std::string::npos)
+        break;
+      B = E + 1;
+    }
+    for (const std::string &Item : Items) {
+      if (Item.find('.') != std::string::npos) {
+        std::optional<forge::StrategyParams> P =
+            forge::StrategyParams::fromId(Item, Error);
+        if (!P) {
+          std::cerr << "fs-bench: " << Error << "\n";
+          return 1;
+        }
+        const forge::Strategy *S = forge::findStrategy(P->Strategy);
+        if (!S) {
+          std::cerr << "fs-bench: no strategy '" << P->Strategy << "' (in '"
+                    << Item << "')\n";
+          return 1;
+        }
+        std::string Why = S->whyNot(*IR);
+        if (Why.empty()) {
+          forge::GeneratedSource G =
+              S->generate(*IR, *P, forge::GenerateOptions());
+          Why = G.Error;
+        }
+        if (!Why.empty()) {
+          std::cerr << "fs-bench: " << Item << " does not apply: " << Why
+                    << "\n";
+          return 1;
+        }
+        forge::addSearchPoint(Cands, *P);
         continue;
       }
-      for (const forge::StrategyParams &P : S->searchSpace(*IR))
-        Cands.push_back(P);
-    }
-    if (!Found) {
-      std::cerr << "fs-bench: no strategy '" << StrategyName << "'\n";
-      return 1;
+      bool Found = false;
+      for (const auto &S : forge::allStrategies()) {
+        if (Item != "all" && Item != S->name())
+          continue;
+        Found = true;
+        std::string Why = S->whyNot(*IR);
+        if (!Why.empty()) {
+          std::cerr << "fs-bench: " << S->name() << " does not apply: " << Why
+                    << "\n";
+          continue;
+        }
+        for (const forge::StrategyParams &P : S->searchSpace(*IR))
+          forge::addSearchPoint(Cands, P);
+      }
+      if (!Found) {
+        std::cerr << "fs-bench: no strategy '" << Item << "'\n";
+        return 1;
+      }
     }
   }
 

@@ -55,6 +55,57 @@ TEST(Strategy, ParamsRejectBadValues) {
   EXPECT_NE(Error.find("stages"), std::string::npos) << Error;
 }
 
+TEST(Strategy, IdParsesBackToEverySearchPoint) {
+  std::string Error;
+  for (const std::string &N : forge::namedStencilNames()) {
+    ir::StencilIR IR = named(N);
+    for (const auto &S : forge::allStrategies())
+      for (const forge::StrategyParams &P : S->searchSpace(IR)) {
+        auto Back = forge::StrategyParams::fromId(P.id(), Error);
+        ASSERT_TRUE(Back) << P.id() << ": " << Error;
+        EXPECT_EQ(*Back, P) << P.id();
+      }
+  }
+  forge::StrategyParams P;
+  P.Strategy = "zsum";
+  P.BlockZ = 2;
+  P.SharedTile = true;
+  P.MinBlocksPerSM = 10;
+  P.Stages = 3;
+  P.RegisterQueue = P.PlaneQueue = true;
+  EXPECT_EQ(P.id(), "zsum.32x4x2.v1.y1.z1.qp.s.a3.m10");
+  auto Back = forge::StrategyParams::fromId(P.id(), Error);
+  ASSERT_TRUE(Back) << Error;
+  EXPECT_EQ(*Back, P);
+}
+
+TEST(Strategy, IdRejectsWhatIdNeverWrites) {
+  std::string Error;
+  struct Case {
+    const char *Id, *Says;
+  } Cases[] = {
+      {"zsum.32x4.v1.y8", "expected strategy.BXxBY"},
+      {"zsum.32.v1.y1.z8", "block '32'"},
+      {"zsum.32x4x2x2.v1.y1.z8", "block"},
+      {"zsum.32x4.y1.v1.z8", "expected 'vN', found 'y1'"},
+      {"zsum.32x4.v3.y1.z8", "vector_width"},
+      {"zsum.64x32.v1.y1.z8", "1..1024 threads"},
+      {"zsum.32x4.v1.y0.z8", "at least 1"},
+      {"zsum.32x4.v1.y1.z8.u1", "canonical form"},
+      {"zsum.32x4.v1.y1.z8.a2.u3", "canonical form (that would be "
+                                   "'zsum.32x4.v1.y1.z8.u3.a2')"},
+      {"zsum.32x4.v1.y1.z8.w2", "unknown part 'w2'"},
+      {"zsum.32x4.v1.y1.z8.u", "unknown part 'u'"},
+      {"zsum.32x4.v-1.y1.z8", "expected 'vN'"},
+      {".32x4.v1.y1.z8", "expected strategy"},
+  };
+  for (const Case &C : Cases) {
+    Error.clear();
+    EXPECT_FALSE(forge::StrategyParams::fromId(C.Id, Error)) << C.Id;
+    EXPECT_NE(Error.find(C.Says), std::string::npos) << C.Id << ": " << Error;
+  }
+}
+
 TEST(Strategy, EverySearchPointGeneratesForEveryNamedStencil) {
   for (const std::string &N : forge::namedStencilNames())
     for (const char *T : {"float", "double"}) {

@@ -63,6 +63,13 @@ struct StrategyParams {
   nlohmann::json toJson() const;
   static std::optional<StrategyParams> fromJson(const nlohmann::json &J,
                                                 std::string &Error);
+  /// The inverse of id(): "zsum.32x4.v1.y8.z8" gives that point. Only the
+  /// canonical form id() writes is accepted; the Error names the bad part.
+  static std::optional<StrategyParams> fromId(const std::string &Id,
+                                              std::string &Error);
+  /// The ranges fromJson and fromId accept (block 1..1024 threads, vectors
+  /// of 1, 2 or 4, at most 8 stages, counts at least 1).
+  bool validate(std::string &Error) const;
   bool operator==(const StrategyParams &O) const {
     return toJson() == O.toJson();
   }
