@@ -484,9 +484,12 @@ bool buildBench(const BenchSources &S, const std::string &Dir,
   return true;
 }
 
-bool runBench(const std::string &Dir, json &Result, std::string &Error) {
-  std::string Cmd = shellQuote(Dir + "/bench") + " 2> " +
-                    shellQuote(Dir + "/run.log");
+bool runBench(const std::string &Dir, unsigned Reps, json &Result,
+              std::string &Error) {
+  std::string Cmd = shellQuote(Dir + "/bench");
+  if (Reps)
+    Cmd += " --reps " + std::to_string(Reps);
+  Cmd += " 2> " + shellQuote(Dir + "/run.log");
   FILE *P = popen(Cmd.c_str(), "r");
   if (!P) {
     Error = "cannot run " + Dir + "/bench";

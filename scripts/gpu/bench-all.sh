@@ -5,6 +5,10 @@
 # ./bench-out); a short table is printed last.
 #
 #   scripts/gpu/bench-all.sh [target...]     (default: all targets below)
+#
+# FS_STRATEGY (default all) is fs-bench's --strategy for every target;
+# FS_STRATEGY_<target> (e.g. FS_STRATEGY_box3d_r1=zsum.32x4.v1.y4.z8,...)
+# overrides it for one. FS_REPS: timed repetitions (default 40).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -46,19 +50,21 @@ reps=${FS_REPS:-40}
 cores=$(nproc)
 jobs=$(( cores / ${#targets[@]} )); [ $jobs -lt 2 ] && jobs=2
 # Compile all targets at once (CPU), then time them one after another (GPU).
+strategy_for() { local v="FS_STRATEGY_$1"; echo "${!v:-$strategy}"; }
 for t in "${targets[@]}"; do
   read -r name stencil dtype shape <<<"$t"
   "$bench" --stencil "$stencil" --dtype "$dtype" --shape "$shape" \
-    --strategy "$strategy" --work-dir "$work/$name" --build-only \
+    --strategy "$(strategy_for "$name")" --work-dir "$work/$name" --build-only \
     --jobs $jobs >>"$log" 2>&1 &
 done
 wait
 for t in "${targets[@]}"; do
   read -r name stencil dtype shape <<<"$t"
-  cmd="fs-bench --stencil $stencil --dtype $dtype --shape $shape --strategy $strategy --reps $reps"
+  st=$(strategy_for "$name")
+  cmd="fs-bench --stencil $stencil --dtype $dtype --shape $shape --strategy $st --reps $reps"
   echo "\$ $cmd" >> "$OUT/tables.txt"
   "$bench" --stencil "$stencil" --dtype "$dtype" --shape "$shape" \
-    --strategy "$strategy" --reps "$reps" --work-dir "$work/$name" \
+    --strategy "$st" --reps "$reps" --work-dir "$work/$name" \
     --run-only --json-out "$work/$name.json" \
     --record "$OUT/operator-matrix.json" >>"$OUT/tables.txt" 2>>"$log"
   echo "rc=$?" >> "$OUT/tables.txt"

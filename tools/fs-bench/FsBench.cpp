@@ -299,7 +299,7 @@ int main(int Argc, char **Argv) {
                         std::chrono::steady_clock::now() - Start)
                         .count();
     json Result;
-    if (!forge::runBench(Dir, Result, Error)) {
+    if (!forge::runBench(Dir, Reps, Result, Error)) {
       std::cerr << "fs-bench: " << Error << "\n";
       return 1;
     }

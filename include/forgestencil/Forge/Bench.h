@@ -66,8 +66,10 @@ bool buildBench(const BenchSources &S, const std::string &Dir,
                 const std::string &Nvcc, const std::string &Arch,
                 unsigned Jobs, std::string &Error);
 
-/// Runs Dir/bench and returns the JSON document it prints last.
-bool runBench(const std::string &Dir, nlohmann::json &Result,
+/// Runs Dir/bench and returns the JSON document it prints last. Reps, when
+/// not 0, overrides the timed repetitions the driver was built with (a
+/// --run-only run of what --build-only compiled).
+bool runBench(const std::string &Dir, unsigned Reps, nlohmann::json &Result,
               std::string &Error);
 
 /// One row of the summary: per variant time, rates and verdict.
