@@ -87,6 +87,12 @@ std::optional<StencilView> StencilView::create(const StencilIR &IR,
       Error = "axis '" + A.Name + "' has no upper bound";
       return std::nullopt;
     }
+    if (A.clamped()) {
+      Error = "axis '" + A.Name +
+              "' clamps its reads (a replicated boundary), which the "
+              "generators do not emit yet";
+      return std::nullopt;
+    }
   }
   if (IR.ElementType != "float" && IR.ElementType != "double") {
     Error = "element type '" + IR.ElementType + "' is not float or double";

@@ -322,6 +322,10 @@ json toJson(const StencilIR &IR) {
       X["linear_step"] = A.LinearStep;
     if (!A.LinearModulus.empty())
       X["linear_modulus"] = A.LinearModulus;
+    if (A.clamped()) {
+      X["clamp_lower"] = A.ClampLower;
+      X["clamp_upper"] = A.ClampUpper;
+    }
     Axes.push_back(std::move(X));
   }
   J["axes"] = std::move(Axes);
@@ -415,6 +419,10 @@ std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
     X.ThreadOffset = R.opt<std::string>(A, "thread_offset", "0", "ir.axes");
     X.LinearStep = R.opt<std::string>(A, "linear_step", "", "ir.axes");
     X.LinearModulus = R.opt<std::string>(A, "linear_modulus", "", "ir.axes");
+    X.ClampLower = R.opt<std::string>(A, "clamp_lower", "", "ir.axes");
+    X.ClampUpper = R.opt<std::string>(A, "clamp_upper", "", "ir.axes");
+    if (X.ClampLower.empty() != X.ClampUpper.empty())
+      R.fail("ir.axes: clamp_lower and clamp_upper come together");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.opt<std::vector<std::string>>(J, "strides", {}, "ir");

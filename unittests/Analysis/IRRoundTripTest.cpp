@@ -60,6 +60,28 @@ TEST(IRRoundTripTest, LinearAxesKeepTheirStepAndModulus) {
   EXPECT_FALSE(forgestencil::ir::toJson(*Plain)["axes"][0].contains("linear_step"));
 }
 
+TEST(IRRoundTripTest, ClampedAxesKeepTheirBounds) {
+  // A replicated boundary: reads clamped into [0, n - 1] along x.
+  json Doc = json::parse(DiffusionStar1D);
+  Doc["axes"][0]["clamp_lower"] = "0";
+  Doc["axes"][0]["clamp_upper"] = "n - 1";
+  std::string Error;
+  std::optional<StencilIR> IR = forgestencil::ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_TRUE(IR->Axes[0].clamped());
+  EXPECT_EQ(IR->Axes[0].ClampUpper, "n - 1");
+  EXPECT_EQ(forgestencil::ir::toJson(*IR), Doc);
+  auto Plain = forgestencil::ir::fromJson(json::parse(DiffusionStar1D), Error);
+  ASSERT_TRUE(Plain.has_value()) << Error;
+  EXPECT_FALSE(Plain->Axes[0].clamped());
+  EXPECT_FALSE(forgestencil::ir::toJson(*Plain)["axes"][0].contains("clamp_lower"));
+  // One bound alone says nothing usable.
+  Doc["axes"][0].erase("clamp_upper");
+  EXPECT_FALSE(forgestencil::ir::fromJson(Doc, Error).has_value());
+  EXPECT_NE(Error.find("clamp_lower and clamp_upper"), std::string::npos)
+      << Error;
+}
+
 TEST(IRRoundTripTest, SummaryOfCorpusDocuments) {
   std::string Error;
   auto Fdtd = forgestencil::ir::fromJson(json::parse(FdtdMagneticUpdate), Error);

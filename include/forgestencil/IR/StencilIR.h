@@ -63,6 +63,12 @@ struct Axis {
   /// coordinate minus its offset lies in [0, modulus). Empty for other axes,
   /// and for a linear axis whose 1-D id is formed another way.
   std::string LinearStep, LinearModulus;
+  /// A replicated boundary: every read of every input along this axis is at
+  /// the coordinate clamped into [ClampLower, ClampUpper] (inclusive C
+  /// expressions over kernel parameters), as min(max(c + o, lo), hi). Both
+  /// empty when reads are not clamped; the domain lies within the bounds.
+  std::string ClampLower, ClampUpper;
+  bool clamped() const { return !ClampLower.empty(); }
 };
 
 /// A kernel parameter as the generated launcher must accept it.
