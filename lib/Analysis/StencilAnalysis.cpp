@@ -55,6 +55,29 @@ namespace {
 /// Symbol names for the thread's global position along x, y, z.
 const char *const GlobalThread[3] = {"@gx", "@gy", "@gz"};
 
+/// The prefix of the symbol a min/max clamp of a position adds to it: the
+/// clamped value is the position plus "clamp#N" (what the clamp moves it by),
+/// so every index formed from it names the clamps it went through.
+const char *const ClampPrefix = "clamp#";
+
+/// A min/max clamp of a position, e.g. max(i - 1, 0): Arg (the position,
+/// without clamp symbols) kept at most (min) or at least (max) Bound.
+struct ClampInfo {
+  bool Upper = false;
+  Poly Bound, Arg;
+  std::string Text;
+};
+
+/// The clamps one thread's read went through: ids into the interpreter's
+/// clamps with the symbol's coefficient in the index (the axis' stride). A
+/// read traced through a __shared__ tile has one set per reading thread,
+/// whose place in the block is Reader.
+struct ClampSet {
+  bool InBlock = false;
+  std::array<int64_t, 3> Reader{0, 0, 0};
+  std::vector<std::pair<int, Poly>> Ids;
+};
+
 /// A floating-point value as an expression tree whose reads still carry the
 /// raw element index (offsets are known only once the axes are).
 struct DNode {
@@ -63,6 +86,7 @@ struct DNode {
   Poly Index;     // Read: element index; Coef: element (constant) index
   bool Ldg = false;
   bool Shared = false; // Read of a __shared__ tile, resolved in finish()
+  std::vector<ClampSet> Clamps; // Read of global memory: see ClampSet
   std::vector<std::shared_ptr<DNode>> Args;
 };
 using DPtr = std::shared_ptr<DNode>;
@@ -246,6 +270,22 @@ private:
   std::vector<SharedStore> SharedStores;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
   std::set<std::string> Clamps;      // min/max clamps of an index
+  std::vector<ClampInfo> ClampInfos; // by the N of their symbol clamp#N
+  /// Index without clamp symbols; their ids and coefficients in Ids. False
+  /// when a clamp symbol is not linear in the index.
+  bool splitClamps(const Poly &Index, Poly &Stripped,
+                   std::vector<std::pair<int, Poly>> &Ids) const;
+  DPtr moveTraced(const DPtr &N, const std::function<Poly(const Poly &)> &Fn,
+                  const std::array<int64_t, 3> &Reader);
+  /// Fills the clamp bounds of IR's axes from the clamps the update's reads
+  /// went through; the reason when they are not a replicated boundary.
+  std::string clampedBounds(
+      ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+      const std::vector<Poly> &Strides, const ir::Offset &Shift,
+      const std::vector<std::optional<Poly>> &TLo,
+      const std::vector<std::optional<Poly>> &THi,
+      const std::function<std::optional<ir::Offset>(const Poly &,
+                                                    std::string &)> &OffsetOf);
   std::map<std::string, Split> Splits;
   std::vector<AxisSym> LoopAxes;
   std::set<std::string> GridStrideSyms;
@@ -264,6 +304,23 @@ std::string Interpreter::text(const Expr *E) const {
   if (R.isInvalid())
     return "<expr>";
   return Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+}
+
+bool Interpreter::splitClamps(const Poly &Index, Poly &Stripped,
+                              std::vector<std::pair<int, Poly>> &Ids) const {
+  std::set<std::string> Syms;
+  for (const auto &[M, C] : Index.terms())
+    for (const std::string &S : M)
+      if (S.rfind(ClampPrefix, 0) == 0)
+        Syms.insert(S);
+  for (const std::string &S : Syms) {
+    auto Coef = Index.coefficientOf(S);
+    if (!Coef || Coef->mentionsPrefix(ClampPrefix))
+      return false;
+    Ids.push_back({std::stoi(S.substr(std::string(ClampPrefix).size())), *Coef});
+  }
+  Stripped = Index.without({Syms.begin(), Syms.end()});
+  return true;
 }
 
 ArrayInfo *Interpreter::arrayOf(const std::string &Name) {
@@ -493,6 +550,16 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
     return Value::unknown("a load through an untracked pointer");
   if (!T->isRealFloatingType() && !T->isIntegerType())
     return Value::unknown("a load of a non-scalar type");
+  Poly Index;
+  std::vector<std::pair<int, Poly>> ClampIds;
+  if (!splitClamps(Ptr.Idx, Index, ClampIds))
+    return Value::unknown("an index that multiplies clamped positions");
+  if (!ClampIds.empty() && A->Kind != ArrayKind::Global) {
+    partial("a clamped index into the " +
+            std::string(A->Kind == ArrayKind::Shared ? "__shared__ " : "") +
+            "array '" + Ptr.Array + "'");
+    return Value::unknown("");
+  }
   if (A->Kind == ArrayKind::Shared) {
     // Resolved against the tile's stores once the whole body is seen.
     DPtr N = node(DNode::Read);
@@ -523,9 +590,11 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
   }
   DPtr N = node(DNode::Read);
   N->Name = Ptr.Array;
-  N->Index = Ptr.Idx;
+  N->Index = Index;
   N->Ldg = Ldg;
-  Reads.push_back({Ptr.Array, Ptr.Idx, Ldg});
+  N->Clamps.push_back(ClampSet());
+  N->Clamps.back().Ids = ClampIds;
+  Reads.push_back({Ptr.Array, Index, Ldg});
   return Value::data(N);
 }
 
@@ -877,7 +946,18 @@ Value Interpreter::evalCall(const CallExpr *C) {
     };
     if (A.K == Value::Index && B.K == Value::Index && Moves(A) != Moves(B)) {
       Clamps.insert(text(C));
-      return Moves(A) ? A : B;
+      const Value &Pos = Moves(A) ? A : B, &Bound = Moves(A) ? B : A;
+      ClampInfo CI;
+      CI.Upper = FD->getName() == "min";
+      CI.Bound = Bound.Idx;
+      std::vector<std::pair<int, Poly>> Inner;
+      if (!splitClamps(Pos.Idx, CI.Arg, Inner))
+        return Value::unknown("a clamp of a clamped position times another (" +
+                              text(C) + ")");
+      CI.Text = text(C);
+      std::string Sym = ClampPrefix + std::to_string(ClampInfos.size());
+      ClampInfos.push_back(std::move(CI));
+      return Value::index(Pos.Idx + Poly::symbol(Sym));
     }
     if (A.K == Value::Index && B.K == Value::Index && !Moves(A))
       return Value::unknown("min/max of sizes: " + text(C));
@@ -1021,14 +1101,14 @@ std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
   return std::nullopt;
 }
 
-/// A copy of the tree whose reads are moved by Fn.
-DPtr mapReads(const DPtr &N, const std::function<Poly(const Poly &)> &Fn) {
-  auto C = std::make_shared<DNode>(*N);
-  if (C->K == DNode::Read)
-    C->Index = Fn(C->Index);
-  for (DPtr &A : C->Args)
-    A = mapReads(A, Fn);
-  return C;
+/// Adds the clamp sets of From's reads to those of Into, a tree of the same
+/// shape (the same tile read seen by another thread).
+void mergeClampSets(const DPtr &Into, const DPtr &From) {
+  if (Into->K == DNode::Read)
+    Into->Clamps.insert(Into->Clamps.end(), From->Clamps.begin(),
+                        From->Clamps.end());
+  for (size_t I = 0; I < Into->Args.size() && I < From->Args.size(); ++I)
+    mergeClampSets(Into->Args[I], From->Args[I]);
 }
 
 std::string treeKey(const DPtr &N) {
@@ -1144,19 +1224,21 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         const auto &[Store, W] = It->second;
         // The writer's position seen from the reader: @gA of the writer is
         // the reader's @gA + (W - R) along A.
-        DPtr Moved = mapReads(Store->Value, [&](const Poly &P) {
+        DPtr Moved = moveTraced(Store->Value, [&](const Poly &P) {
           Poly Q = atThread(P, W, BlockSizes);
           for (int D = 0; D < 3; ++D)
             Q = Q.substitute(GlobalThread[D],
                              Poly::symbol(GlobalThread[D]) +
                                  Poly::constant(W[D] - R[D]));
           return Q;
-        });
+        }, R);
         std::string K = treeKey(Moved);
         if (!Key) {
           Key = K;
           Result = Moved;
-        } else if (*Key != K) {
+        } else if (*Key == K) {
+          mergeClampSets(Result, Moved);
+        } else {
           Why = "a read of the __shared__ array '" + Tile + "' (" +
                 Read.Index.str() + ") sees different global elements in "
                 "different threads of the block";
@@ -1164,6 +1246,31 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         }
       }
   return Result;
+}
+
+/// A copy of a tile store's value seen from the thread at Reader: its reads
+/// and the positions its clamps act on moved by Fn, each clamp set tagged
+/// with the reader.
+DPtr Interpreter::moveTraced(const DPtr &N,
+                             const std::function<Poly(const Poly &)> &Fn,
+                             const std::array<int64_t, 3> &Reader) {
+  auto C = std::make_shared<DNode>(*N);
+  if (C->K == DNode::Read) {
+    C->Index = Fn(C->Index);
+    for (ClampSet &S : C->Clamps) {
+      S.InBlock = true;
+      S.Reader = Reader;
+      for (auto &[Id, Coef] : S.Ids) {
+        ClampInfo Moved = ClampInfos[Id];
+        Moved.Arg = Fn(Moved.Arg);
+        Id = static_cast<int>(ClampInfos.size());
+        ClampInfos.push_back(std::move(Moved));
+      }
+    }
+  }
+  for (DPtr &A : C->Args)
+    A = moveTraced(A, Fn, Reader);
+  return C;
 }
 
 /// Replaces every tile read in the tree by the global value it sees.
@@ -1376,6 +1483,10 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     return;
   }
   ArrayInfo *A = arrayOf(Ptr.Array);
+  if (Ptr.Idx.mentionsPrefix(ClampPrefix)) {
+    partial("a store at a clamped index (" + text(LHS) + ")");
+    return;
+  }
   if (A && A->Kind == ArrayKind::Shared) {
     // The global reads of a tile store count where the tile is read, in
     // the reading thread's frame; not here.
@@ -1848,6 +1959,172 @@ KernelAnalysis Interpreter::run() {
   return finish();
 }
 
+std::string Interpreter::clampedBounds(
+    ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+    const std::vector<Poly> &Strides, const ir::Offset &Shift,
+    const std::vector<std::optional<Poly>> &TLo,
+    const std::vector<std::optional<Poly>> &THi,
+    const std::function<std::optional<ir::Offset>(const Poly &, std::string &)>
+        &OffsetOf) {
+  const size_t N = AxisSyms.size();
+  auto AxisName = [&](size_t A) { return IR.Axes[A].Name; };
+  // The axis a clamp acts on and KRaw, the clamped position's offset from
+  // the axis symbol (the thread's coordinate, before the store's shift).
+  struct Act {
+    size_t Axis;
+    int64_t KRaw;
+  };
+  std::string Why;
+  auto AxisOf = [&](const ClampInfo &CI) -> std::optional<Act> {
+    for (size_t A = 0; A < N; ++A) {
+      auto C = CI.Arg.coefficientOf(AxisSyms[A]);
+      if (!C || *C != Poly::constant(1))
+        continue;
+      if (auto K = (CI.Arg - Poly::symbol(AxisSyms[A])).constantValue())
+        return Act{A, *K};
+      break;
+    }
+    Why = "the clamp " + CI.Text + " bounds " + CI.Arg.str() +
+          ", which is not a coordinate of the stored point plus a constant";
+    return std::nullopt;
+  };
+  auto ThreadAxis = [&](size_t A) {
+    return IR.Axes[A].Source == ir::AxisSource::Thread ||
+           IR.Axes[A].Source == ir::AxisSource::GridStride;
+  };
+  auto AtLeast0 = [](const Poly &P) {
+    auto C = P.constantValue();
+    return C && *C >= 0;
+  };
+  // A clamp that never moves the position of a point of the domain.
+  auto NoOp = [&](const ClampInfo &CI, const Act &X, const ClampSet &S) {
+    const size_t A = X.Axis;
+    if (CI.Upper)
+      return THi[A] && AtLeast0(CI.Bound - *THi[A] + Poly::constant(1 - X.KRaw));
+    if (TLo[A] && AtLeast0(*TLo[A] + Poly::constant(X.KRaw) - CI.Bound))
+      return true;
+    // The thread at threadIdx t of its block stands at blockIdx*B + t >= t.
+    auto B = CI.Bound.constantValue();
+    return S.InBlock && ThreadAxis(A) && B &&
+           S.Reader[IR.Axes[A].ThreadDim - 'x'] + X.KRaw >= *B;
+  };
+
+  struct Use {
+    std::string Array;
+    ir::Offset O;
+    const ClampSet *S;
+    std::vector<std::pair<Act, const ClampInfo *>> Active;
+  };
+  std::vector<Use> Uses;
+  std::map<size_t, std::map<std::string, Poly>> UpperB, LowerB;
+  const ClampSet Unclamped;
+  std::function<bool(const DPtr &)> Walk = [&](const DPtr &D) {
+    if (!D)
+      return true;
+    if (D->K == DNode::Read && !D->Shared) {
+      std::string Ignored;
+      auto O = OffsetOf(D->Index, Ignored);
+      if (O) {
+        std::vector<const ClampSet *> Sets;
+        for (const ClampSet &S : D->Clamps)
+          Sets.push_back(&S);
+        if (Sets.empty())
+          Sets.push_back(&Unclamped);
+        for (const ClampSet *S : Sets) {
+          Use U{D->Name, *O, S, {}};
+          for (const auto &[Id, Coef] : S->Ids) {
+            const ClampInfo &CI = ClampInfos[Id];
+            auto X = AxisOf(CI);
+            if (!X)
+              return false;
+            if (Coef != Strides[X->Axis]) {
+              Why = "the clamp " + CI.Text + " bounds the position along '" +
+                    AxisName(X->Axis) + "' but indexes '" + D->Name +
+                    "' with the stride " + Coef.str();
+              return false;
+            }
+            if (NoOp(CI, *X, *S))
+              continue;
+            int64_t K = X->KRaw - Shift[X->Axis];
+            if (K != (*O)[X->Axis]) {
+              Why = "the clamp " + CI.Text + " bounds the position " +
+                    std::to_string(K) + " along '" + AxisName(X->Axis) +
+                    "', but '" + D->Name + "' is read at " +
+                    std::to_string((*O)[X->Axis]) + " after it";
+              return false;
+            }
+            (CI.Upper ? UpperB : LowerB)[X->Axis].emplace(CI.Bound.str(),
+                                                           CI.Bound);
+            U.Active.push_back({*X, &CI});
+          }
+          Uses.push_back(std::move(U));
+        }
+      }
+    }
+    for (const DPtr &A : D->Args)
+      if (!Walk(A))
+        return false;
+    return true;
+  };
+  for (const Write &W : Writes)
+    if (!Walk(W.Value))
+      return Why;
+
+  for (size_t A = 0; A < N; ++A) {
+    auto &Up = UpperB[A], &Lo = LowerB[A];
+    if (Up.empty() && Lo.empty())
+      continue;
+    for (auto *Bs : {&Up, &Lo})
+      if (Bs->size() > 1) {
+        std::string List;
+        for (const auto &[T, P] : *Bs)
+          List += (List.empty() ? "" : ", ") + T;
+        return "reads along '" + AxisName(A) + "' are clamped to different " +
+               (Bs == &Up ? "upper" : "lower") + " bounds (" + List + ")";
+      }
+    const int Dim = IR.Axes[A].ThreadDim - 'x';
+    int MinO = 0, MaxO = 0;
+    for (const Use &U : Uses) {
+      const int O = U.O[A];
+      MinO = std::min(MinO, O);
+      MaxO = std::max(MaxO, O);
+      if (O == 0)
+        continue;
+      bool Clamped = false;
+      for (const auto &[X, CI] : U.Active)
+        Clamped = Clamped || (X.Axis == A && CI->Upper == (O > 0));
+      if (Clamped || (O > 0 ? Up.empty() : Lo.empty()))
+        continue;
+      // Below: a reader at threadIdx t of its block is at least t along A.
+      auto LoC = Lo.begin()->second.constantValue();
+      if (O < 0 && U.S->InBlock && ThreadAxis(A) && LoC &&
+          U.S->Reader[Dim] + Shift[A] + O >= *LoC)
+        continue;
+      return "'" + U.Array + "' is read at " + std::to_string(O) +
+             " along '" + AxisName(A) + "' without the clamp other reads " +
+             "there have" +
+             (U.S->InBlock ? " (through the __shared__ tile, by the thread " +
+                                 std::to_string(U.S->Reader[Dim]) +
+                                 " of the block)"
+                           : std::string());
+    }
+    if (!TLo[A] || !THi[A])
+      return "the domain along '" + AxisName(A) + "' is not one interval";
+    const Poly Sh = Poly::constant(Shift[A]);
+    const Poly DLo = *TLo[A] + Sh, DLast = *THi[A] + Sh - Poly::constant(1);
+    // Without a bound on one side, one no read reaches.
+    Poly L = Lo.empty() ? DLo + Poly::constant(MinO) : Lo.begin()->second;
+    Poly H = Up.empty() ? DLast + Poly::constant(MaxO) : Up.begin()->second;
+    if (!AtLeast0(DLo - L) || !AtLeast0(H - DLast))
+      return "the domain along '" + AxisName(A) + "' [" + DLo.str() + ", " +
+             DLast.str() + "] is not within the clamp's bounds [" + L.str() +
+             ", " + H.str() + "]";
+    IR.Axes[A].ClampLower = L.str();
+    IR.Axes[A].ClampUpper = H.str();
+  }
+  return "";
+}
+
 KernelAnalysis Interpreter::finish() {
   KernelAnalysis KA;
   KA.Kernel = Kernel.getQualifiedNameAsString();
@@ -1898,14 +2175,6 @@ KernelAnalysis Interpreter::finish() {
     return Verdict();
   for (Write &W : Writes)
     resolveSharedReads(W.Value);
-  if (!Clamps.empty()) {
-    std::string List;
-    for (const std::string &C : Clamps)
-      List += (List.empty() ? "" : ", ") + C;
-    partial("indices are clamped to the array's edge (" + List +
-            "): boundary points read a replicated neighbour, which the IR "
-            "does not describe");
-  }
   for (const auto &[D, B] : BlockSizes)
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
                        std::to_string(B) + " (the kernel indexes blocks by " +
@@ -2081,7 +2350,9 @@ KernelAnalysis Interpreter::finish() {
   for (const Poly &S : Strides)
     IR.Strides.push_back(S.str());
 
-  // Axes with their domains.
+  // Axes with their domains; the position's range along each, when it is one
+  // half-open interval [TLo, THi) of the axis symbol (for clamps).
+  std::vector<std::optional<Poly>> TLo(AxisSyms.size()), THi(AxisSyms.size());
   for (size_t A = 0; A < AxisSyms.size(); ++A) {
     const std::string &S = AxisSyms[A];
     ir::Axis X;
@@ -2187,12 +2458,39 @@ KernelAnalysis Interpreter::finish() {
     }
     if (X.Upper.empty() && X.Source == ir::AxisSource::Linear)
       partial("no upper bound on the 1-D thread id along " + S);
+    if (X.Source == ir::AxisSource::Loop) {
+      // The loop's own range, unless guards narrow it further.
+      for (const AxisSym &L : LoopAxes)
+        if (L.Symbol == S && L.HasLoopRange && Lowers.empty() &&
+            Uppers.empty()) {
+          TLo[A] = L.LoopLower;
+          THi[A] = L.LoopUpper;
+        }
+    } else {
+      if (Lowers.size() == 1)
+        TLo[A] = Lowers[0];
+      else if (Lowers.empty() && Counted)
+        TLo[A] = Poly();
+      if (Uppers.size() == 1)
+        THi[A] = Uppers[0];
+    }
     IR.Axes.push_back(std::move(X));
   }
   for (const Constraint &C : Main.Guards)
     if (C.Symbol == "?")
       partial("a guard on the 1-D thread id itself (e.g. idx < n) that is "
               "not a bound on the slowest coordinate");
+  if (!Clamps.empty()) {
+    std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
+                                    OffsetOf);
+    if (!Why.empty()) {
+      std::string List;
+      for (const std::string &C : Clamps)
+        List += (List.empty() ? "" : ", ") + C;
+      partial("indices are clamped to the array's edge (" + List +
+              "), but not as a replicated boundary the IR states: " + Why);
+    }
+  }
   // Array extents from strides: stride[a+1] / stride[a].
   for (size_t A = 0; A + 1 < Strides.size(); ++A) {
     const Poly &Lo = Strides[A], &Hi = Strides[A + 1];

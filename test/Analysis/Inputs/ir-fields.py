@@ -45,6 +45,8 @@ def main():
             if "linear_step" in a:
                 linear = " step %s modulus %s" % (
                     a["linear_step"], a.get("linear_modulus", "-"))
+            if "clamp_lower" in a:
+                linear += " clamp [%s, %s]" % (a["clamp_lower"], a["clamp_upper"])
             print("  axis %s %s %s [%s, %s) extent %s shift %s%s" % (
                 a["name"], a["source"], a["thread_dim"], a["lower"],
                 a["upper"], a["extent"] or "-", a["thread_offset"], linear))
