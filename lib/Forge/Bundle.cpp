@@ -7,6 +7,7 @@
 #include "forgestencil/Forge/OperatorMatrix.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -241,6 +242,17 @@ std::string launchShape(const ir::StencilIR &IR) {
   // A kernel on a 1-D thread id takes all its threads along x.
   const unsigned Preferred[3] = {hasLinearAxes(IR) ? 256u : 32u, 4, 2};
   std::string Dims;
+  // A kernel that indexes blocks by a fixed size (blockIdx.x * 16 +
+  // threadIdx.x, a 16x16 shared tile) runs only with blocks of that size; the
+  // analysis states it as the note "blockDim.x == 16 (...)".
+  unsigned Fixed[3] = {0, 0, 0};
+  for (const std::string &N : IR.Notes) {
+    unsigned B = 0;
+    char D = 0;
+    if (std::sscanf(N.c_str(), "blockDim.%c == %u", &D, &B) == 2 && B > 0 &&
+        B <= 1024 && (D == 'x' || D == 'y' || D == 'z'))
+      Fixed[D - 'x'] = B;
+  }
   for (size_t A = 0; A < 3; ++A) {
     int D = -1;
     if (A < IR.Axes.size() && IR.Axes[A].Source != ir::AxisSource::Loop) {
@@ -250,6 +262,9 @@ std::string launchShape(const ir::StencilIR &IR) {
     }
     Dims += (A ? ", " : "") + std::to_string(D);
   }
+  for (int D = 0; D < 3; ++D)
+    if (Fixed[D])
+      Block[D] = Fixed[D];
   return "#define FS_BUNDLE_BLOCK dim3(" + std::to_string(Block[0]) + ", " +
          std::to_string(Block[1]) + ", " + std::to_string(Block[2]) +
          ")\nstatic const int fs_axis_thread_dim[3] = {" + Dims + "};\n";
