@@ -72,6 +72,22 @@ public:
     }
   }
 
+  /// Names axis A's variable, extent and stride (by default i, j, k; nx,
+  /// ny, nz; 1, nx, nx * ny).
+  void axis(unsigned A, const std::string &Name, const std::string &Extent,
+            const std::string &Stride) {
+    IR.Axes[A].Name = Name;
+    IR.Axes[A].Extent = Extent;
+    IR.Strides[A] = Stride;
+  }
+  /// A replicated boundary on every axis: reads clamped into
+  /// [0, extent - 1].
+  void clampAll() {
+    for (ir::Axis &X : IR.Axes) {
+      X.ClampLower = "0";
+      X.ClampUpper = X.Extent + " - 1";
+    }
+  }
   void range(int Lower, int UpperMargin) {
     for (ir::Axis &X : IR.Axes) {
       X.Lower = std::to_string(Lower);
@@ -300,6 +316,55 @@ StencilIR fdtd(bool Electric, const std::string &Elem) {
   return B.finish();
 }
 
+/// A star or box on a replicated boundary (`star3d_r1_clamp`): the whole
+/// array is the domain, reads past its faces take the face's value.
+StencilIR clampedVariant(StencilIR IR) {
+  IR.Kernel += "_clamp";
+  for (ir::Axis &X : IR.Axes) {
+    X.Lower = "0";
+    X.Upper = X.Extent;
+    X.ClampLower = "0";
+    X.ClampUpper = X.Extent + " - 1";
+  }
+  return IR;
+}
+
+/// The thermal update of a Rodinia-style chip simulation as the analysis of
+/// apps/hotspot2d reads it: a 5-point star of the temperature plus the
+/// power, adiabatic edges (reads clamped into the chip).
+StencilIR hotspot2d(const std::string &Elem) {
+  Builder B("hotspot2d", 2, Elem);
+  B.axis(0, "c", "cols", "1");
+  B.axis(1, "r", "rows", "cols");
+  B.range(0, 0);
+  B.clampAll();
+  B.output("t_out");
+  B.input("t_in");
+  B.input("power", /*PerPoint=*/true);
+  for (const char *S : {"cx", "cy", "cz", "cp"})
+    B.scalar(S);
+  auto T = [](int X, int Y) { return read("t_in", {X, Y, 0}); };
+  // t + cp * power + cx * (te + tw - 2 t) + cy * (tn + ts - 2 t) - cz * t
+  Expr Value = binary("+", T(0, 0),
+                      binary("*", coef("cp"), read("power", {0, 0, 0})));
+  Value = binary(
+      "+", std::move(Value),
+      binary("*", coef("cx"),
+             binary("-", binary("+", T(1, 0), T(-1, 0)),
+                    binary("*", B.lit("2.0"), T(0, 0)))));
+  Value = binary(
+      "+", std::move(Value),
+      binary("*", coef("cy"),
+             binary("-", binary("+", T(0, -1), T(0, 1)),
+                    binary("*", B.lit("2.0"), T(0, 0)))));
+  Value = binary("-", std::move(Value), binary("*", coef("cz"), T(0, 0)));
+  B.update("t_out", std::move(Value));
+  StencilIR IR = B.finish();
+  // The kernel's order: (t_out, t_in, power, rows, cols, cx, cy, cz, cp).
+  std::swap(IR.Params[3], IR.Params[4]);
+  return IR;
+}
+
 } // namespace
 
 std::vector<std::string> namedStencilNames() {
@@ -312,6 +377,9 @@ std::vector<std::string> namedStencilNames() {
   Names.push_back("rtm");
   Names.push_back("fdtd_e");
   Names.push_back("fdtd_h");
+  Names.push_back("hotspot2d");
+  Names.push_back("star3d_r1_clamp");
+  Names.push_back("box3d_r1_clamp");
   return Names;
 }
 
@@ -326,6 +394,12 @@ std::optional<StencilIR> namedStencil(const std::string &Name,
     return rtm(ElementType);
   if (Name == "fdtd_e" || Name == "fdtd_h")
     return fdtd(Name == "fdtd_e", ElementType);
+  if (Name == "hotspot2d")
+    return hotspot2d(ElementType);
+  if (Name == "star3d_r1_clamp")
+    return clampedVariant(star(3, 1, ElementType));
+  if (Name == "box3d_r1_clamp")
+    return clampedVariant(box(3, 1, ElementType));
   for (const char *Shape : {"star", "box"})
     for (unsigned D = 2; D <= 3; ++D)
       for (unsigned R = 1; R <= 4; ++R) {

@@ -422,7 +422,10 @@ std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
     X.ClampLower = R.opt<std::string>(A, "clamp_lower", "", "ir.axes");
     X.ClampUpper = R.opt<std::string>(A, "clamp_upper", "", "ir.axes");
     if (X.ClampLower.empty() != X.ClampUpper.empty())
-      R.fail("ir.axes: clamp_lower and clamp_upper come together");
+      R.fail("ir.axes: axis '" + X.Name + "' has " +
+             (X.ClampUpper.empty() ? "clamp_lower but no clamp_upper"
+                                   : "clamp_upper but no clamp_lower") +
+             ": a replicated boundary needs both bounds");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.opt<std::vector<std::string>>(J, "strides", {}, "ir");

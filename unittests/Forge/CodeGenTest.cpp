@@ -495,4 +495,121 @@ TEST(CodeGen, OriginalGuardsThreadAxes) {
   EXPECT_TRUE(contains(D, "double c0"));
 }
 
+TEST(CodeGen, ClampedAxesLaunchTheFrameBeforeTheInterior) {
+  // Every strategy's launcher goes through the head: the frame kernel is
+  // defined before the launcher and launched on the caller's stream before
+  // the strategy's kernel, which gets the interior.
+  for (const char *Name : {"hotspot2d", "star3d_r1_clamp", "box3d_r1_clamp"}) {
+    ir::StencilIR IR = named(Name);
+    for (const auto &Strat : forge::allStrategies()) {
+      for (const forge::StrategyParams &P : Strat->searchSpace(IR)) {
+        forge::GeneratedSource G = generateFrom(IR, P);
+        if (!G.ok())
+          continue; // e.g. zsum on a star
+        const std::string &S = G.Source;
+        SCOPED_TRACE(std::string(Name) + " " + P.id());
+        size_t Frame = S.find("__global__ void fs_test_frame(");
+        size_t Launcher = S.find("void fs_test(dim3 grid");
+        size_t Shrink = S.find("fs_ilo[0] = fs_min(fs_max(fs_lo[0], (long "
+                               "long)(0) - (-1)), fs_hi[0]);");
+        size_t Launch = S.find("fs_test_frame<<<fs_blocks(fs_count, 256, "
+                               "1048576), 256, 0, stream>>>(");
+        size_t Interior = S.find("fs_lo[a] = fs_ilo[a];");
+        size_t Reach = S.find("long long fs_reach");
+        size_t Strategy = S.find("fs_test_kernel<int><<<");
+        ASSERT_NE(Frame, std::string::npos);
+        EXPECT_LT(Frame, Launcher);
+        EXPECT_LT(Launcher, Shrink);
+        EXPECT_LT(Shrink, Launch);
+        EXPECT_LT(Launch, Interior);
+        // fs_fits32 is decided on the interior the strategy's kernel gets.
+        EXPECT_LT(Interior, Reach);
+        ASSERT_NE(Strategy, std::string::npos);
+        EXPECT_LT(Reach, Strategy);
+        EXPECT_TRUE(contains(S, "return; // no interior"));
+      }
+    }
+  }
+}
+
+TEST(CodeGen, FrameBoxesAreTakenAlongEveryClampedViewAxis) {
+  // 3-D clamped along y only (view axis 1); 2-D hotspot along x and y (view
+  // axes 0 and 2: a 2-D stencil has no middle axis).
+  ir::StencilIR IR = named("star3d_r1");
+  IR.Axes[1].Lower = "0";
+  IR.Axes[1].Upper = "ny";
+  IR.Axes[1].ClampLower = "0";
+  IR.Axes[1].ClampUpper = "ny - 1";
+  std::string S = generate(IR, "zmarch", 4, 1, 32);
+  EXPECT_TRUE(contains(S, "const int fs_axes[1] = {1};")) << S;
+  EXPECT_TRUE(contains(S, "fs_ihi[1] = fs_max(fs_min(fs_hi[1], (long long)"
+                          "(ny - 1) + 1 - (1)), fs_ilo[1]);"));
+  EXPECT_FALSE(contains(S, "fs_ilo[0] = fs_min"));
+  // Clamped reads along y only; x and z read at plain offsets.
+  EXPECT_TRUE(contains(S, "in[fs_i + (fs_clamp(y + (-1), (long long)(0), "
+                          "(long long)(ny - 1)) - y) * s1]"));
+  EXPECT_TRUE(contains(S, "in[fs_i + (-1) * s0]"));
+  EXPECT_FALSE(contains(S, "fs_clamp(x"));
+  std::string H = generate(named("hotspot2d"), "naive");
+  EXPECT_TRUE(contains(H, "const int fs_axes[2] = {0, 2};")) << H;
+  EXPECT_TRUE(contains(H, "t_in[fs_i + (fs_clamp(z + (1), (long long)(0), "
+                          "(long long)(rows - 1)) - z) * s2]"));
+}
+
+TEST(CodeGen, UnclampedStencilsHaveNoFrameCode) {
+  for (const char *Name : {"star2d_r1", "box3d_r1", "rtm"}) {
+    std::string S = generate(named(Name), "naive");
+    EXPECT_FALSE(contains(S, "fs_clamp")) << Name;
+    EXPECT_FALSE(contains(S, "_frame")) << Name;
+    EXPECT_FALSE(contains(S, "fs_ilo")) << Name;
+    forge::GenerateOptions O;
+    O.LauncherName = "fs_original";
+    EXPECT_FALSE(contains(forge::emitOriginalSource(named(Name), O),
+                          "fs_clamp"));
+  }
+}
+
+TEST(CodeGen, ClampedLinearIdsKernelClampsItsReads) {
+  // The covered-ids kernel computes points of the frame too.
+  ir::StencilIR IR = named("hotspot2d");
+  for (ir::Axis &X : IR.Axes)
+    X.Source = ir::AxisSource::Linear;
+  IR.Axes[0].LinearStep = "1";
+  IR.Axes[0].LinearModulus = "cols";
+  IR.Axes[1].LinearStep = "cols";
+  std::string S = generate(IR, "naive");
+  size_t Ids = S.find("__global__ void fs_test_ids(");
+  size_t Frame = S.find("__global__ void fs_test_frame(");
+  ASSERT_NE(Ids, std::string::npos);
+  ASSERT_NE(Frame, std::string::npos);
+  EXPECT_NE(S.substr(Ids, Frame - Ids).find("fs_clamp(x + (-1)"),
+            std::string::npos)
+      << S;
+  // The ids path returns before the frame's launch.
+  EXPECT_LT(S.find("fs_test_ids<<<"), S.find("fs_test_frame<<<"));
+}
+
+TEST(CodeGen, OriginalClampsItsReads) {
+  forge::GenerateOptions O;
+  O.LauncherName = "fs_original";
+  std::string S = forge::emitOriginalSource(named("hotspot2d"), O);
+  EXPECT_TRUE(contains(S, "__device__ inline long long fs_clamp("));
+  EXPECT_TRUE(contains(S, "if (c < (0) || c >= (cols))"));
+  EXPECT_TRUE(contains(S, "t_in[fs_i + (fs_clamp(c + (-1), (long long)(0), "
+                          "(long long)(cols - 1)) - c) * (long long)(1)]"));
+  // Offset 0 and the per-point power are never clamped.
+  EXPECT_TRUE(contains(S, "(t_in[fs_i] + (cp * power[fs_i]))"));
+  std::string D = forge::emitOriginalSource(named("hotspot2d"), O, "double");
+  EXPECT_TRUE(contains(D, "fs_clamp(r + (1), (long long)(0), (long long)"
+                          "(rows - 1))"));
+}
+
+TEST(CodeGen, RefusesAnAxisWithOneClampBound) {
+  ir::StencilIR IR = named("star2d_r1");
+  IR.Axes[0].ClampUpper = "nx - 1";
+  std::string Error;
+  EXPECT_FALSE(forge::StencilView::create(IR, Error));
+  EXPECT_TRUE(contains(Error, "one clamp bound only")) << Error;
+}
+
 } // namespace

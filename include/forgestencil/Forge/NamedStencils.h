@@ -7,7 +7,11 @@
 /// radius-4 star plus a per-point velocity, second order in time) and the
 /// Yee FDTD updates (`fdtd_e`, `fdtd_h`: three field components from the
 /// other three and two per-point material coefficients), each as the
-/// Stencil IR of a plain kernel with one thread per point.
+/// Stencil IR of a plain kernel with one thread per point. Two have a
+/// replicated (clamped) boundary on every axis and the whole array as their
+/// domain: `hotspot2d`, the thermal update of apps/hotspot2d (a 5-point
+/// star plus a per-point power), and `star3d_r1_clamp` and
+/// `box3d_r1_clamp`, the 7-point star and the 27-point box.
 ///
 //===----------------------------------------------------------------------===//
 
