@@ -98,14 +98,7 @@ bool StrategyParams::validate(std::string &Error) const {
 std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
                                                      std::string &Error) {
   // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.mN], as id() writes.
-  std::vector<std::string> Parts;
-  for (size_t B = 0;;) {
-    size_t E = Id.find('.', B);
-    Parts.push_back(Id.substr(B, E == std::string::npos ? E : E - B));
-    if (E == std::string::npos)
-      break;
-    B = E + 1;
-  }
+  const std::vector<std::string> Parts = splitOn(Id, '.');
   auto Bad = [&](const std::string &Why) {
     Error = "strategy id '" + Id + "': " + Why;
     return std::nullopt;
@@ -122,15 +115,11 @@ std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
   StrategyParams P;
   P.Strategy = Parts[0];
   std::vector<unsigned> Block;
-  for (size_t B = 0;;) {
-    size_t E = Parts[1].find('x', B);
+  for (const std::string &T : splitOn(Parts[1], 'x')) {
     unsigned N = 0;
-    if (!Number(Parts[1].substr(B, E == std::string::npos ? E : E - B), N))
+    if (!Number(T, N))
       return Bad("block '" + Parts[1] + "' is not BXxBY or BXxBYxBZ");
     Block.push_back(N);
-    if (E == std::string::npos)
-      break;
-    B = E + 1;
   }
   if (Block.size() < 2 || Block.size() > 3)
     return Bad("block '" + Parts[1] + "' is not BXxBY or BXxBYxBZ");
@@ -180,6 +169,17 @@ StrategyParams searchPoint(const std::string &Strategy, unsigned BX,
   P.PointsY = PY;
   P.ZChunk = ZC;
   return P;
+}
+
+std::vector<std::string> splitOn(const std::string &S, char Sep) {
+  std::vector<std::string> Parts;
+  for (size_t B = 0;;) {
+    size_t E = S.find(Sep, B);
+    Parts.push_back(S.substr(B, E == std::string::npos ? E : E - B));
+    if (E == std::string::npos)
+      return Parts;
+    B = E + 1;
+  }
 }
 
 void addSearchPoint(std::vector<StrategyParams> &Space,

@@ -199,15 +199,7 @@ int main(int Argc, char **Argv) {
   } else {
     // A comma-separated list of strategy names, 'all', and search points
     // by id; a point is checked against its strategy before anything runs.
-    std::vector<std::string> Items;
-    for (size_t B = 0;;) {
-      size_t E = StrategyName.find(',', B);
-      Items.push_back(StrategyName.substr(B, E == std::string::npos ? E : E - B));
-      if (E == std::string::npos)
-        break;
-      B = E + 1;
-    }
-    for (const std::string &Item : Items) {
+    for (const std::string &Item : forge::splitOn(StrategyName, ',')) {
       if (Item.find('.') != std::string::npos) {
         std::optional<forge::StrategyParams> P =
             forge::StrategyParams::fromId(Item, Error);

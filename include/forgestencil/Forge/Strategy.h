@@ -80,6 +80,9 @@ struct StrategyParams {
 StrategyParams searchPoint(const std::string &Strategy, unsigned BX,
                            unsigned BY, unsigned VW, unsigned PY, unsigned ZC);
 
+/// \p S cut at every \p Sep, empty parts kept: "a..b" gives a, "", b.
+std::vector<std::string> splitOn(const std::string &S, char Sep);
+
 /// Appends \p P to \p Space unless an equal point is already there.
 void addSearchPoint(std::vector<StrategyParams> &Space,
                     const StrategyParams &P);
