@@ -292,8 +292,18 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
 
   std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
                                                : originalBlock(IR.Dims);
+  // A thread dimension no axis takes (a loop over z inside the kernel) gets
+  // one thread: more would run the loop again, racing on in-place updates.
+  const std::array<int, 3> TD = axisThreadDims(IR);
+  for (int D = 0; D < 3; ++D)
+    if (std::find(TD.begin(), TD.end(), D) == TD.end())
+      B[D] = 1;
   OS << "static dim3 fs_original_block() { return dim3(" << B[0] << ", "
-     << B[1] << ", " << B[2] << "); }\n";
+     << B[1] << ", " << B[2] << "); }\n"
+     << "#ifndef FS_BUNDLE_DRIVER\n"
+     << "static const int fs_axis_thread_dim[3] = {" << TD[0] << ", " << TD[1]
+     << ", " << TD[2] << "};\n"
+     << "#endif\n";
   OS << "static void fs_launch(int v, dim3 g, dim3 b, cudaStream_t s, "
         "Elem *const *arr, const int *ext, const double *sc) {\n"
      << extentLocals(IR) << "  (void)sc;\n  switch (v) {\n";
@@ -332,6 +342,16 @@ std::vector<unsigned> originalBlock(unsigned Dims) {
   if (Dims == 2)
     return {32, 8, 1};
   return {256, 1, 1};
+}
+
+std::array<int, 3> axisThreadDims(const ir::StencilIR &IR) {
+  std::array<int, 3> D{-1, -1, -1};
+  for (size_t A = 0; A < 3 && A < IR.Axes.size(); ++A)
+    if (IR.Axes[A].Source != ir::AxisSource::Loop) {
+      const char C = IR.Axes[A].ThreadDim;
+      D[A] = C == 'y' ? 1 : C == 'z' ? 2 : 0;
+    }
+  return D;
 }
 
 BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {

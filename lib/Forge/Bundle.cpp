@@ -253,14 +253,11 @@ std::string launchShape(const ir::StencilIR &IR) {
         B <= 1024 && (D == 'x' || D == 'y' || D == 'z'))
       Fixed[D - 'x'] = B;
   }
+  const std::array<int, 3> TD = axisThreadDims(IR);
   for (size_t A = 0; A < 3; ++A) {
-    int D = -1;
-    if (A < IR.Axes.size() && IR.Axes[A].Source != ir::AxisSource::Loop) {
-      char C = IR.Axes[A].ThreadDim;
-      D = C == 'y' ? 1 : C == 'z' ? 2 : 0;
-      Block[D] = Preferred[D];
-    }
-    Dims += (A ? ", " : "") + std::to_string(D);
+    if (TD[A] >= 0)
+      Block[TD[A]] = Preferred[TD[A]];
+    Dims += (A ? ", " : "") + std::to_string(TD[A]);
   }
   for (int D = 0; D < 3; ++D)
     if (Fixed[D])

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,11 @@ struct BenchSources {
 /// The driver's block for the original kernel: (32, 4, 2) in 3-D, (32, 8)
 /// in 2-D, 256 in 1-D (and 256 along x for a kernel on a 1-D thread id).
 std::vector<unsigned> originalBlock(unsigned Dims);
+
+/// For each IR axis, the thread dimension (0 x, 1 y, 2 z) its coordinate
+/// comes from, or -1 for a loop inside the kernel (and for missing axes):
+/// the original's grid covers only the thread axes, one block along a loop.
+std::array<int, 3> axisThreadDims(const ir::StencilIR &IR);
 
 BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C);
 
