@@ -277,6 +277,13 @@ private:
                    std::vector<std::pair<int, Poly>> &Ids) const;
   DPtr moveTraced(const DPtr &N, const std::function<Poly(const Poly &)> &Fn,
                   const std::array<int64_t, 3> &Reader);
+  /// Pos kept at most (Upper, min) or at least (max) Bound: the position
+  /// plus a fresh clamp symbol.
+  Value clampOf(bool Upper, const Value &Pos, const Value &Bound,
+                const std::string &Text);
+  /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
+  /// min(p, b) does, e.g. i > 0 ? i - 1 : 0; nullopt for any other choice.
+  std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
   /// Fills the clamp bounds of IR's axes from the clamps the update's reads
   /// went through; the reason when they are not a replicated boundary.
   std::string clampedBounds(
@@ -836,10 +843,83 @@ Value Interpreter::eval(const Expr *E) {
     return member(M);
 
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    if (std::optional<Value> V = ternaryClamp(CO))
+      return *V;
     return Value::unknown("a conditional expression (" + text(CO) +
                           ") in the update");
   }
   return Value::unknown("");
+}
+
+Value Interpreter::clampOf(bool Upper, const Value &Pos, const Value &Bound,
+                           const std::string &Text) {
+  Clamps.insert(Text);
+  ClampInfo CI;
+  CI.Upper = Upper;
+  CI.Bound = Bound.Idx;
+  std::vector<std::pair<int, Poly>> Inner;
+  if (!splitClamps(Pos.Idx, CI.Arg, Inner))
+    return Value::unknown("a clamp of a clamped position times another (" +
+                          Text + ")");
+  CI.Text = Text;
+  std::string Sym = ClampPrefix + std::to_string(ClampInfos.size());
+  ClampInfos.push_back(std::move(CI));
+  return Value::index(Pos.Idx + Poly::symbol(Sym));
+}
+
+std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
+  const auto *Cmp =
+      dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
+  if (!Cmp || !Cmp->isRelationalOp() || !CO->getType()->isIntegerType())
+    return std::nullopt;
+  auto Moves = [](const Value &V) {
+    return V.K == Value::Index &&
+           (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+            V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
+  };
+  Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
+  Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
+  if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
+      F.K != Value::Index || Moves(T) == Moves(F))
+    return std::nullopt;
+  const bool PosTrue = Moves(T);
+  const Value &Pos = PosTrue ? T : F, &Bound = PosTrue ? F : T;
+  Poly P, Lp, Rp;
+  std::vector<std::pair<int, Poly>> Ignored;
+  if (!splitClamps(Pos.Idx, P, Ignored) || !splitClamps(L.Idx, Lp, Ignored) ||
+      !splitClamps(R.Idx, Rp, Ignored))
+    return std::nullopt;
+  // The condition as "Pos - Bound + c REL 0", when it is one; REL chooses Pos.
+  BinaryOperatorKind Op = Cmp->getOpcode();
+  auto Mirror = [](BinaryOperatorKind O) {
+    return O == BO_LT ? BO_GT : O == BO_GT ? BO_LT : O == BO_LE ? BO_GE : BO_LE;
+  };
+  auto Negate = [](BinaryOperatorKind O) {
+    return O == BO_LT ? BO_GE : O == BO_GE ? BO_LT : O == BO_GT ? BO_LE : BO_GT;
+  };
+  for (int Swap = 0; Swap < 2; ++Swap) {
+    Poly D = Swap ? Rp - Lp : Lp - Rp;
+    BinaryOperatorKind Rel = Swap ? Mirror(Op) : Op;
+    if (!PosTrue)
+      Rel = Negate(Rel);
+    auto C = (D - (P - Bound.Idx)).constantValue();
+    if (!C)
+      continue;
+    // Pos is chosen when Pos - Bound >= K (max) or <= K (min); when K is the
+    // value at which Pos equals Bound, or one off towards choosing Bound, the
+    // choice is exactly max or min.
+    if (Rel == BO_GT || Rel == BO_GE) {
+      int64_t K = Rel == BO_GT ? 1 - *C : -*C;
+      if (K == 0 || K == 1)
+        return clampOf(false, Pos, Bound, text(CO));
+    } else {
+      int64_t K = Rel == BO_LT ? -*C - 1 : -*C;
+      if (K == 0 || K == -1)
+        return clampOf(true, Pos, Bound, text(CO));
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 Value Interpreter::evalBinary(const BinaryOperator *B) {
@@ -960,21 +1040,9 @@ Value Interpreter::evalCall(const CallExpr *C) {
              (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
               V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
     };
-    if (A.K == Value::Index && B.K == Value::Index && Moves(A) != Moves(B)) {
-      Clamps.insert(text(C));
-      const Value &Pos = Moves(A) ? A : B, &Bound = Moves(A) ? B : A;
-      ClampInfo CI;
-      CI.Upper = FD->getName() == "min";
-      CI.Bound = Bound.Idx;
-      std::vector<std::pair<int, Poly>> Inner;
-      if (!splitClamps(Pos.Idx, CI.Arg, Inner))
-        return Value::unknown("a clamp of a clamped position times another (" +
-                              text(C) + ")");
-      CI.Text = text(C);
-      std::string Sym = ClampPrefix + std::to_string(ClampInfos.size());
-      ClampInfos.push_back(std::move(CI));
-      return Value::index(Pos.Idx + Poly::symbol(Sym));
-    }
+    if (A.K == Value::Index && B.K == Value::Index && Moves(A) != Moves(B))
+      return clampOf(FD->getName() == "min", Moves(A) ? A : B,
+                     Moves(A) ? B : A, text(C));
     if (A.K == Value::Index && B.K == Value::Index && !Moves(A))
       return Value::unknown("min/max of sizes: " + text(C));
     if (A.K == Value::Index && B.K == Value::Index)
