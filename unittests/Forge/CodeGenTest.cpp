@@ -94,14 +94,21 @@ TEST(CodeGen, RejectsWhatWouldRace) {
   EXPECT_TRUE(contains(Error, "1-D thread id")) << Error;
 }
 
-TEST(CodeGen, LinearIdsTakeTheStrategyKernelOnlyWhenTheyReachTheDomain) {
-  // jacobi2d's style: i = id % nx, j = id / nx.
-  ir::StencilIR IR = named("star2d_r1");
+/// The named 2-D stencil \p Name on a 1-D thread id split as jacobi2d
+/// splits it: x = id % Row, y = id / Row.
+ir::StencilIR onLinearIds(const std::string &Name, const std::string &Row) {
+  ir::StencilIR IR = named(Name);
   for (ir::Axis &X : IR.Axes)
     X.Source = ir::AxisSource::Linear;
   IR.Axes[0].LinearStep = "1";
-  IR.Axes[0].LinearModulus = "nx";
-  IR.Axes[1].LinearStep = "nx";
+  IR.Axes[0].LinearModulus = Row;
+  IR.Axes[1].LinearStep = Row;
+  return IR;
+}
+
+TEST(CodeGen, LinearIdsTakeTheStrategyKernelOnlyWhenTheyReachTheDomain) {
+  // jacobi2d's style: i = id % nx, j = id / nx.
+  ir::StencilIR IR = onLinearIds("star2d_r1", "nx");
   std::string Error;
   ASSERT_TRUE(forge::StencilView::create(IR, Error)) << Error;
   forge::StrategyParams P = params(IR, "multipoint", 4, 1, 1);
@@ -571,12 +578,7 @@ TEST(CodeGen, UnclampedStencilsHaveNoFrameCode) {
 
 TEST(CodeGen, ClampedLinearIdsKernelClampsItsReads) {
   // The covered-ids kernel computes points of the frame too.
-  ir::StencilIR IR = named("hotspot2d");
-  for (ir::Axis &X : IR.Axes)
-    X.Source = ir::AxisSource::Linear;
-  IR.Axes[0].LinearStep = "1";
-  IR.Axes[0].LinearModulus = "cols";
-  IR.Axes[1].LinearStep = "cols";
+  ir::StencilIR IR = onLinearIds("hotspot2d", "cols");
   std::string S = generate(IR, "naive");
   size_t Ids = S.find("__global__ void fs_test_ids(");
   size_t Frame = S.find("__global__ void fs_test_frame(");
