@@ -34,6 +34,7 @@ targets=(
   "rtm rtm f32 512"
   "fdtd_e fdtd_e f32 512"
   "fdtd_h fdtd_h f32 512"
+  "hotspot2d hotspot2d f32 8192"
 )
 if [ $# -gt 0 ]; then
   selected=()
