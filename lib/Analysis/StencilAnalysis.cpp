@@ -140,6 +140,14 @@ struct Value {
   }
 };
 
+/// Whether V is an index that moves with the thread's position (a clamp's
+/// position, as opposed to its bound).
+bool moves(const Value &V) {
+  return V.K == Value::Index &&
+         (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+          V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
+}
+
 /// How an array is stored.
 enum class ArrayKind { Global, Constant, Shared, Local };
 
@@ -872,17 +880,12 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
       dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
   if (!Cmp || !Cmp->isRelationalOp() || !CO->getType()->isIntegerType())
     return std::nullopt;
-  auto Moves = [](const Value &V) {
-    return V.K == Value::Index &&
-           (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
-            V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
-  };
   Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
   Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
   if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
-      F.K != Value::Index || Moves(T) == Moves(F))
+      F.K != Value::Index || moves(T) == moves(F))
     return std::nullopt;
-  const bool PosTrue = Moves(T);
+  const bool PosTrue = moves(T);
   const Value &Pos = PosTrue ? T : F, &Bound = PosTrue ? F : T;
   Poly P, Lp, Rp;
   std::vector<std::pair<int, Poly>> Ignored;
@@ -1035,15 +1038,10 @@ Value Interpreter::evalCall(const CallExpr *C) {
     // min(i + 1, n - 1): the position, clamped to an edge. The value is the
     // position; the clamp is reported (a replicated boundary).
     Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
-    auto Moves = [](const Value &V) {
-      return V.K == Value::Index &&
-             (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
-              V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
-    };
-    if (A.K == Value::Index && B.K == Value::Index && Moves(A) != Moves(B))
-      return clampOf(FD->getName() == "min", Moves(A) ? A : B,
-                     Moves(A) ? B : A, text(C));
-    if (A.K == Value::Index && B.K == Value::Index && !Moves(A))
+    if (A.K == Value::Index && B.K == Value::Index && moves(A) != moves(B))
+      return clampOf(FD->getName() == "min", moves(A) ? A : B,
+                     moves(A) ? B : A, text(C));
+    if (A.K == Value::Index && B.K == Value::Index && !moves(A))
       return Value::unknown("min/max of sizes: " + text(C));
     if (A.K == Value::Index && B.K == Value::Index)
       return Value::unknown("an index computed with min/max of positions (" +
