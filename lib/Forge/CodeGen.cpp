@@ -670,25 +670,19 @@ std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
   const StencilIR &IR = V.ir();
   auto Read = [&](const std::string &Name, const Offset &IROff) {
     Offset VO = V.toView(IROff);
-    if (!ClampReads)
-      return Name + "[" + IndexVar + offsetTerms(VO) + "]";
     // Along a clamped axis the read moves from the point's coordinate to
     // the clamped one: the same element as the original's clamped index.
-    std::string S = Name + "[" + IndexVar;
-    for (int A = 0; A < 3; ++A) {
-      if (VO[A] == 0)
-        continue;
+    std::string Clamped;
+    for (int A = 0; A < 3 && ClampReads; ++A) {
       const int IA = V.irAxis(A);
-      const std::string Stride = "s" + std::to_string(A);
-      if (IA >= 0 && IR.Axes[IA].clamped()) {
-        const std::string C(1, "xyz"[A]);
-        S += " + (" + clampedCoord(C, VO[A], IR.Axes[IA]) + " - " + C +
-             ") * " + Stride;
-      } else {
-        S += " + (" + std::to_string(VO[A]) + ") * " + Stride;
-      }
+      if (VO[A] == 0 || IA < 0 || !IR.Axes[IA].clamped())
+        continue;
+      const std::string C(1, "xyz"[A]);
+      Clamped += " + (" + clampedCoord(C, VO[A], IR.Axes[IA]) + " - " + C +
+                 ") * s" + std::to_string(A);
+      VO[A] = 0;
     }
-    return S + "]";
+    return Name + "[" + IndexVar + offsetTerms(VO) + Clamped + "]";
   };
   for (size_t U = 0; U < IR.Updates.size(); ++U) {
     const ir::Update &Up = IR.Updates[U];
@@ -871,20 +865,17 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
   };
   // On a replicated boundary a read's coordinate is clamped: the element
   // moves from the point's coordinate to the clamped one.
-  auto Read = [&](const std::string &Name, const Offset &Off) {
-    std::string S = Name + "[fs_i";
+  auto Read = [&](const std::string &Name, Offset Off) {
+    std::string Clamped;
     for (size_t A = 0; A < IR.Axes.size(); ++A) {
       const ir::Axis &X = IR.Axes[A];
-      if (Off[A] == 0)
+      if (Off[A] == 0 || !X.clamped())
         continue;
-      if (X.clamped())
-        S += " + (" + clampedCoord(X.Name, Off[A], X) + " - " + X.Name +
-             ") * (long long)(" + IR.Strides[A] + ")";
-      else
-        S += " + (" + std::to_string(Off[A]) + ") * (long long)(" +
-             IR.Strides[A] + ")";
+      Clamped += " + (" + clampedCoord(X.Name, Off[A], X) + " - " + X.Name +
+                 ") * (long long)(" + IR.Strides[A] + ")";
+      Off[A] = 0;
     }
-    return S + "]";
+    return Name + "[fs_i" + Offs(Off) + Clamped + "]";
   };
   for (const ir::Update &U : IR.Updates) {
     Offset W{0, 0, 0};
