@@ -300,10 +300,8 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
       B[D] = 1;
   OS << "static dim3 fs_original_block() { return dim3(" << B[0] << ", "
      << B[1] << ", " << B[2] << "); }\n"
-     << "#ifndef FS_BUNDLE_DRIVER\n"
      << "static const int fs_axis_thread_dim[3] = {" << TD[0] << ", " << TD[1]
-     << ", " << TD[2] << "};\n"
-     << "#endif\n";
+     << ", " << TD[2] << "};\n";
   OS << "static void fs_launch(int v, dim3 g, dim3 b, cudaStream_t s, "
         "Elem *const *arr, const int *ext, const double *sc) {\n"
      << extentLocals(IR) << "  (void)sc;\n  switch (v) {\n";

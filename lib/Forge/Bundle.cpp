@@ -233,15 +233,15 @@ std::vector<std::string> splitCommand(const std::string &Command) {
   return Out;
 }
 
-/// The block the original is launched with and which thread dimension each
-/// IR axis takes (-1: a loop inside the kernel): 32 threads along x, 4 along
-/// y, 2 along z where the kernel uses them, so odd extents are never a
-/// multiple.
+/// The block the original is launched with: 32 threads along x, 4 along y,
+/// 2 along z where the kernel's thread axes use them (256 along x for a 1-D
+/// thread id), so odd extents are never a multiple; a fixed block size the
+/// kernel indexes by wins. (Which thread dimension each IR axis takes is
+/// the driver head's fs_axis_thread_dim, lib/Forge/Bench.cpp.)
 std::string launchShape(const ir::StencilIR &IR) {
   unsigned Block[3] = {1, 1, 1};
   // A kernel on a 1-D thread id takes all its threads along x.
   const unsigned Preferred[3] = {hasLinearAxes(IR) ? 256u : 32u, 4, 2};
-  std::string Dims;
   // A kernel that indexes blocks by a fixed size (blockIdx.x * 16 +
   // threadIdx.x, a 16x16 shared tile) runs only with blocks of that size; the
   // analysis states it as the note "blockDim.x == 16 (...)".
@@ -253,18 +253,14 @@ std::string launchShape(const ir::StencilIR &IR) {
         B <= 1024 && (D == 'x' || D == 'y' || D == 'z'))
       Fixed[D - 'x'] = B;
   }
-  const std::array<int, 3> TD = axisThreadDims(IR);
-  for (size_t A = 0; A < 3; ++A) {
-    if (TD[A] >= 0)
-      Block[TD[A]] = Preferred[TD[A]];
-    Dims += (A ? ", " : "") + std::to_string(TD[A]);
-  }
+  for (int D : axisThreadDims(IR))
+    if (D >= 0)
+      Block[D] = Preferred[D];
   for (int D = 0; D < 3; ++D)
     if (Fixed[D])
       Block[D] = Fixed[D];
   return "#define FS_BUNDLE_BLOCK dim3(" + std::to_string(Block[0]) + ", " +
-         std::to_string(Block[1]) + ", " + std::to_string(Block[2]) +
-         ")\nstatic const int fs_axis_thread_dim[3] = {" + Dims + "};\n";
+         std::to_string(Block[1]) + ", " + std::to_string(Block[2]) + ")\n";
 }
 
 } // namespace
