@@ -81,6 +81,9 @@ json TuneResults::toJson() const {
   json Cands = json::array();
   for (const CandidateResult &C : Candidates)
     Cands.push_back(C.toJson());
+  json Gpu = {{"name", GpuName}, {"driver", Driver}, {"runtime", Runtime}};
+  if (L2Bytes > 0)
+    Gpu["l2_bytes"] = L2Bytes;
   return {{"schema", TuneResultsSchemaId},
           {"version", TuneResultsSchemaVersion},
           {"tool_version", ToolVersion},
@@ -88,13 +91,7 @@ json TuneResults::toJson() const {
           {"arch", Arch},
           {"date", Date},
           {"command", Command},
-          {"gpu", L2Bytes > 0 ? json{{"name", GpuName},
-                                     {"driver", Driver},
-                                     {"runtime", Runtime},
-                                     {"l2_bytes", L2Bytes}}
-                              : json{{"name", GpuName},
-                                     {"driver", Driver},
-                                     {"runtime", Runtime}}},
+          {"gpu", Gpu},
           {"nvcc", NvccVersion},
           {"tolerance", Tolerance},
           {"memcheck", Memcheck},
