@@ -18,6 +18,13 @@ ir::StencilIR named(const std::string &Name, const std::string &T = "float") {
   return *forge::namedStencil(Name, T, Error);
 }
 
+/// The IR's original kernel (retyped to To when given), as fs-bench emits it.
+std::string original(const ir::StencilIR &IR, const std::string &To = "") {
+  forge::GenerateOptions O;
+  O.LauncherName = "fs_original";
+  return forge::emitOriginalSource(IR, O, To);
+}
+
 forge::StrategyParams params(const ir::StencilIR &IR,
                              const std::string &Strategy, unsigned VW,
                              unsigned PY, unsigned ZC) {
@@ -492,12 +499,10 @@ TEST(CodeGen, MultiDimensionalConstantsAreIndexedAsDeclared) {
 }
 
 TEST(CodeGen, OriginalGuardsThreadAxes) {
-  forge::GenerateOptions O;
-  O.LauncherName = "fs_original";
-  std::string S = forge::emitOriginalSource(named("star2d_r1"), O);
+  std::string S = original(named("star2d_r1"));
   EXPECT_TRUE(contains(S, "if (i < (1) || i >= (nx - 1))"));
   EXPECT_TRUE(contains(S, "if (j < (1) || j >= (ny - 1))"));
-  std::string D = forge::emitOriginalSource(named("star2d_r1"), O, "double");
+  std::string D = original(named("star2d_r1"), "double");
   EXPECT_TRUE(contains(D, "const double *__restrict__ in"));
   EXPECT_TRUE(contains(D, "double c0"));
 }
@@ -569,10 +574,7 @@ TEST(CodeGen, UnclampedStencilsHaveNoFrameCode) {
     EXPECT_FALSE(contains(S, "fs_clamp")) << Name;
     EXPECT_FALSE(contains(S, "_frame")) << Name;
     EXPECT_FALSE(contains(S, "fs_ilo")) << Name;
-    forge::GenerateOptions O;
-    O.LauncherName = "fs_original";
-    EXPECT_FALSE(contains(forge::emitOriginalSource(named(Name), O),
-                          "fs_clamp"));
+    EXPECT_FALSE(contains(original(named(Name)), "fs_clamp"));
   }
 }
 
@@ -592,16 +594,14 @@ TEST(CodeGen, ClampedLinearIdsKernelClampsItsReads) {
 }
 
 TEST(CodeGen, OriginalClampsItsReads) {
-  forge::GenerateOptions O;
-  O.LauncherName = "fs_original";
-  std::string S = forge::emitOriginalSource(named("hotspot2d"), O);
+  std::string S = original(named("hotspot2d"));
   EXPECT_TRUE(contains(S, "__device__ inline long long fs_clamp("));
   EXPECT_TRUE(contains(S, "if (c < (0) || c >= (cols))"));
   EXPECT_TRUE(contains(S, "t_in[fs_i + (fs_clamp(c + (-1), (long long)(0), "
                           "(long long)(cols - 1)) - c) * (long long)(1)]"));
   // Offset 0 and the per-point power are never clamped.
   EXPECT_TRUE(contains(S, "(t_in[fs_i] + (cp * power[fs_i]))"));
-  std::string D = forge::emitOriginalSource(named("hotspot2d"), O, "double");
+  std::string D = original(named("hotspot2d"), "double");
   EXPECT_TRUE(contains(D, "fs_clamp(r + (1), (long long)(0), (long long)"
                           "(rows - 1))"));
 }
