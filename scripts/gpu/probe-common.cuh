@@ -1,6 +1,7 @@
 // What the GPU probes (probe-traversal.cu, probe-box-loads.cu) share: an
-// error check for main, the float4 copy kernel they compare against, and
-// the median of 30 timed launches after 3 warm-up launches.
+// error check for main, the float4 copy kernel they compare against (and
+// its row of their tables), and the median of 30 timed launches after 3
+// warm-up launches.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -51,4 +52,13 @@ static double copyBandwidth(const float *in, float *out, size_t bytes,
       },
       a, b);
   return 2.0 * bytes / ms / 1e6;
+}
+
+/// copyBandwidth, with the table's copy row printed (name column Width wide).
+static double copyRow(const float *in, float *out, size_t bytes, cudaEvent_t a,
+                      cudaEvent_t b, int width) {
+  const double gbs = copyBandwidth(in, out, bytes, a, b);
+  printf("%-*s %8.4f ms %7.0f GB/s  100.0 %%\n", width, "copy",
+         2.0 * bytes / gbs / 1e6, gbs);
+  return gbs;
 }
