@@ -82,6 +82,14 @@ std::string stencilSignature(const ir::StencilIR &IR) {
     for (const ir::Offset &O : Offsets)
       OS << "_" << O[0] << "," << O[1] << "," << O[2];
   }
+  // Clamped reads need a frame kernel and change what the interior costs:
+  // a replicated boundary is its own entry, named by the clamped axes.
+  std::string Clamped;
+  for (size_t A = 0; A < IR.Axes.size(); ++A)
+    if (IR.Axes[A].clamped())
+      Clamped += "xyz"[A < 3 ? A : 2];
+  if (!Clamped.empty())
+    OS << ".clamp-" << Clamped;
   OS << "." << dtypeTag(IR.ElementType);
   return OS.str();
 }
@@ -191,25 +199,35 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
   json Key = keyOf(Signature, Arch, SizeClass);
   // How coefficients reach the kernel (literal, scalar parameter,
   // __constant__) barely changes what a bandwidth-bound kernel costs, so an
-  // entry that differs only there is the next best evidence.
-  auto WithoutCoefficients = [](const std::string &Sig) {
-    size_t Begin = Sig.find(".coef");
+  // entry that differs only there is the next best evidence. After it, the
+  // same footprint on an untouched boundary: a replicated boundary runs the
+  // same strategy over the interior, plus a thin frame kernel.
+  auto Without = [](std::string Sig, const char *Part) {
+    size_t Begin = Sig.find(Part);
     if (Begin == std::string::npos)
       return Sig;
     size_t End = Sig.find('.', Begin + 1);
     return Sig.substr(0, Begin) +
            (End == std::string::npos ? "" : Sig.substr(End));
   };
-  for (int Pass = 0; Pass < 2; ++Pass) {
+  auto Relaxed = [&](const std::string &Sig, int Pass) {
+    std::string R = Pass >= 1 ? Without(Sig, ".coef") : Sig;
+    return Pass >= 2 ? Without(R, ".clamp-") : R;
+  };
+  const char *const Differs[] = {
+      "", "differs only in how coefficients are passed",
+      "differs in how coefficients are passed or in which axes have a "
+      "replicated boundary"};
+  for (int Pass = 0; Pass < 3; ++Pass) {
     if (!Matrix.contains("entries"))
+      break;
+    if (Pass == 2 && Relaxed(Signature, 2) == Relaxed(Signature, 1))
       break;
     for (const json &E : Matrix["entries"]) {
       bool Match =
-          Pass == 0
-              ? E["key"] == Key
-              : E["key"]["arch"] == Arch && E["key"]["size_class"] == SizeClass &&
-                    WithoutCoefficients(E["key"]["signature"].get<std::string>()) ==
-                        WithoutCoefficients(Signature);
+          E["key"]["arch"] == Arch && E["key"]["size_class"] == SizeClass &&
+          Relaxed(E["key"]["signature"].get<std::string>(), Pass) ==
+              Relaxed(Signature, Pass);
       if (!Match)
         continue;
       std::string Error;
@@ -217,11 +235,11 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
       if (P && findStrategy(P->Strategy) &&
           findStrategy(P->Strategy)->whyNot(IR).empty()) {
         if (Source)
-          *Source = Pass == 0 ? "knowledge"
-                              : "knowledge (entry " +
-                                    E["key"]["signature"].get<std::string>() +
-                                    ", which differs only in how coefficients "
-                                    "are passed)";
+          *Source = Pass == 0
+                        ? "knowledge"
+                        : "knowledge (entry " +
+                              E["key"]["signature"].get<std::string>() +
+                              ", which " + Differs[Pass] + ")";
         return *P;
       }
     }

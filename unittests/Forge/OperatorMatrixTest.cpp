@@ -36,6 +36,12 @@ TEST(OperatorMatrix, SignatureSaysWhatMatters) {
             "3d.star.r4.pts25.in3.out1.pp1.coef-constant-array.f32");
   EXPECT_EQ(forge::stencilSignature(named("star3d_r1", "double")),
             "3d.star.r1.pts7.in1.out1.pp0.coef-scalar-param.f64");
+  // A replicated boundary is a different entry from the same footprint's
+  // untouched boundary.
+  EXPECT_EQ(forge::stencilSignature(named("star3d_r1_clamp")),
+            "3d.star.r1.pts7.in1.out1.pp0.coef-scalar-param.clamp-xyz.f32");
+  EXPECT_EQ(forge::stencilSignature(named("hotspot2d")),
+            "2d.star.r1.pts5.in2.out1.pp1.coef-scalar-param.clamp-xy.f32");
 }
 
 TEST(OperatorMatrix, SizeClass) {
@@ -85,6 +91,31 @@ TEST(OperatorMatrix, PicksKnownBestOrTheDocumentedDefault) {
   // Another architecture knows nothing yet.
   forge::pickStrategy(M, IR, "sm_100", "large", &Source);
   EXPECT_EQ(Source, "default");
+}
+
+TEST(OperatorMatrix, ClampedStencilFallsBackToTheUntouchedBoundary) {
+  // Recorded for star3d_r1 (untouched boundary): the clamped variant takes
+  // it and says why; the reverse does not happen.
+  nlohmann::json M = forge::emptyMatrix();
+  forge::Measurement Plain = measurement("multipoint", 0.9);
+  Plain.Signature = forge::stencilSignature(named("star3d_r1"));
+  forge::addMeasurement(M, Plain);
+  std::string Source;
+  forge::StrategyParams P =
+      forge::pickStrategy(M, named("star3d_r1_clamp"), "sm_90", "large",
+                          &Source);
+  EXPECT_EQ(P.Strategy, "multipoint");
+  EXPECT_NE(Source.find("replicated boundary"), std::string::npos) << Source;
+
+  nlohmann::json C = forge::emptyMatrix();
+  forge::Measurement Clamped = measurement("multipoint", 0.9);
+  Clamped.Signature = forge::stencilSignature(named("star3d_r1_clamp"));
+  forge::addMeasurement(C, Clamped);
+  P = forge::pickStrategy(C, named("star3d_r1"), "sm_90", "large", &Source);
+  EXPECT_EQ(Source, "default");
+  P = forge::pickStrategy(C, named("star3d_r1_clamp"), "sm_90", "large",
+                          &Source);
+  EXPECT_EQ(Source, "knowledge");
 }
 
 TEST(OperatorMatrix, RecordWritesAtomicallyAndAccumulates) {
