@@ -210,6 +210,15 @@ struct SharedStore {
   bool UnderDomainGuard = false;
 };
 
+/// tfn#N: a quotient or remainder of a value that depends only on the
+/// thread's place in its block (k / (TILE + 2) for a tile element k that a
+/// loop spreads over the block's threads), evaluated thread by thread.
+struct ThreadFn {
+  Poly X, A;
+  bool Div = true;
+};
+const char *const ThreadFnPrefix = "tfn#";
+
 struct AxisSym {
   std::string Symbol;
   ir::AxisSource Source = ir::AxisSource::Thread;
@@ -221,10 +230,22 @@ struct AxisSym {
 
 class Interpreter {
 public:
-  Interpreter(ASTContext &Ctx, const FunctionDecl &Kernel)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel) {}
+  /// BlockSizes: block sizes a first run found only after a loop needed
+  /// them (the kernel indexes blocks by B after loading its tile).
+  Interpreter(ASTContext &Ctx, const FunctionDecl &Kernel,
+              std::map<int, int64_t> BlockSizes = {})
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel),
+        BlockSizes(std::move(BlockSizes)) {}
 
   KernelAnalysis run();
+  /// Block sizes a tile loop lacked when it ran, but that the kernel fixes
+  /// further on: run again with them. Empty when no second run would help.
+  std::map<int, int64_t> lateBlockSizes() const {
+    for (int D : BlockSizeWanted)
+      if (!BlockSizes.count(D))
+        return {};
+    return BlockSizeWanted.empty() ? std::map<int, int64_t>() : BlockSizes;
+  }
 
 private:
   // Statements.
@@ -277,6 +298,9 @@ private:
   std::vector<ThreadCond> ActiveConds; // enclosing if conditions
   std::vector<SharedStore> SharedStores;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
+  std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
+  std::vector<ThreadFn> ThreadFns;    // by the N of their symbol tfn#N
+  std::map<std::string, int> ThreadFnIds;
   std::set<std::string> Clamps;      // min/max clamps of an index
   std::vector<ClampInfo> ClampInfos; // by the N of their symbol clamp#N
   /// Index without clamp symbols; their ids and coefficients in Ids. False
@@ -956,6 +980,28 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
       if (Op == BO_Div && RC)
         if (auto Q = L.Idx.divideExactly(R.Idx))
           return Value::index(*Q);
+      // A place in the block split into tile coordinates (k / (TILE + 2),
+      // k % (TILE + 2)): decided thread by thread where the tile is traced.
+      auto OnlyInBlock = [&](const Poly &P, bool NeedThread) {
+        bool Thread = false;
+        for (const auto &[M, C] : P.terms())
+          for (const std::string &S : M) {
+            bool T = S.rfind("tid.", 0) == 0 || S.rfind(ThreadFnPrefix, 0) == 0;
+            if (!T && S.rfind("bdim.", 0) != 0)
+              return false;
+            Thread = Thread || T;
+          }
+        return Thread || !NeedThread;
+      };
+      if (OnlyInBlock(L.Idx, true) && OnlyInBlock(R.Idx, false)) {
+        std::string Key = L.Idx.str() + (Op == BO_Div ? "/" : "%") +
+                          R.Idx.str();
+        auto [It, New] = ThreadFnIds.emplace(Key, ThreadFns.size());
+        if (New)
+          ThreadFns.push_back({L.Idx, R.Idx, Op == BO_Div});
+        return Value::index(
+            Poly::symbol(ThreadFnPrefix + std::to_string(It->second)));
+      }
       // A 1-D id split into axes: mod[X|A], div[X|A]; div of div
       // canonicalises to one division by the product.
       Poly X = L.Idx, A = R.Idx;
@@ -1130,9 +1176,11 @@ namespace {
 
 using ThreadPos = std::array<int64_t, 3>;
 
-/// P with threadIdx (and blockDim, where known) replaced by numbers.
+/// P with threadIdx (and blockDim, where known) replaced by numbers, and
+/// the thread functions in Fns (tfn#N) by their values at T.
 Poly atThread(const Poly &P, const ThreadPos &T,
-              const std::map<int, int64_t> &BlockSizes) {
+              const std::map<int, int64_t> &BlockSizes,
+              const std::vector<ThreadFn> &Fns) {
   Poly R = P;
   for (int D = 0; D < 3; ++D) {
     std::string Ax(1, "xyz"[D]);
@@ -1140,22 +1188,39 @@ Poly atThread(const Poly &P, const ThreadPos &T,
     if (auto It = BlockSizes.find(D); It != BlockSizes.end())
       R = R.substitute("bdim." + Ax, Poly::constant(It->second));
   }
+  std::set<std::string> Syms;
+  for (const auto &[M, C] : R.terms())
+    for (const std::string &S : M)
+      if (S.rfind(ThreadFnPrefix, 0) == 0)
+        Syms.insert(S);
+  for (const std::string &S : Syms) {
+    size_t Id = std::stoul(S.substr(std::string(ThreadFnPrefix).size()));
+    if (Id >= Fns.size())
+      continue;
+    const ThreadFn &F = Fns[Id];
+    auto X = atThread(F.X, T, BlockSizes, Fns).constantValue();
+    auto A = atThread(F.A, T, BlockSizes, Fns).constantValue();
+    if (!X || !A || *A == 0)
+      continue;
+    R = R.substitute(S, Poly::constant(F.Div ? *X / *A : *X % *A));
+  }
   return R;
 }
 
 std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
-                            const std::map<int, int64_t> &BlockSizes) {
+                            const std::map<int, int64_t> &BlockSizes,
+                            const std::vector<ThreadFn> &Fns) {
   switch (C.K) {
   case ThreadCond::Opaque:
     return std::nullopt;
   case ThreadCond::Not: {
-    auto V = holdsAt(C.Args[0], T, BlockSizes);
+    auto V = holdsAt(C.Args[0], T, BlockSizes, Fns);
     return V ? std::optional<bool>(!*V) : std::nullopt;
   }
   case ThreadCond::And:
   case ThreadCond::Or: {
-    auto A = holdsAt(C.Args[0], T, BlockSizes);
-    auto B = holdsAt(C.Args[1], T, BlockSizes);
+    auto A = holdsAt(C.Args[0], T, BlockSizes, Fns);
+    auto B = holdsAt(C.Args[1], T, BlockSizes, Fns);
     bool IsAnd = C.K == ThreadCond::And;
     // A decided operand can settle the result alone (tx == 0 && i > 0 is
     // false for tx = 1 whatever i is).
@@ -1166,7 +1231,7 @@ std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
     return std::nullopt;
   }
   case ThreadCond::Cmp: {
-    auto V = atThread(C.D, T, BlockSizes).constantValue();
+    auto V = atThread(C.D, T, BlockSizes, Fns).constantValue();
     if (!V)
       return std::nullopt;
     switch (C.Op) {
@@ -1261,7 +1326,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         for (const SharedStore *S : Stores) {
           bool Runs = true;
           for (const ThreadCond &C : S->Conds) {
-            auto V = holdsAt(C, T, BlockSizes);
+            auto V = holdsAt(C, T, BlockSizes, ThreadFns);
             if (!V) {
               Why = "a store to the __shared__ array '" + Tile +
                     "' under the condition '" + C.Text +
@@ -1272,7 +1337,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
           }
           if (!Runs)
             continue;
-          auto E = atThread(S->Index, T, BlockSizes).constantValue();
+          auto E = atThread(S->Index, T, BlockSizes, ThreadFns).constantValue();
           if (!E) {
             Why = "a store to the __shared__ array '" + Tile +
                   "' at an index that is not threadIdx plus a constant (" +
@@ -1288,7 +1353,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   for (R[2] = 0; R[2] < Extent[2]; ++R[2])
     for (R[1] = 0; R[1] < Extent[1]; ++R[1])
       for (R[0] = 0; R[0] < Extent[0]; ++R[0]) {
-        auto E = atThread(Read.Index, R, BlockSizes).constantValue();
+        auto E = atThread(Read.Index, R, BlockSizes, ThreadFns).constantValue();
         if (!E) {
           Why = "a read of the __shared__ array '" + Tile +
                 "' at an index that is not threadIdx plus a constant (" +
@@ -1307,11 +1372,33 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         // The writer's position seen from the reader: @gA of the writer is
         // the reader's @gA + (W - R) along A.
         DPtr Moved = moveTraced(Store->Value, [&](const Poly &P) {
-          Poly Q = atThread(P, W, BlockSizes);
-          for (int D = 0; D < 3; ++D)
+          Poly Q = atThread(P, W, BlockSizes, ThreadFns);
+          for (int D = 0; D < 3; ++D) {
             Q = Q.substitute(GlobalThread[D],
                              Poly::symbol(GlobalThread[D]) +
                                  Poly::constant(W[D] - R[D]));
+            // The block's origin without a thread (blockIdx.y*TILE + ly,
+            // ly a tile row a loop gave the writer) is the reader's
+            // position less its place in the block: B*bid = @g - tid.
+            std::string Bid = std::string("bid.") + "xyz"[D];
+            auto It = BlockSizes.find(D);
+            if (It == BlockSizes.end())
+              continue;
+            Poly Moved;
+            for (const auto &[M, C] : Q.terms()) {
+              bool Origin = std::count(M.begin(), M.end(), Bid) == 1 &&
+                            C % It->second == 0;
+              Poly Term = Poly::constant(Origin ? C / It->second : C);
+              for (const std::string &S : M)
+                if (!Origin || S != Bid)
+                  Term = Term * Poly::symbol(S);
+              if (Origin)
+                Term = Term * (Poly::symbol(GlobalThread[D]) -
+                               Poly::constant(R[D]));
+              Moved = Moved + Term;
+            }
+            Q = Moved;
+          }
           return Q;
         }, R);
         std::string K = treeKey(Moved);
@@ -1710,6 +1797,91 @@ void Interpreter::execFor(const ForStmt *F) {
   auto StepC = Step.Idx.constantValue();
   std::optional<int64_t> BoundC =
       Bound.K == Value::Index ? Bound.Idx.constantValue() : std::nullopt;
+
+  // A loop that spreads a tile's elements over the block's threads:
+  // for (k = threadIdx.x; k < TILE + 2*R; k += blockDim.x). Unrolled round
+  // by round, each round's body run by the threads for which the loop's
+  // condition still holds, so that the tile's stores are decided thread by
+  // thread as if written out.
+  if (VarOnLeft && Bound.K == Value::Index &&
+      Init.Idx.mentionsPrefix("tid.")) {
+    auto InBlock = [&](const Poly &P) {
+      for (const auto &[M, C] : P.terms())
+        for (const std::string &S : M)
+          if (S.rfind("tid.", 0) != 0 && S.rfind("bdim.", 0) != 0 &&
+              S.rfind(ThreadFnPrefix, 0) != 0)
+            return false;
+      return true;
+    };
+    std::string Loop = "the loop over '" + Var->getName().str() + "' (" +
+                       text(Cond) + ")";
+    ThreadPos Extent{1, 1, 1};
+    for (int D = 0; D < 3; ++D) {
+      std::string Ax(1, "xyz"[D]);
+      if (!Init.Idx.mentions("tid." + Ax) && !Step.Idx.mentions("bdim." + Ax) &&
+          !Bound.Idx.mentions("bdim." + Ax))
+        continue;
+      auto It = BlockSizes.find(D);
+      if (It == BlockSizes.end()) {
+        BlockSizeWanted.insert(D);
+        partial("the analysis does not follow " + Loop + ", which spreads "
+                "elements over the block's threads: the block size along " +
+                Ax + " is not fixed in the kernel (blockIdx*B + threadIdx)");
+        return;
+      }
+      Extent[D] = It->second;
+    }
+    BinaryOperatorKind Op = Cond->getOpcode();
+    auto StepN = atThread(Step.Idx, {0, 0, 0}, BlockSizes, ThreadFns)
+                     .constantValue();
+    auto BoundN = atThread(Bound.Idx, {0, 0, 0}, BlockSizes, ThreadFns)
+                      .constantValue();
+    if (!InBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
+        (Op != BO_LT && Op != BO_LE) ||
+        Extent[0] * Extent[1] * Extent[2] > 4096) {
+      partial("the analysis does not follow " + Loop + ", which starts at "
+              "the thread's place in the block but does not step by a "
+              "fixed amount up to a fixed bound");
+      return;
+    }
+    int64_t Rounds = 0;
+    ThreadPos T;
+    for (T[2] = 0; T[2] < Extent[2]; ++T[2])
+      for (T[1] = 0; T[1] < Extent[1]; ++T[1])
+        for (T[0] = 0; T[0] < Extent[0]; ++T[0]) {
+          auto V = atThread(Init.Idx, T, BlockSizes, ThreadFns).constantValue();
+          if (!V)
+            continue;
+          int64_t Last = Op == BO_LT ? *BoundN - 1 : *BoundN;
+          if (*V <= Last)
+            Rounds = std::max(Rounds, (Last - *V) / *StepN + 1);
+        }
+    if (Rounds > 64) {
+      partial("the analysis does not follow " + Loop + ", which runs more "
+              "than 64 rounds in a thread");
+      return;
+    }
+    size_t WritesBefore = Writes.size(), ReadsBefore = Reads.size();
+    for (int64_t J = 0; J < Rounds; ++J) {
+      Poly K = Init.Idx + Poly::constant(J) * Step.Idx;
+      Env[Var] = Value::index(K);
+      ThreadCond TC;
+      TC.K = ThreadCond::Cmp;
+      TC.Op = Op;
+      TC.D = K - Bound.Idx;
+      TC.Text = text(Cond) + " (round " + std::to_string(J) + ")";
+      ActiveConds.push_back(TC);
+      exec(F->getBody());
+      ActiveConds.pop_back();
+    }
+    // What the loop loads counts where its tile is read, in the reader's
+    // frame.
+    Reads.resize(ReadsBefore);
+    if (Writes.size() != WritesBefore)
+      partial(Loop + " spreads work over the block's threads and stores to "
+              "global memory");
+    return;
+  }
 
   // A loop with a small constant trip count (a radius sum): unroll it.
   if (VarOnLeft && InitC && StepC && *StepC != 0 && BoundC) {
@@ -2786,6 +2958,8 @@ KernelAnalysis Interpreter::finish() {
 KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx) {
   Interpreter I(Ctx, Kernel);
   KernelAnalysis KA = I.run();
+  if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty())
+    KA = Interpreter(Ctx, Kernel, std::move(Late)).run();
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Loc = SM.getFileLoc(Kernel.getLocation());
   if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(Loc))) {
