@@ -1878,21 +1878,22 @@ void Interpreter::execFor(const ForStmt *F) {
     // frame.
     Reads.resize(ReadsBefore);
     if (Writes.size() != WritesBefore)
-      partial(Loop + " spreads work over the block's threads and stores to "
-              "global memory");
+      partial("the analysis does not follow " + Loop + ", which spreads "
+              "elements over the block's threads and stores to global memory");
     return;
   }
 
   // A loop with a small constant trip count (a radius sum): unroll it.
   if (VarOnLeft && InitC && StepC && *StepC != 0 && BoundC) {
     BinaryOperatorKind Op = Cond->getOpcode();
-    auto Holds = [&](int64_t V) {
+    const int64_t Last = *BoundC;
+    auto Holds = [Op, Last](int64_t V) {
       switch (Op) {
-      case BO_LT: return V < *BoundC;
-      case BO_LE: return V <= *BoundC;
-      case BO_GT: return V > *BoundC;
-      case BO_GE: return V >= *BoundC;
-      case BO_NE: return V != *BoundC;
+      case BO_LT: return V < Last;
+      case BO_LE: return V <= Last;
+      case BO_GT: return V > Last;
+      case BO_GE: return V >= Last;
+      case BO_NE: return V != Last;
       default: return false;
       }
     };
