@@ -62,8 +62,12 @@ const char *const ClampPrefix = "clamp#";
 
 /// A min/max clamp of a position, e.g. max(i - 1, 0): Arg (the position,
 /// without clamp symbols) kept at most (min) or at least (max) Bound.
+/// Equality: i == 0 ? 0 : i - 1, which replaces only the position one point
+/// beyond Bound and so equals the clamp only for reads at -1 (+1 for an
+/// upper bound) on a domain within the bounds.
 struct ClampInfo {
   bool Upper = false;
+  bool Equality = false;
   Poly Bound, Arg;
   std::string Text;
 };
@@ -316,6 +320,9 @@ private:
   /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
   /// min(p, b) does, e.g. i > 0 ? i - 1 : 0; nullopt for any other choice.
   std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
+  std::optional<Value> equalityClamp(const BinaryOperator *Cmp, const Value &L,
+                                     const Value &R, const Value &T,
+                                     const Value &F, const std::string &Text);
   /// Fills the clamp bounds of IR's axes from the clamps the update's reads
   /// went through; the reason when they are not a replicated boundary.
   std::string clampedBounds(
@@ -899,15 +906,59 @@ Value Interpreter::clampOf(bool Upper, const Value &Pos, const Value &Bound,
   return Value::index(Pos.Idx + Poly::symbol(Sym));
 }
 
+/// c == e ? b : p (or c != e ? p : b) that replaces p only where it is one
+/// point beyond the bound: i == 0 ? 0 : i - 1, i == nx - 1 ? nx - 1 : i + 1,
+/// j == ny - 1 ? j : j + 1. It equals max(p, b) (min) only for reads at -1
+/// (+1) on a domain within the bounds; clampedBounds checks both.
+std::optional<Value> Interpreter::equalityClamp(const BinaryOperator *Cmp,
+                                                const Value &L, const Value &R,
+                                                const Value &T, const Value &F,
+                                                const std::string &Text) {
+  const bool Eq = Cmp->getOpcode() == BO_EQ;
+  const Value &Pos = Eq ? F : T, &AtEq = Eq ? T : F;
+  Poly P, Lp, Rp, B;
+  std::vector<std::pair<int, Poly>> Ignored;
+  if (!moves(Pos) || !splitClamps(Pos.Idx, P, Ignored) ||
+      !splitClamps(L.Idx, Lp, Ignored) || !splitClamps(R.Idx, Rp, Ignored) ||
+      !splitClamps(AtEq.Idx, B, Ignored))
+    return std::nullopt;
+  const Poly D = Lp - Rp;
+  // A value chosen at equality that moves (j == ny - 1 ? j : ...) is, where
+  // it is chosen, the fixed bound it equals there.
+  if (moves(AtEq)) {
+    std::optional<Poly> Fixed;
+    for (const Poly &C : {B - D, B + D})
+      if (!moves(Value::index(C)))
+        Fixed = C;
+    if (!Fixed)
+      return std::nullopt;
+    B = *Fixed;
+  }
+  for (bool Upper : {false, true}) {
+    Poly Rest = P - B + Poly::constant(Upper ? -1 : 1);
+    if (Rest != D && Rest != -D)
+      continue;
+    Value V = clampOf(Upper, Pos, Value::index(B), Text);
+    if (V.K == Value::Index)
+      ClampInfos.back().Equality = true;
+    return V;
+  }
+  return std::nullopt;
+}
+
 std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
   const auto *Cmp =
       dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
-  if (!Cmp || !Cmp->isRelationalOp() || !CO->getType()->isIntegerType())
+  if (!Cmp || !Cmp->isComparisonOp() || !CO->getType()->isIntegerType())
     return std::nullopt;
   Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
   Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
   if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
-      F.K != Value::Index || moves(T) == moves(F))
+      F.K != Value::Index)
+    return std::nullopt;
+  if (Cmp->isEqualityOp())
+    return equalityClamp(Cmp, L, R, T, F, text(CO));
+  if (moves(T) == moves(F))
     return std::nullopt;
   const bool PosTrue = moves(T);
   const Value &Pos = PosTrue ? T : F, &Bound = PosTrue ? F : T;
@@ -2306,6 +2357,13 @@ std::string Interpreter::clampedBounds(
                     std::to_string(K) + " along '" + AxisName(X->Axis) +
                     "', but '" + D->Name + "' is read at " +
                     std::to_string((*O)[X->Axis]) + " after it";
+              return false;
+            }
+            if (CI.Equality && K != (CI.Upper ? 1 : -1)) {
+              Why = "the condition " + CI.Text + " replaces only the "
+                    "position one point beyond its bound, but '" + D->Name +
+                    "' is read at " + std::to_string(K) + " along '" +
+                    AxisName(X->Axis) + "' through it";
               return false;
             }
             (CI.Upper ? UpperB : LowerB)[X->Axis].emplace(CI.Bound.str(),
