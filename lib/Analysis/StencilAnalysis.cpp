@@ -145,10 +145,12 @@ struct Value {
 };
 
 /// Whether V is an index that moves with the thread's position (a clamp's
-/// position, as opposed to its bound).
+/// position, as opposed to its bound): also the block's origin plus a tile
+/// element a loop gave the thread (blockIdx.x * TILE + lx - 1).
 bool moves(const Value &V) {
   return V.K == Value::Index &&
          (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+          V.Idx.mentionsPrefix("bid.") || V.Idx.mentionsPrefix("tfn#") ||
           V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
 }
 

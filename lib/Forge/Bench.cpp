@@ -99,13 +99,13 @@ std::string launchArgs(const ir::StencilIR &IR,
     S += ", ";
     switch (B.Kind) {
     case ParamBinding::Array:
-      S += "arr[" + std::to_string(B.Index) + "]";
+      S += "fs_arr[" + std::to_string(B.Index) + "]";
       break;
     case ParamBinding::Extent:
       S += IR.Params[I].Name;
       break;
     case ParamBinding::Scalar:
-      S += "(" + ScalarType + ")sc[" + std::to_string(B.Index) + "]";
+      S += "(" + ScalarType + ")fs_sc[" + std::to_string(B.Index) + "]";
       break;
     }
   }
@@ -132,7 +132,7 @@ std::string extentLocals(const ir::StencilIR &IR) {
   std::string S;
   for (size_t A = 0; A < IR.Axes.size(); ++A)
     if (isIdentifier(IR.Axes[A].Extent))
-      S += "  const int " + IR.Axes[A].Extent + " = ext[" + std::to_string(A) +
+      S += "  const int " + IR.Axes[A].Extent + " = fs_ext[" + std::to_string(A) +
            "]; (void)" + IR.Axes[A].Extent + ";\n";
   return S;
 }
@@ -234,38 +234,38 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     OS << "fs_reference_set_" << Co->Name << ", ";
   OS << "nullptr};\n\n";
   // Sizes, domain and launch thunks from the IR's expressions.
-  OS << "static long long fs_elements(const int *ext) {\n"
-     << extentLocals(IR) << "  long long n = 1;\n";
+  OS << "static long long fs_elements(const int *fs_ext) {\n"
+     << extentLocals(IR) << "  long long fs_n = 1;\n";
   for (size_t A = 0; A < IR.Axes.size(); ++A)
-    OS << "  n += (long long)(ext[" << A << "] - 1) * (long long)("
+    OS << "  fs_n += (long long)(fs_ext[" << A << "] - 1) * (long long)("
        << IR.Strides[A] << ");\n";
-  OS << "  return n;\n}\n";
-  OS << "static void fs_domain(dim3 grid, dim3 block, const int *ext, "
-        "long long *lo, long long *hi, long long *st) {\n"
+  OS << "  return fs_n;\n}\n";
+  OS << "static void fs_domain(dim3 fs_grid, dim3 fs_block, const int *fs_ext, "
+        "long long *fs_lo, long long *fs_hi, long long *fs_st) {\n"
      << extentLocals(IR)
-     << "  for (int a = 0; a < 3; ++a) { lo[a] = 0; hi[a] = 1; st[a] = 0; }\n";
+     << "  for (int fs_a = 0; fs_a < 3; ++fs_a) { fs_lo[fs_a] = 0; fs_hi[fs_a] = 1; fs_st[fs_a] = 0; }\n";
   for (size_t A = 0; A < IR.Axes.size(); ++A) {
     const ir::Axis &X = IR.Axes[A];
-    OS << "  lo[" << A << "] = (long long)(" << X.Lower << ");\n"
-       << "  hi[" << A << "] = (long long)(" << X.Upper << ");\n"
-       << "  st[" << A << "] = (long long)(" << IR.Strides[A] << ");\n";
+    OS << "  fs_lo[" << A << "] = (long long)(" << X.Lower << ");\n"
+       << "  fs_hi[" << A << "] = (long long)(" << X.Upper << ");\n"
+       << "  fs_st[" << A << "] = (long long)(" << IR.Strides[A] << ");\n";
     if (X.Source == ir::AxisSource::Thread) {
       char D = X.ThreadDim == 'y' || X.ThreadDim == 'z' ? X.ThreadDim : 'x';
-      OS << "  lo[" << A << "] = std::max(lo[" << A << "], (long long)("
+      OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
          << X.ThreadOffset << "));\n"
-         << "  hi[" << A << "] = std::min(hi[" << A << "], (long long)("
-         << X.ThreadOffset << ") + (long long)grid." << D
-         << " * block." << D << ");\n";
+         << "  fs_hi[" << A << "] = std::min(fs_hi[" << A << "], (long long)("
+         << X.ThreadOffset << ") + (long long)fs_grid." << D
+         << " * fs_block." << D << ");\n";
     } else if (X.Source == ir::AxisSource::Linear) {
-      OS << "  lo[" << A << "] = std::max(lo[" << A << "], (long long)("
+      OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
          << X.ThreadOffset << "));\n";
       if (!X.LinearModulus.empty())
-        OS << "  hi[" << A << "] = std::min(hi[" << A << "], (long long)("
+        OS << "  fs_hi[" << A << "] = std::min(fs_hi[" << A << "], (long long)("
            << X.ThreadOffset << ") + (long long)(" << X.LinearModulus
            << "));\n";
     }
   }
-  OS << "  for (int a = 0; a < 3; ++a) if (hi[a] < lo[a]) hi[a] = lo[a];\n}\n";
+  OS << "  for (int fs_a = 0; fs_a < 3; ++fs_a) if (fs_hi[fs_a] < fs_lo[fs_a]) fs_hi[fs_a] = fs_lo[fs_a];\n}\n";
   // A kernel on a 1-D thread id (split with / and %): how many ids the
   // domain needs (0 for other kernels), and whether the ids of a launch
   // reach a point of the domain's box.
@@ -273,21 +273,21 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
   for (size_t A = 0; A < IR.Axes.size(); ++A) {
     const ir::Axis &X = IR.Axes[A];
     if (X.Source == ir::AxisSource::Linear)
-      Id += " + (p[" + std::to_string(A) + "] - (long long)(" + X.ThreadOffset +
+      Id += " + (fs_p[" + std::to_string(A) + "] - (long long)(" + X.ThreadOffset +
             ")) * (long long)(" + X.LinearStep + ")";
   }
-  OS << "static long long fs_point_id(const int *ext, const long long *p) {\n"
-     << extentLocals(IR) << "  (void)p;\n  return 0" << Id << ";\n}\n"
-     << "static long long fs_linear_ids(const int *ext) {\n";
+  OS << "static long long fs_point_id(const int *fs_ext, const long long *fs_p) {\n"
+     << extentLocals(IR) << "  (void)fs_p;\n  return 0" << Id << ";\n}\n"
+     << "static long long fs_linear_ids(const int *fs_ext) {\n";
   if (Id.empty()) {
-    OS << "  (void)ext;\n  return 0;\n}\n";
+    OS << "  (void)fs_ext;\n  return 0;\n}\n";
   } else {
-    OS << "  long long lo[3], hi[3], st[3], last[3];\n"
-       << "  fs_domain(dim3(1, 1, 1), dim3(1, 1, 1), ext, lo, hi, st);\n"
-       << "  for (int a = 0; a < 3; ++a) {\n"
-       << "    if (hi[a] <= lo[a]) return 1;\n"
-       << "    last[a] = hi[a] - 1;\n  }\n"
-       << "  return fs_point_id(ext, last) + 1;\n}\n";
+    OS << "  long long fs_lo[3], fs_hi[3], fs_st[3], fs_last[3];\n"
+       << "  fs_domain(dim3(1, 1, 1), dim3(1, 1, 1), fs_ext, fs_lo, fs_hi, fs_st);\n"
+       << "  for (int fs_a = 0; fs_a < 3; ++fs_a) {\n"
+       << "    if (fs_hi[fs_a] <= fs_lo[fs_a]) return 1;\n"
+       << "    fs_last[fs_a] = fs_hi[fs_a] - 1;\n  }\n"
+       << "  return fs_point_id(fs_ext, fs_last) + 1;\n}\n";
   }
 
   std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
@@ -302,16 +302,16 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << B[1] << ", " << B[2] << "); }\n"
      << "static const int fs_axis_thread_dim[3] = {" << TD[0] << ", " << TD[1]
      << ", " << TD[2] << "};\n";
-  OS << "static void fs_launch(int v, dim3 g, dim3 b, cudaStream_t s, "
-        "Elem *const *arr, const int *ext, const double *sc) {\n"
-     << extentLocals(IR) << "  (void)sc;\n  switch (v) {\n";
+  OS << "static void fs_launch(int fs_v, dim3 fs_g, dim3 fs_b, cudaStream_t fs_s, "
+        "Elem *const *fs_arr, const int *fs_ext, const double *fs_sc) {\n"
+     << extentLocals(IR) << "  (void)fs_sc;\n  switch (fs_v) {\n";
   for (size_t L = 0; L < Launchers.size(); ++L)
-    OS << "  case " << L << ": " << Launchers[L] << "(g, b, 0, s"
+    OS << "  case " << L << ": " << Launchers[L] << "(fs_g, fs_b, 0, fs_s"
        << launchArgs(IR, Bindings, "Elem") << "); break;\n";
   OS << "  }\n}\n";
-  OS << "static void fs_launch_reference(dim3 g, dim3 b, cudaStream_t s, "
-        "double *const *arr, const int *ext, const double *sc) {\n"
-     << extentLocals(IR) << "  (void)sc;\n  fs_reference(g, b, 0, s"
+  OS << "static void fs_launch_reference(dim3 fs_g, dim3 fs_b, cudaStream_t fs_s, "
+        "double *const *fs_arr, const int *fs_ext, const double *fs_sc) {\n"
+     << extentLocals(IR) << "  (void)fs_sc;\n  fs_reference(fs_g, fs_b, 0, fs_s"
      << launchArgs(IR, Bindings, "double") << ");\n}\n";
   return OS.str();
 }

@@ -1,0 +1,87 @@
+// Kernels in styles the analysis learned late: __shared__ tiles loaded by
+// loops over the block's threads, and replicated boundaries written as
+// equality tests. Each is launched once so that fs-rewrite bundles it.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <vector>
+
+#define BS 128
+#define R 2
+#define TILE 16
+
+// 1-D, radius 2: the tile and its halos loaded by a loop.
+__global__ void smooth_loop(float *out, const float *in, int n) {
+  __shared__ float s[BS + 2 * R];
+  int base = blockIdx.x * BS;
+  for (int k = threadIdx.x; k < BS + 2 * R; k += BS)
+    s[k] = in[base + k - R];
+  __syncthreads();
+  int g = base + threadIdx.x;
+  int l = threadIdx.x + R;
+  if (g < R || g >= n - R)
+    return;
+  out[g] = 0.1f * (s[l - 2] + s[l + 2]) + 0.2f * (s[l - 1] + s[l + 1]) +
+           0.4f * s[l];
+}
+
+// 2-D: a 16x16 tile with a one-cell halo, its elements numbered and split
+// into rows and columns with / and %.
+__global__ void lap_flat(float *out, const float *u, int nx, int ny) {
+  __shared__ float t[TILE + 2][TILE + 2];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int i = blockIdx.x * TILE + tx;
+  int j = blockIdx.y * TILE + ty;
+  for (int k = ty * TILE + tx; k < (TILE + 2) * (TILE + 2); k += TILE * TILE) {
+    int ly = k / (TILE + 2), lx = k % (TILE + 2);
+    int gi = min(max(blockIdx.x * TILE + lx - 1, 0), nx - 1);
+    int gj = min(max(blockIdx.y * TILE + ly - 1, 0), ny - 1);
+    t[ly][lx] = u[gj * nx + gi];
+  }
+  __syncthreads();
+  if (i < nx && j < ny)
+    out[j * nx + i] = 0.25f * (t[ty + 1][tx] + t[ty + 1][tx + 2] +
+                               t[ty][tx + 1] + t[ty + 2][tx + 1]) -
+                      t[ty + 1][tx + 1];
+}
+
+// 3-D, f64, a loop over z: neighbours replicated at every face by equality
+// tests.
+__global__ void diffuse_eq(double *out, const double *u, int nx, int ny,
+                           int nz) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= nx || j >= ny)
+    return;
+  int im = i == 0 ? 0 : i - 1, ip = i == nx - 1 ? i : i + 1;
+  int jm = j == 0 ? j : j - 1, jp = j + 1 == ny ? ny - 1 : j + 1;
+  for (int k = 0; k < nz; ++k) {
+    int km = k == 0 ? 0 : k - 1, kp = k == nz - 1 ? k : k + 1;
+    long p = (long)nx * ny, c = k * p + (long)j * nx;
+    out[c + i] = u[c + i] + 0.1 * (u[c + im] + u[c + ip] +
+                                   u[k * p + (long)jm * nx + i] +
+                                   u[k * p + (long)jp * nx + i] +
+                                   u[km * p + (long)j * nx + i] +
+                                   u[kp * p + (long)j * nx + i] - 6.0 * u[c + i]);
+  }
+}
+
+int main() {
+  const int n1 = 1 << 20, n2 = 512, n3 = 64;
+  float *a, *b;
+  double *c, *d;
+  cudaMalloc(&a, sizeof(float) * n2 * n2);
+  cudaMalloc(&b, sizeof(float) * n2 * n2);
+  cudaMalloc(&c, sizeof(double) * n3 * n3 * n3);
+  cudaMalloc(&d, sizeof(double) * n3 * n3 * n3);
+  std::vector<float> h(n2 * n2, 1.0f);
+  cudaMemcpy(a, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+  smooth_loop<<<(n1 + BS - 1) / BS, BS>>>(b, a, n1 < n2 * n2 ? n1 : n2 * n2);
+  dim3 tb(TILE, TILE), tg((n2 + TILE - 1) / TILE, (n2 + TILE - 1) / TILE);
+  lap_flat<<<tg, tb>>>(b, a, n2, n2);
+  dim3 db(32, 4), dg((n3 + 31) / 32, (n3 + 3) / 4);
+  diffuse_eq<<<dg, db>>>(d, c, n3, n3, n3);
+  cudaMemcpy(h.data(), b, h.size() * sizeof(float), cudaMemcpyDeviceToHost);
+  std::printf("CHECK %s\n", h[n2 * n2 / 2] == h[n2 * n2 / 2] ? "PASS" : "FAIL");
+  return 0;
+}
