@@ -82,6 +82,13 @@ struct ClampSet {
   std::vector<std::pair<int, Poly>> Ids;
 };
 
+/// D OP 0 on positions; Text is the condition it came from.
+struct PosGuard {
+  Poly D;
+  BinaryOperatorKind Op = BO_GE;
+  std::string Text;
+};
+
 /// A floating-point value as an expression tree whose reads still carry the
 /// raw element index (offsets are known only once the axes are).
 struct DNode {
@@ -91,6 +98,10 @@ struct DNode {
   bool Ldg = false;
   bool Shared = false; // Read of a __shared__ tile, resolved in finish()
   std::vector<ClampSet> Clamps; // Read of global memory: see ClampSet
+  /// Read of global memory taken only where every D OP 0 holds (a load
+  /// guarded by the array's bounds, cond ? in[g] : 0); the analysis must
+  /// show that the domain never takes the other value.
+  std::vector<PosGuard> InBounds;
   std::vector<std::shared_ptr<DNode>> Args;
 };
 using DPtr = std::shared_ptr<DNode>;
@@ -322,6 +333,16 @@ private:
   /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
   /// min(p, b) does, e.g. i > 0 ? i - 1 : 0; nullopt for any other choice.
   std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
+  /// c ? v : fill (or c ? fill : v) with fill a constant and c bounds on
+  /// positions (a load kept inside the array): v, its reads guarded by c.
+  std::optional<Value> guardedLoad(const ConditionalOperator *CO);
+  bool positionGuards(const Expr *Cond, bool Negate,
+                      std::vector<PosGuard> &Out);
+  /// Why some guarded read of the update would take its fill value at a
+  /// point of the domain ([TLo, THi) along each axis symbol); "" if none.
+  std::string guardedReadsHold(const std::vector<std::string> &AxisSyms,
+                               const std::vector<std::optional<Poly>> &TLo,
+                               const std::vector<std::optional<Poly>> &THi);
   std::optional<Value> equalityClamp(const BinaryOperator *Cmp, const Value &L,
                                      const Value &R, const Value &T,
                                      const Value &F, const std::string &Text);
@@ -886,6 +907,8 @@ Value Interpreter::eval(const Expr *E) {
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
     if (std::optional<Value> V = ternaryClamp(CO))
       return *V;
+    if (std::optional<Value> V = guardedLoad(CO))
+      return *V;
     return Value::unknown("a conditional expression (" + text(CO) +
                           ") in the update");
   }
@@ -906,6 +929,136 @@ Value Interpreter::clampOf(bool Upper, const Value &Pos, const Value &Bound,
   std::string Sym = ClampPrefix + std::to_string(ClampInfos.size());
   ClampInfos.push_back(std::move(CI));
   return Value::index(Pos.Idx + Poly::symbol(Sym));
+}
+
+/// Position bounds implied by Cond (or by its negation): a conjunction of
+/// comparisons of positions, each kept as D OP 0.
+bool Interpreter::positionGuards(const Expr *Cond, bool Negate,
+                                 std::vector<PosGuard> &Out) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot)
+    return positionGuards(U->getSubExpr(), !Negate, Out);
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return false;
+  if ((B->getOpcode() == BO_LAnd && !Negate) ||
+      (B->getOpcode() == BO_LOr && Negate))
+    return positionGuards(B->getLHS(), Negate, Out) &&
+           positionGuards(B->getRHS(), Negate, Out);
+  if (!B->isComparisonOp())
+    return false;
+  size_t ReadsBefore = Reads.size();
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  Reads.resize(ReadsBefore);
+  if (L.K != Value::Index || R.K != Value::Index)
+    return false;
+  PosGuard G;
+  G.D = L.Idx - R.Idx;
+  if (!moves(Value::index(G.D)) || G.D.mentionsPrefix(ClampPrefix))
+    return false;
+  G.Op = B->getOpcode();
+  if (Negate)
+    G.Op = BinaryOperator::negateComparisonOp(G.Op);
+  G.Text = text(Cond);
+  Out.push_back(std::move(G));
+  return true;
+}
+
+std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
+  if (!CO->getType()->isRealFloatingType() || readsData(CO->getCond()))
+    return std::nullopt;
+  auto IsFill = [](const Expr *X) {
+    X = X->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(X);
+        U && U->getOpcode() == UO_Minus)
+      X = U->getSubExpr()->IgnoreParenImpCasts();
+    return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
+  };
+  const bool FillTrue = IsFill(CO->getTrueExpr());
+  if (FillTrue == IsFill(CO->getFalseExpr()))
+    return std::nullopt;
+  std::vector<PosGuard> Gs;
+  if (!positionGuards(CO->getCond(), /*Negate=*/FillTrue, Gs))
+    return std::nullopt;
+  const Expr *VE = FillTrue ? CO->getFalseExpr() : CO->getTrueExpr();
+  Value V = eval(VE);
+  DPtr D = V.K == Value::Data ? V.D : nullptr;
+  if (!D)
+    return std::nullopt;
+  // A copy whose global reads carry the guards (the value may be shared
+  // with other uses that are not guarded).
+  std::function<DPtr(const DPtr &)> Guard = [&](const DPtr &N) {
+    auto C = std::make_shared<DNode>(*N);
+    if (C->K == DNode::Read && !C->Shared)
+      C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
+    for (DPtr &A : C->Args)
+      A = Guard(A);
+    return C;
+  };
+  return Value::data(Guard(D));
+}
+
+std::string Interpreter::guardedReadsHold(
+    const std::vector<std::string> &AxisSyms,
+    const std::vector<std::optional<Poly>> &TLo,
+    const std::vector<std::optional<Poly>> &THi) {
+  auto AtLeast0 = [](const Poly &P) {
+    auto C = P.constantValue();
+    return C && *C >= 0;
+  };
+  // E >= 0 at every point of the domain, E = s*sym + rest with s = +-1.
+  auto Everywhere = [&](const Poly &E) {
+    std::optional<size_t> Axis;
+    for (size_t A = 0; A < AxisSyms.size(); ++A)
+      if (E.mentions(AxisSyms[A])) {
+        if (Axis)
+          return false;
+        Axis = A;
+      }
+    if (!Axis)
+      return AtLeast0(E);
+    auto C = E.coefficientOf(AxisSyms[*Axis]);
+    auto K = C ? C->constantValue() : std::nullopt;
+    if (!K || (*K != 1 && *K != -1))
+      return false;
+    const std::optional<Poly> &End =
+        *K > 0 ? TLo[*Axis]
+               : (THi[*Axis] ? std::optional<Poly>(*THi[*Axis] -
+                                                   Poly::constant(1))
+                             : std::nullopt);
+    return End && AtLeast0(E.substitute(AxisSyms[*Axis], *End));
+  };
+  auto Holds = [&](const PosGuard &G) {
+    const Poly &D = G.D;
+    const Poly One = Poly::constant(1);
+    switch (G.Op) {
+    case BO_GE: return Everywhere(D);
+    case BO_GT: return Everywhere(D - One);
+    case BO_LE: return Everywhere(-D);
+    case BO_LT: return Everywhere(-D - One);
+    case BO_NE: return Everywhere(D - One) || Everywhere(-D - One);
+    default: return false;
+    }
+  };
+  std::string Why;
+  std::function<void(const DPtr &)> Walk = [&](const DPtr &N) {
+    if (!N || !Why.empty())
+      return;
+    if (N->K == DNode::Read)
+      for (const PosGuard &G : N->InBounds)
+        if (!Holds(G)) {
+          Why = "the load of '" + N->Name + "' guarded by " + G.Text +
+                " takes its fill value at points of the domain (a boundary "
+                "value the IR does not state)";
+          return;
+        }
+    for (const DPtr &A : N->Args)
+      Walk(A);
+  };
+  for (const Write &W : Writes)
+    Walk(W.Value);
+  return Why;
 }
 
 /// c == e ? b : p (or c != e ? p : b) that replaces p only where it is one
@@ -1304,9 +1457,12 @@ std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
 /// Adds the clamp sets of From's reads to those of Into, a tree of the same
 /// shape (the same tile read seen by another thread).
 void mergeClampSets(const DPtr &Into, const DPtr &From) {
-  if (Into->K == DNode::Read)
+  if (Into->K == DNode::Read) {
     Into->Clamps.insert(Into->Clamps.end(), From->Clamps.begin(),
                         From->Clamps.end());
+    Into->InBounds.insert(Into->InBounds.end(), From->InBounds.begin(),
+                          From->InBounds.end());
+  }
   for (size_t I = 0; I < Into->Args.size() && I < From->Args.size(); ++I)
     mergeClampSets(Into->Args[I], From->Args[I]);
 }
@@ -1479,6 +1635,8 @@ DPtr Interpreter::moveTraced(const DPtr &N,
   auto C = std::make_shared<DNode>(*N);
   if (C->K == DNode::Read) {
     C->Index = Fn(C->Index);
+    for (PosGuard &G : C->InBounds)
+      G.D = Fn(G.D);
     for (ClampSet &S : C->Clamps) {
       S.InBlock = true;
       S.Reader = Reader;
@@ -2145,8 +2303,11 @@ void Interpreter::applySplits() {
   std::function<void(DPtr &)> Walk = [&](DPtr &N) {
     if (!N)
       return;
-    if (N->K == DNode::Read)
+    if (N->K == DNode::Read) {
       N->Index = Subst(N->Index);
+      for (PosGuard &G : N->InBounds)
+        G.D = Subst(G.D);
+    }
     for (DPtr &A : N->Args)
       Walk(A);
   };
@@ -2795,6 +2956,8 @@ KernelAnalysis Interpreter::finish() {
     if (C.Symbol == "?")
       partial("a guard on the 1-D thread id itself (e.g. idx < n) that is "
               "not a bound on the slowest coordinate");
+  if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi); !Why.empty())
+    partial(Why);
   if (!Clamps.empty()) {
     std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
                                     OffsetOf);

@@ -1,6 +1,6 @@
 // Kernels in styles the analysis learned late: __shared__ tiles loaded by
-// loops over the block's threads, and replicated boundaries written as
-// equality tests. Each is launched once so that fs-rewrite bundles it.
+// loops over the block's threads, loads guarded by the array's bounds, and
+// replicated boundaries written as equality tests. Each is launched once so that fs-rewrite bundles it.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -10,12 +10,15 @@
 #define R 2
 #define TILE 16
 
-// 1-D, radius 2: the tile and its halos loaded by a loop.
+// 1-D, radius 2: the tile and its halos loaded by a loop, zero outside the
+// array (only interior points are written, so no zero is ever used).
 __global__ void smooth_loop(float *out, const float *in, int n) {
   __shared__ float s[BS + 2 * R];
   int base = blockIdx.x * BS;
-  for (int k = threadIdx.x; k < BS + 2 * R; k += BS)
-    s[k] = in[base + k - R];
+  for (int k = threadIdx.x; k < BS + 2 * R; k += BS) {
+    int g = base + k - R;
+    s[k] = (g >= 0 && g < n) ? in[g] : 0.0f;
+  }
   __syncthreads();
   int g = base + threadIdx.x;
   int l = threadIdx.x + R;
