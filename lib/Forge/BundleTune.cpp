@@ -173,6 +173,8 @@ void readRun(const json &Out, Job &J, unsigned Round, unsigned Reps,
                  V.value("reason", "");
     } else if (Verdict == "tolerance" && C.Verdict == "bitexact") {
       C.Verdict = "tolerance";
+      C.Reason = V.value("case", "") + " case " + V["ext"].dump() + ": " +
+                 V.value("reason", "");
     }
   }
   for (const json &T : Out.value("timing", json::array())) {
