@@ -225,6 +225,7 @@ struct SharedStore {
   DPtr Value;
   std::vector<ThreadCond> Conds;
   bool UnderDomainGuard = false;
+  unsigned Barrier = 0; // __syncthreads() calls before the store
 };
 
 /// tfn#N: a quotient or remainder of a value that depends only on the
@@ -363,6 +364,8 @@ private:
   /// What the analysis had to assume; becomes the IR's notes.
   std::set<std::string> Assumptions;
   bool Returned = false;
+  unsigned Barriers = 0;       // __syncthreads() calls so far
+  bool TileReadsLost = false;  // a tile read could not be traced
   unsigned InlineDepth = 0;
   unsigned Steps = 0;
 };
@@ -1272,7 +1275,11 @@ Value Interpreter::evalCall(const CallExpr *C) {
                "): a scatter or reduction, not a stencil");
     return Value::unknown("");
   }
-  if (FD->getName() == "__syncthreads" || FD->getName() == "__syncwarp")
+  if (FD->getName() == "__syncthreads") {
+    ++Barriers;
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__syncwarp")
     return Value::unknown("");
   if (FD->getName().starts_with("__shfl")) {
     notStencil("warp shuffles (" + FD->getName().str() + "): a reduction or "
@@ -1553,7 +1560,24 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                   S->Index.str() + ")";
             return std::nullopt;
           }
-          Filled.emplace(*E, std::make_pair(S, T));
+          // A later store to an element replaces an earlier one of the
+          // same thread or from before a barrier (zero the tile, then load
+          // it); two threads storing one element between barriers race,
+          // and no reader can tell which value it sees.
+          auto [It, New] = Filled.emplace(*E, std::make_pair(S, T));
+          if (!New && It->second.second != T &&
+              It->second.first->Barrier == S->Barrier) {
+            const ThreadPos &O = It->second.second;
+            Why = "the __shared__ array '" + Tile + "' element " +
+                  std::to_string(*E) + " is stored by the threads " +
+                  std::to_string(O[0]) + "," + std::to_string(O[1]) + "," +
+                  std::to_string(O[2]) + " and " + std::to_string(T[0]) +
+                  "," + std::to_string(T[1]) + "," + std::to_string(T[2]) +
+                  " before the same barrier: which value a read sees is a "
+                  "race";
+            return std::nullopt;
+          }
+          It->second = std::make_pair(S, T);
         }
 
   std::optional<std::string> Key;
@@ -1662,6 +1686,7 @@ void Interpreter::resolveSharedReads(DPtr &N) {
     auto Traced = traceTileRead(*N, Why);
     if (!Traced) {
       partial(Why);
+      TileReadsLost = true;
       return;
     }
     N = *Traced;
@@ -1882,7 +1907,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       return;
     }
     SharedStores.push_back(
-        {Ptr.Array, Ptr.Idx, D, ActiveConds, !Guards.empty()});
+        {Ptr.Array, Ptr.Idx, D, ActiveConds, !Guards.empty(), Barriers});
     return;
   }
   if (A && A->Kind == ArrayKind::Local) {
@@ -2659,11 +2684,13 @@ KernelAnalysis Interpreter::finish() {
 
   // Kernels that read no neighbourhood at all are not stencils, whatever
   // else was not understood about them (as long as no load was lost).
-  bool LostLoads = std::any_of(
-      PartialReasons.begin(), PartialReasons.end(), [](const std::string &R) {
-        return R.find("does not follow") != std::string::npos ||
-               R.find("untracked") != std::string::npos;
-      });
+  bool LostLoads =
+      TileReadsLost ||
+      std::any_of(PartialReasons.begin(), PartialReasons.end(),
+                  [](const std::string &R) {
+                    return R.find("does not follow") != std::string::npos ||
+                           R.find("untracked") != std::string::npos;
+                  });
   // Decided in Verdict: only when nothing more specific is found.
   if (!LostLoads) {
     std::map<std::string, std::set<std::string>> Points;
