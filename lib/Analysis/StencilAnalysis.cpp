@@ -270,8 +270,10 @@ private:
   void exec(const Stmt *S);
   void execFor(const ForStmt *F);
   void execIf(const IfStmt *If);
+  /// Pre: the value of RHS, already evaluated (an if/else turned into one
+  /// guarded store).
   void assign(const Expr *LHS, const Expr *RHS, BinaryOperatorKind Op,
-              bool IsCompound);
+              bool IsCompound, const Value *Pre = nullptr);
 
   // Expressions.
   Value eval(const Expr *E);
@@ -337,6 +339,8 @@ private:
   /// c ? v : fill (or c ? fill : v) with fill a constant and c bounds on
   /// positions (a load kept inside the array): v, its reads guarded by c.
   std::optional<Value> guardedLoad(const ConditionalOperator *CO);
+  std::optional<Value> guardedValue(const Expr *Cond, const Expr *TrueE,
+                                    const Expr *FalseE);
   bool positionGuards(const Expr *Cond, bool Negate,
                       std::vector<PosGuard> &Out);
   /// Why some guarded read of the update would take its fill value at a
@@ -969,7 +973,15 @@ bool Interpreter::positionGuards(const Expr *Cond, bool Negate,
 }
 
 std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
-  if (!CO->getType()->isRealFloatingType() || readsData(CO->getCond()))
+  if (!CO->getType()->isRealFloatingType())
+    return std::nullopt;
+  return guardedValue(CO->getCond(), CO->getTrueExpr(), CO->getFalseExpr());
+}
+
+std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
+                                               const Expr *TrueE,
+                                               const Expr *FalseE) {
+  if (readsData(Cond))
     return std::nullopt;
   auto IsFill = [](const Expr *X) {
     X = X->IgnoreParenImpCasts();
@@ -978,13 +990,13 @@ std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
       X = U->getSubExpr()->IgnoreParenImpCasts();
     return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
   };
-  const bool FillTrue = IsFill(CO->getTrueExpr());
-  if (FillTrue == IsFill(CO->getFalseExpr()))
+  const bool FillTrue = IsFill(TrueE);
+  if (FillTrue == IsFill(FalseE))
     return std::nullopt;
   std::vector<PosGuard> Gs;
-  if (!positionGuards(CO->getCond(), /*Negate=*/FillTrue, Gs))
+  if (!positionGuards(Cond, /*Negate=*/FillTrue, Gs))
     return std::nullopt;
-  const Expr *VE = FillTrue ? CO->getFalseExpr() : CO->getTrueExpr();
+  const Expr *VE = FillTrue ? FalseE : TrueE;
   Value V = eval(VE);
   DPtr D = V.K == Value::Data ? V.D : nullptr;
   if (!D)
@@ -1826,14 +1838,15 @@ bool Interpreter::guardConstraints(const Expr *Cond, bool Negate,
 // ---------------------------------------------------------------------------
 
 void Interpreter::assign(const Expr *LHS, const Expr *RHS,
-                         BinaryOperatorKind Op, bool IsCompound) {
+                         BinaryOperatorKind Op, bool IsCompound,
+                         const Value *Pre) {
   LHS = LHS->IgnoreParenImpCasts();
   // A local variable.
   if (const auto *DR = dyn_cast<DeclRefExpr>(LHS)) {
     const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
     if (!VD)
       return;
-    Value R = eval(RHS);
+    Value R = Pre ? *Pre : eval(RHS);
     if (IsCompound) {
       Value L = Env.count(VD) ? Env[VD] : Value::unknown("");
       if (L.K == Value::Index && R.K == Value::Index) {
@@ -1896,7 +1909,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // The global reads of a tile store count where the tile is read, in
     // the reading thread's frame; not here.
     size_t ReadsBefore = Reads.size();
-    Value R = eval(RHS);
+    Value R = Pre ? *Pre : eval(RHS);
     Reads.resize(ReadsBefore);
     DPtr D = R.K == Value::Data ? R.D : nullptr;
     if (R.K == Value::Index && R.Idx.isConstant())
@@ -1914,7 +1927,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     partial("a local array '" + Ptr.Array + "' holds intermediate values");
     return;
   }
-  Value R = eval(RHS);
+  Value R = Pre ? *Pre : eval(RHS);
   DPtr D = asData(R, RHS);
   if (!D)
     return;
@@ -1935,6 +1948,26 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
 void Interpreter::execIf(const IfStmt *If) {
   std::vector<Constraint> Cs;
   const Stmt *Then = If->getThen();
+  // if (g >= 0 && g < n) a[k] = in[g]; else a[k] = 0.0f;  is the store
+  // a[k] = g >= 0 && g < n ? in[g] : 0.0f (a tile load kept inside the array).
+  if (const Stmt *Else = If->getElse()) {
+    auto SingleStore = [](const Stmt *S) -> const BinaryOperator * {
+      if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && CS->size() == 1)
+        S = CS->body_front();
+      const auto *B = dyn_cast<BinaryOperator>(S);
+      return B && B->getOpcode() == BO_Assign &&
+                     isa<ArraySubscriptExpr>(B->getLHS()->IgnoreParenImpCasts())
+                 ? B
+                 : nullptr;
+    };
+    const BinaryOperator *A = SingleStore(Then), *B = SingleStore(Else);
+    if (A && B && text(A->getLHS()) == text(B->getLHS()))
+      if (std::optional<Value> V =
+              guardedValue(If->getCond(), A->getRHS(), B->getRHS())) {
+        assign(A->getLHS(), A->getRHS(), BO_Assign, false, &*V);
+        return;
+      }
+  }
   bool ThenReturns = false;
   if (isa<ReturnStmt>(Then))
     ThenReturns = true;
