@@ -269,6 +269,13 @@ private:
   // Statements.
   void exec(const Stmt *S);
   void execFor(const ForStmt *F);
+  /// Values the loop over an axis carries from one iteration to the next
+  /// (a register queue below = cur; cur = above;, an index or pointer
+  /// stepped by a fixed amount): puts in Env their value at the iteration
+  /// of the axis symbol, when it is a function of it that also gives their
+  /// value before the loop. False (with a reason) when the loop carries a
+  /// value the analysis cannot express so.
+  bool carryValues(const ForStmt *F, const VarDecl *Var, const AxisSym &Loop);
   void execIf(const IfStmt *If);
   /// Pre: the value of RHS, already evaluated (an if/else turned into one
   /// guarded store).
@@ -2022,6 +2029,192 @@ void Interpreter::execIf(const IfStmt *If) {
   }
 }
 
+namespace {
+
+/// A copy of V with Sym replaced by To in every index (false in Ok when a
+/// read carries clamps, whose recorded positions would not move).
+Value substituted(const Value &V, const std::string &Sym, const Poly &To,
+                  bool &Ok) {
+  Value R = V;
+  if (V.K == Value::Index || V.K == Value::Pointer)
+    R.Idx = V.Idx.substitute(Sym, To);
+  std::function<DPtr(const DPtr &)> Tree = [&](const DPtr &N) {
+    auto C = std::make_shared<DNode>(*N);
+    if (C->K == DNode::Read) {
+      C->Index = C->Index.substitute(Sym, To);
+      for (PosGuard &G : C->InBounds)
+        G.D = G.D.substitute(Sym, To);
+      for (const ClampSet &CS : C->Clamps)
+        if (!CS.Ids.empty())
+          Ok = false;
+    }
+    for (DPtr &A : C->Args)
+      A = Tree(A);
+    return C;
+  };
+  if (V.K == Value::Data && V.D)
+    R.D = Tree(V.D);
+  return R;
+}
+
+bool sameValue(const Value &A, const Value &B) {
+  if (A.K != B.K)
+    return false;
+  switch (A.K) {
+  case Value::Unknown:
+    return false;
+  case Value::Index:
+    return A.Idx == B.Idx;
+  case Value::Pointer:
+    return A.Array == B.Array && A.Idx == B.Idx && A.UnitBytes == B.UnitBytes;
+  case Value::Data:
+    return A.D && B.D && treeKey(A.D) == treeKey(B.D);
+  }
+  return false;
+}
+
+} // namespace
+
+bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
+                              const AxisSym &Loop) {
+  // Variables from before the loop that its body assigns.
+  std::vector<const VarDecl *> Carried;
+  std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
+    if (!S)
+      return;
+    const Expr *Target = nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
+      Target = B->getLHS();
+    else if (const auto *U = dyn_cast<UnaryOperator>(S);
+             U && U->isIncrementDecrementOp())
+      Target = U->getSubExpr();
+    if (Target)
+      if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+            VD && VD != Var && Env.count(VD) &&
+            std::find(Carried.begin(), Carried.end(), VD) == Carried.end())
+          Carried.push_back(VD);
+    for (const Stmt *C : S->children())
+      Scan(C);
+  };
+  Scan(F->getBody());
+  if (Carried.empty())
+    return true;
+
+  const std::string K = Loop.Symbol;
+  const Poly KSym = Poly::symbol(K);
+  std::map<const VarDecl *, Value> Before, Start;
+  for (const VarDecl *V : Carried) {
+    Before[V] = Env[V];
+    // An index or pointer starts as a symbol of its own, so that one run of
+    // the body shows its step.
+    const Value &B = Before[V];
+    Start[V] = B.K == Value::Index || B.K == Value::Pointer
+                   ? B.movedTo(Poly::symbol("carry#" + V->getName().str()))
+                   : Value::unknown("");
+  }
+  auto Names = [&]() {
+    std::string L;
+    for (const VarDecl *V : Carried)
+      L += (L.empty() ? "" : ", ") + V->getName().str();
+    return L;
+  };
+  auto Refuse = [&](const std::string &What) {
+    partial("the loop over '" + Var->getName().str() + "' carries " + What +
+            " from one iteration to the next (" + Names() +
+            "), which the analysis does not follow");
+    for (const VarDecl *V : Carried)
+      Env[V] = Before[V];
+    return false;
+  };
+  bool Settled = false;
+  for (size_t Round = 0; Round <= Carried.size() + 1 && !Settled; ++Round) {
+    // One run of the body whose effects are thrown away.
+    auto Saved = std::make_tuple(
+        Env, Arrays, Writes, Reads, Guards, ActiveConds, SharedStores,
+        BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds, Clamps,
+        ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
+        HardReasons, Assumptions, Returned, Barriers, TileReadsLost);
+    for (const VarDecl *V : Carried)
+      Env[V] = Start[V];
+    Env[Var] = Value::index(KSym);
+    exec(F->getBody());
+    std::map<const VarDecl *, Value> End;
+    for (const VarDecl *V : Carried)
+      End[V] = Env[V];
+    std::tie(Env, Arrays, Writes, Reads, Guards, ActiveConds, SharedStores,
+             BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds, Clamps,
+             ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
+             HardReasons, Assumptions, Returned, Barriers, TileReadsLost) =
+        Saved;
+    Settled = true;
+    for (const VarDecl *V : Carried) {
+      const Value &S = Start[V], &E = End[V];
+      Value Next;
+      bool Ok = true;
+      std::string Carry = "carry#" + V->getName().str();
+      if ((S.K == Value::Index || S.K == Value::Pointer) &&
+          S.Idx == Poly::symbol(Carry)) {
+        // v += step: v at iteration k is its value before the loop plus
+        // (k - lower) steps.
+        Poly Step = E.Idx - S.Idx;
+        if (E.K == S.K && E.Array == S.Array && E.UnitBytes == S.UnitBytes &&
+            !Step.mentionsPrefix("carry#") && !Step.mentions(K))
+          Next = Before[V].movedTo(Before[V].Idx +
+                                   (KSym - Loop.LoopLower) * Step);
+      } else if (E.K != Value::Unknown) {
+        // v at iteration k is what the body left in it at iteration k - 1.
+        Next = substituted(E, K, KSym - Poly::constant(1), Ok);
+      }
+      if (!Ok)
+        return Refuse("a clamped value");
+      if (!sameValue(Next, S))
+        Settled = false;
+      Start[V] = Next;
+    }
+  }
+  for (const VarDecl *V : Carried) {
+    bool Ok = true;
+    if (!Settled || Start[V].K == Value::Unknown ||
+        !sameValue(substituted(Start[V], K, Loop.LoopLower, Ok), Before[V]) ||
+        !Ok)
+      return Refuse("values");
+  }
+  // The loads before the loop that gave the carried values their first
+  // value are the body's loads at its first iteration: not reads of their
+  // own.
+  std::function<void(const DPtr &)> Drop = [&](const DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read && !N->Shared) {
+      auto It = std::find_if(Reads.begin(), Reads.end(), [&](const ReadRecord &R) {
+        return R.Array == N->Name && R.Index == N->Index;
+      });
+      if (It != Reads.end())
+        Reads.erase(It);
+    }
+    for (const DPtr &A : N->Args)
+      Drop(A);
+  };
+  // What each iteration reads through them instead.
+  std::function<void(const DPtr &)> Record = [&](const DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read && !N->Shared)
+      Reads.push_back({N->Name, N->Index, N->Ldg});
+    for (const DPtr &A : N->Args)
+      Record(A);
+  };
+  for (const VarDecl *V : Carried) {
+    if (Before[V].K == Value::Data) {
+      Drop(Before[V].D);
+      Record(Start[V].D);
+    }
+    Env[V] = Start[V];
+  }
+  return true;
+}
+
 void Interpreter::execFor(const ForStmt *F) {
   // for (int v = A; v OP B; v += S)
   const VarDecl *Var = nullptr;
@@ -2213,6 +2406,8 @@ void Interpreter::execFor(const ForStmt *F) {
     }
     LoopAxes.push_back(A);
     Env[Var] = Value::index(Poly::symbol(A.Symbol));
+    if (!carryValues(F, Var, A))
+      Env[Var] = Value::index(Poly::symbol(A.Symbol));
     exec(F->getBody());
     return;
   }
