@@ -319,6 +319,9 @@ private:
   const FunctionDecl &Kernel;
   std::map<const VarDecl *, Value> Env;
   std::map<std::string, ArrayInfo> Arrays;
+  /// Local arrays indexed by constants (a register queue q[0..2R]): the
+  /// value each element holds, like a variable's in Env.
+  std::map<std::string, std::map<int64_t, Value>> LocalElems;
   std::vector<Write> Writes;
   std::vector<ReadRecord> Reads;
   std::vector<Constraint> Guards; // active guards
@@ -651,8 +654,17 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
     N->Shared = true;
     return Value::data(N);
   }
-  if (A->Kind == ArrayKind::Local)
-    return Value::unknown("a load from a local array");
+  if (A->Kind == ArrayKind::Local) {
+    auto E = Ptr.Idx.constantValue();
+    if (!E || Ptr.UnitBytes != 0)
+      return Value::unknown("a local array '" + Ptr.Array +
+                            "' indexed by a non-constant");
+    auto It = LocalElems[Ptr.Array].find(*E);
+    if (It == LocalElems[Ptr.Array].end())
+      return Value::unknown("an element of the local array '" + Ptr.Array +
+                            "' read before it is stored");
+    return It->second;
+  }
   if (Ptr.UnitBytes != 0)
     return Value::unknown("a load through a pointer cast to another element "
                           "type than the array's");
@@ -1931,7 +1943,34 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     return;
   }
   if (A && A->Kind == ArrayKind::Local) {
-    partial("a local array '" + Ptr.Array + "' holds intermediate values");
+    // An element at a constant index is a variable of its own.
+    auto E = Ptr.Idx.constantValue();
+    if (!E || Ptr.UnitBytes != 0) {
+      partial("a local array '" + Ptr.Array + "' indexed by a non-constant "
+              "holds intermediate values");
+      return;
+    }
+    Value R = Pre ? *Pre : eval(RHS);
+    if (IsCompound) {
+      auto It = LocalElems[Ptr.Array].find(*E);
+      DPtr LD = It == LocalElems[Ptr.Array].end()
+                    ? nullptr
+                    : asData(It->second, LHS);
+      DPtr RD = asData(R, RHS);
+      if (!LD || !RD || (Op != BO_AddAssign && Op != BO_SubAssign &&
+                         Op != BO_MulAssign && Op != BO_DivAssign)) {
+        LocalElems[Ptr.Array][*E] = Value::unknown("");
+        return;
+      }
+      DPtr N = node(DNode::Binary);
+      N->Op = Op == BO_AddAssign   ? "+"
+              : Op == BO_SubAssign ? "-"
+              : Op == BO_MulAssign ? "*"
+                                   : "/";
+      N->Args = {LD, RD};
+      R = Value::data(N);
+    }
+    LocalElems[Ptr.Array][*E] = R;
     return;
   }
   Value R = Pre ? *Pre : eval(RHS);
@@ -2077,8 +2116,24 @@ bool sameValue(const Value &A, const Value &B) {
 
 bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
                               const AxisSym &Loop) {
-  // Variables from before the loop that its body assigns.
-  std::vector<const VarDecl *> Carried;
+  // What the loop carries: variables from before the loop that its body
+  // assigns, and the elements a local array held before the loop when the
+  // body assigns to the array (a queue q[s] = q[s + 1]).
+  struct Slot {
+    const VarDecl *V = nullptr;
+    std::string Array;
+    int64_t Elem = 0;
+    std::string name() const {
+      return V ? V->getName().str()
+               : Array + "[" + std::to_string(Elem) + "]";
+    }
+  };
+  std::vector<Slot> Carried;
+  std::set<std::string> Seen;
+  auto Add = [&](Slot S) {
+    if (Seen.insert(S.name()).second)
+      Carried.push_back(std::move(S));
+  };
   std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
     if (!S)
       return;
@@ -2088,79 +2143,92 @@ bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
     else if (const auto *U = dyn_cast<UnaryOperator>(S);
              U && U->isIncrementDecrementOp())
       Target = U->getSubExpr();
-    if (Target)
-      if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
+    if (Target) {
+      const Expr *Root = Target->IgnoreParenImpCasts();
+      bool Element = false;
+      while (const auto *AS = dyn_cast<ArraySubscriptExpr>(Root)) {
+        Root = AS->getBase()->IgnoreParenImpCasts();
+        Element = true;
+      }
+      if (const auto *DR = dyn_cast<DeclRefExpr>(Root))
         if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-            VD && VD != Var && Env.count(VD) &&
-            std::find(Carried.begin(), Carried.end(), VD) == Carried.end())
-          Carried.push_back(VD);
+            VD && VD != Var && Env.count(VD)) {
+          std::string Name = VD->getName().str();
+          auto A = Arrays.find(Name);
+          if (!Element) {
+            Add({VD, "", 0});
+          } else if (A != Arrays.end() && A->second.Kind == ArrayKind::Local) {
+            for (const auto &[E, V] : LocalElems[Name])
+              Add({nullptr, Name, E});
+          }
+        }
+    }
     for (const Stmt *C : S->children())
       Scan(C);
   };
   Scan(F->getBody());
   if (Carried.empty())
     return true;
+  auto Get = [&](const Slot &S) -> Value & {
+    return S.V ? Env[S.V] : LocalElems[S.Array][S.Elem];
+  };
 
   const std::string K = Loop.Symbol;
   const Poly KSym = Poly::symbol(K);
-  std::map<const VarDecl *, Value> Before, Start;
-  for (const VarDecl *V : Carried) {
-    Before[V] = Env[V];
+  std::vector<Value> Before, Start;
+  for (const Slot &S : Carried) {
+    Before.push_back(Get(S));
     // An index or pointer starts as a symbol of its own, so that one run of
     // the body shows its step.
-    const Value &B = Before[V];
-    Start[V] = B.K == Value::Index || B.K == Value::Pointer
-                   ? B.movedTo(Poly::symbol("carry#" + V->getName().str()))
-                   : Value::unknown("");
+    const Value &B = Before.back();
+    Start.push_back(B.K == Value::Index || B.K == Value::Pointer
+                        ? B.movedTo(Poly::symbol("carry#" + S.name()))
+                        : Value::unknown(""));
   }
-  auto Names = [&]() {
-    std::string L;
-    for (const VarDecl *V : Carried)
-      L += (L.empty() ? "" : ", ") + V->getName().str();
-    return L;
-  };
   auto Refuse = [&](const std::string &What) {
+    std::string L;
+    for (const Slot &S : Carried)
+      L += (L.empty() ? "" : ", ") + S.name();
     partial("the loop over '" + Var->getName().str() + "' carries " + What +
-            " from one iteration to the next (" + Names() +
+            " from one iteration to the next (" + L +
             "), which the analysis does not follow");
-    for (const VarDecl *V : Carried)
-      Env[V] = Before[V];
+    for (size_t I = 0; I < Carried.size(); ++I)
+      Get(Carried[I]) = Before[I];
     return false;
   };
   bool Settled = false;
   for (size_t Round = 0; Round <= Carried.size() + 1 && !Settled; ++Round) {
     // One run of the body whose effects are thrown away.
     auto Saved = std::make_tuple(
-        Env, Arrays, Writes, Reads, Guards, ActiveConds, SharedStores,
-        BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds, Clamps,
-        ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
+        Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
+        SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
+        Clamps, ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
         HardReasons, Assumptions, Returned, Barriers, TileReadsLost);
-    for (const VarDecl *V : Carried)
-      Env[V] = Start[V];
+    for (size_t I = 0; I < Carried.size(); ++I)
+      Get(Carried[I]) = Start[I];
     Env[Var] = Value::index(KSym);
     exec(F->getBody());
-    std::map<const VarDecl *, Value> End;
-    for (const VarDecl *V : Carried)
-      End[V] = Env[V];
-    std::tie(Env, Arrays, Writes, Reads, Guards, ActiveConds, SharedStores,
-             BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds, Clamps,
-             ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
-             HardReasons, Assumptions, Returned, Barriers, TileReadsLost) =
-        Saved;
+    std::vector<Value> End;
+    for (const Slot &S : Carried)
+      End.push_back(Get(S));
+    std::tie(Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
+             SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
+             Clamps, ClampInfos, Splits, LoopAxes, GridStrideSyms,
+             PartialReasons, HardReasons, Assumptions, Returned, Barriers,
+             TileReadsLost) = Saved;
     Settled = true;
-    for (const VarDecl *V : Carried) {
-      const Value &S = Start[V], &E = End[V];
+    for (size_t I = 0; I < Carried.size(); ++I) {
+      const Value &S = Start[I], &E = End[I];
       Value Next;
       bool Ok = true;
-      std::string Carry = "carry#" + V->getName().str();
       if ((S.K == Value::Index || S.K == Value::Pointer) &&
-          S.Idx == Poly::symbol(Carry)) {
+          S.Idx == Poly::symbol("carry#" + Carried[I].name())) {
         // v += step: v at iteration k is its value before the loop plus
         // (k - lower) steps.
         Poly Step = E.Idx - S.Idx;
         if (E.K == S.K && E.Array == S.Array && E.UnitBytes == S.UnitBytes &&
             !Step.mentionsPrefix("carry#") && !Step.mentions(K))
-          Next = Before[V].movedTo(Before[V].Idx +
+          Next = Before[I].movedTo(Before[I].Idx +
                                    (KSym - Loop.LoopLower) * Step);
       } else if (E.K != Value::Unknown) {
         // v at iteration k is what the body left in it at iteration k - 1.
@@ -2170,19 +2238,19 @@ bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
         return Refuse("a clamped value");
       if (!sameValue(Next, S))
         Settled = false;
-      Start[V] = Next;
+      Start[I] = Next;
     }
   }
-  for (const VarDecl *V : Carried) {
+  for (size_t I = 0; I < Carried.size(); ++I) {
     bool Ok = true;
-    if (!Settled || Start[V].K == Value::Unknown ||
-        !sameValue(substituted(Start[V], K, Loop.LoopLower, Ok), Before[V]) ||
+    if (!Settled || Start[I].K == Value::Unknown ||
+        !sameValue(substituted(Start[I], K, Loop.LoopLower, Ok), Before[I]) ||
         !Ok)
       return Refuse("values");
   }
   // The loads before the loop that gave the carried values their first
-  // value are the body's loads at its first iteration: not reads of their
-  // own.
+  // value are the body's loads at its first iteration, not reads of their
+  // own; what each iteration reads through them is.
   std::function<void(const DPtr &)> Drop = [&](const DPtr &N) {
     if (!N)
       return;
@@ -2196,7 +2264,6 @@ bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
     for (const DPtr &A : N->Args)
       Drop(A);
   };
-  // What each iteration reads through them instead.
   std::function<void(const DPtr &)> Record = [&](const DPtr &N) {
     if (!N)
       return;
@@ -2205,12 +2272,12 @@ bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
     for (const DPtr &A : N->Args)
       Record(A);
   };
-  for (const VarDecl *V : Carried) {
-    if (Before[V].K == Value::Data) {
-      Drop(Before[V].D);
-      Record(Start[V].D);
+  for (size_t I = 0; I < Carried.size(); ++I) {
+    if (Before[I].K == Value::Data) {
+      Drop(Before[I].D);
+      Record(Start[I].D);
     }
-    Env[V] = Start[V];
+    Get(Carried[I]) = Start[I];
   }
   return true;
 }
