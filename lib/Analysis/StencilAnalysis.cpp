@@ -387,9 +387,17 @@ private:
 std::string Interpreter::text(const Expr *E) const {
   CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
   R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
-  if (R.isInvalid())
-    return "<expr>";
-  return Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+  if (R.isValid())
+    return Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+  // Inside a macro's body: the text where it is spelled (the #define).
+  SourceLocation B = SM.getSpellingLoc(E->getBeginLoc()),
+                 End = SM.getSpellingLoc(E->getEndLoc());
+  if (B.isValid() && End.isValid() && SM.getFileID(B) == SM.getFileID(End) &&
+      !SM.isBeforeInTranslationUnit(End, B))
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(B, End), SM,
+                                Ctx.getLangOpts())
+        .str();
+  return "<expr>";
 }
 
 bool Interpreter::splitClamps(const Poly &Index, Poly &Stripped,

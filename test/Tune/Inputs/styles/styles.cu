@@ -98,7 +98,11 @@ __global__ void queue_r4(float *out, const float *in, int nx, int ny, int nz) {
 }
 
 // 2.5-D: the centre plane in a 32x8 shared tile, the z neighbours in
-// registers, pointers stepped by a plane.
+// registers, pointers stepped by a plane. Threads past the array's edge take
+// part in the barriers but load nothing: LOAD(e, di, dj) is zero where the
+// element at (i + di, j + dj) is outside the array.
+#define LOAD(e, di, dj) ((i + (di) < nx && j + (dj) < ny) ? (e) : 0.0f)
+
 __global__ void queue_tile(float *out, const float *in, int nx, int ny,
                            int nz) {
   __shared__ float t[8 + 2][32 + 2];
@@ -108,15 +112,15 @@ __global__ void queue_tile(float *out, const float *in, int nx, int ny,
   const long p = (long)nx * ny;
   const float *src = in + p + (long)j * nx + i;
   float *dst = out + p + (long)j * nx + i;
-  float below = src[-p];
-  float cur = src[0];
+  float below = LOAD(src[-p], 0, 0);
+  float cur = LOAD(src[0], 0, 0);
   for (int k = 1; k < nz - 1; ++k) {
-    float above = src[p];
+    float above = LOAD(src[p], 0, 0);
     t[ty + 1][tx + 1] = cur;
-    if (tx == 0) t[ty + 1][0] = src[-1];
-    if (tx == 31) t[ty + 1][33] = src[1];
-    if (ty == 0) t[0][tx + 1] = src[-nx];
-    if (ty == 7) t[9][tx + 1] = src[nx];
+    if (tx == 0) t[ty + 1][0] = LOAD(src[-1], 0, 0);
+    if (tx == 31) t[ty + 1][33] = LOAD(src[1], 1, 0);
+    if (ty == 0) t[0][tx + 1] = LOAD(src[-nx], 0, 0);
+    if (ty == 7) t[9][tx + 1] = LOAD(src[nx], 0, 1);
     __syncthreads();
     if (i < nx - 1 && j < ny - 1)
       *dst = 0.4f * cur + 0.1f * (below + above + t[ty + 1][tx] +
