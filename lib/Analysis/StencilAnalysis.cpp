@@ -269,13 +269,18 @@ private:
   // Statements.
   void exec(const Stmt *S);
   void execFor(const ForStmt *F);
+  void execWhile(const WhileStmt *W);
+  /// for (Var = Init; Var Cond; Var += Step) Body, however it was spelled.
+  void execLoop(const VarDecl *Var, const Value &Init,
+                const BinaryOperator *Cond, const Value &Step,
+                const Stmt *Body);
   /// Values the loop over an axis carries from one iteration to the next
   /// (a register queue below = cur; cur = above;, an index or pointer
   /// stepped by a fixed amount): puts in Env their value at the iteration
   /// of the axis symbol, when it is a function of it that also gives their
   /// value before the loop. False (with a reason) when the loop carries a
   /// value the analysis cannot express so.
-  bool carryValues(const ForStmt *F, const VarDecl *Var, const AxisSym &Loop);
+  bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop);
   void execIf(const IfStmt *If);
   /// Pre: the value of RHS, already evaluated (an if/else turned into one
   /// guarded store).
@@ -2122,7 +2127,7 @@ bool sameValue(const Value &A, const Value &B) {
 
 } // namespace
 
-bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
+bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
                               const AxisSym &Loop) {
   // What the loop carries: variables from before the loop that its body
   // assigns, and the elements a local array held before the loop when the
@@ -2174,7 +2179,7 @@ bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
     for (const Stmt *C : S->children())
       Scan(C);
   };
-  Scan(F->getBody());
+  Scan(Body);
   if (Carried.empty())
     return true;
   auto Get = [&](const Slot &S) -> Value & {
@@ -2215,7 +2220,7 @@ bool Interpreter::carryValues(const ForStmt *F, const VarDecl *Var,
     for (size_t I = 0; I < Carried.size(); ++I)
       Get(Carried[I]) = Start[I];
     Env[Var] = Value::index(KSym);
-    exec(F->getBody());
+    exec(Body);
     std::vector<Value> End;
     for (const Slot &S : Carried)
       End.push_back(Get(S));
@@ -2326,6 +2331,66 @@ void Interpreter::execFor(const ForStmt *F) {
     notStencil("a loop whose trip count is not a fixed radius or an axis");
     return;
   }
+  execLoop(Var, Init, Cond, Step, F->getBody());
+}
+
+void Interpreter::execWhile(const WhileStmt *W) {
+  // int k = A; while (k OP B) { ...; ++k; }  is  for (; k OP B; ++k) { ... }
+  // when the increment is the body's last statement and the only one.
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      W->getCond() ? W->getCond()->IgnoreParenImpCasts() : nullptr);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(W->getBody());
+  const VarDecl *Var = nullptr;
+  if (Cond && Cond->isComparisonOp())
+    if (const auto *DR =
+            dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts()))
+      Var = dyn_cast<VarDecl>(DR->getDecl());
+  auto IsVar = [&](const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == Var;
+  };
+  Value Step;
+  if (Var && Body && !Body->body_empty()) {
+    const Stmt *Last = Body->body_back();
+    if (const auto *U = dyn_cast<UnaryOperator>(Last);
+        U && U->isIncrementDecrementOp() && IsVar(U->getSubExpr()))
+      Step = Value::index(Poly::constant(U->isIncrementOp() ? 1 : -1));
+    else if (const auto *CA = dyn_cast<CompoundAssignOperator>(Last);
+             CA && IsVar(CA->getLHS()) &&
+             (CA->getOpcode() == BO_AddAssign ||
+              CA->getOpcode() == BO_SubAssign)) {
+      Value S = eval(CA->getRHS());
+      if (S.K == Value::Index)
+        Step = Value::index(CA->getOpcode() == BO_AddAssign ? S.Idx : -S.Idx);
+    }
+  }
+  // No other statement may move the variable.
+  unsigned Moves = 0;
+  std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *B = dyn_cast<BinaryOperator>(S);
+        B && B->isAssignmentOp() && IsVar(B->getLHS()))
+      ++Moves;
+    if (const auto *U = dyn_cast<UnaryOperator>(S);
+        U && U->isIncrementDecrementOp() && IsVar(U->getSubExpr()))
+      ++Moves;
+    for (const Stmt *C : S->children())
+      Count(C);
+  };
+  Count(Body);
+  if (!Var || !Env.count(Var) || Env[Var].K != Value::Index ||
+      Step.K != Value::Index || Moves != 1) {
+    notStencil("a while loop inside the kernel that is not a counted loop "
+               "(k = A; while (k < B) { ...; ++k; })");
+    return;
+  }
+  execLoop(Var, Env[Var], Cond, Step, Body);
+}
+
+void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
+                           const BinaryOperator *Cond, const Value &Step,
+                           const Stmt *Body) {
   Value Bound = eval(Cond->getRHS());
   bool VarOnLeft = false;
   if (const auto *DR = dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts()))
@@ -2408,7 +2473,7 @@ void Interpreter::execFor(const ForStmt *F) {
       TC.D = K - Bound.Idx;
       TC.Text = text(Cond) + " (round " + std::to_string(J) + ")";
       ActiveConds.push_back(TC);
-      exec(F->getBody());
+      exec(Body);
       ActiveConds.pop_back();
     }
     // What the loop loads counts where its tile is read, in the reader's
@@ -2442,7 +2507,7 @@ void Interpreter::execFor(const ForStmt *F) {
         return;
       }
       Env[Var] = Value::index(Poly::constant(V));
-      exec(F->getBody());
+      exec(Body);
     }
     return;
   }
@@ -2458,7 +2523,7 @@ void Interpreter::execFor(const ForStmt *F) {
       if (VarOnLeft && comparison(Cond, false, Cs))
         Guards.insert(Guards.end(), Cs.begin(), Cs.end());
       size_t Saved = Guards.size() - Cs.size();
-      exec(F->getBody());
+      exec(Body);
       Guards.resize(Saved);
       return;
     }
@@ -2481,9 +2546,9 @@ void Interpreter::execFor(const ForStmt *F) {
     }
     LoopAxes.push_back(A);
     Env[Var] = Value::index(Poly::symbol(A.Symbol));
-    if (!carryValues(F, Var, A))
+    if (!carryValues(Body, Var, A))
       Env[Var] = Value::index(Poly::symbol(A.Symbol));
-    exec(F->getBody());
+    exec(Body);
     return;
   }
   notStencil("a loop over '" + Var->getName().str() + "' (" + text(Cond) +
@@ -2542,8 +2607,12 @@ void Interpreter::exec(const Stmt *S) {
     exec(AS->getSubStmt());
     return;
   }
-  if (isa<WhileStmt>(S) || isa<DoStmt>(S)) {
-    notStencil("a while/do loop inside the kernel");
+  if (const auto *W = dyn_cast<WhileStmt>(S)) {
+    execWhile(W);
+    return;
+  }
+  if (isa<DoStmt>(S)) {
+    notStencil("a do loop inside the kernel");
     return;
   }
   if (isa<ReturnStmt>(S)) {
