@@ -282,6 +282,8 @@ private:
   /// value the analysis cannot express so.
   bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop);
   void execIf(const IfStmt *If);
+  Value compound(const Value &L, const Value &R, BinaryOperatorKind Op,
+                 const Expr *LHS, const Expr *RHS);
   /// Pre: the value of RHS, already evaluated (an if/else turned into one
   /// guarded store).
   void assign(const Expr *LHS, const Expr *RHS, BinaryOperatorKind Op,
@@ -1869,6 +1871,36 @@ bool Interpreter::guardConstraints(const Expr *Cond, bool Negate,
 // Statements
 // ---------------------------------------------------------------------------
 
+/// L OP= R for a variable (or a local array's element) holding L: an index,
+/// a pointer moved, or an expression; unknown for anything else.
+Value Interpreter::compound(const Value &L, const Value &R,
+                            BinaryOperatorKind Op, const Expr *LHS,
+                            const Expr *RHS) {
+  if (L.K == Value::Index && R.K == Value::Index) {
+    if (Op == BO_AddAssign)
+      return Value::index(L.Idx + R.Idx);
+    if (Op == BO_SubAssign)
+      return Value::index(L.Idx - R.Idx);
+    if (Op == BO_MulAssign)
+      return Value::index(L.Idx * R.Idx);
+    return Value::unknown("compound index assignment");
+  }
+  if (L.K == Value::Pointer && R.K == Value::Index &&
+      (Op == BO_AddAssign || Op == BO_SubAssign))
+    return L.movedTo(Op == BO_AddAssign ? L.Idx + R.Idx : L.Idx - R.Idx);
+  static const std::map<BinaryOperatorKind, std::string> Ops = {
+      {BO_AddAssign, "+"}, {BO_SubAssign, "-"}, {BO_MulAssign, "*"},
+      {BO_DivAssign, "/"}};
+  auto It = Ops.find(Op);
+  DPtr LD = asData(L, LHS), RD = asData(R, RHS);
+  if (!LD || !RD || It == Ops.end())
+    return Value::unknown("");
+  DPtr N = node(DNode::Binary);
+  N->Op = It->second;
+  N->Args = {LD, RD};
+  return Value::data(N);
+}
+
 void Interpreter::assign(const Expr *LHS, const Expr *RHS,
                          BinaryOperatorKind Op, bool IsCompound,
                          const Value *Pre) {
@@ -1879,35 +1911,9 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     if (!VD)
       return;
     Value R = Pre ? *Pre : eval(RHS);
-    if (IsCompound) {
-      Value L = Env.count(VD) ? Env[VD] : Value::unknown("");
-      if (L.K == Value::Index && R.K == Value::Index) {
-        if (Op == BO_AddAssign)
-          R = Value::index(L.Idx + R.Idx);
-        else if (Op == BO_SubAssign)
-          R = Value::index(L.Idx - R.Idx);
-        else if (Op == BO_MulAssign)
-          R = Value::index(L.Idx * R.Idx);
-        else
-          R = Value::unknown("compound index assignment");
-      } else if (L.K == Value::Pointer && R.K == Value::Index &&
-                 (Op == BO_AddAssign || Op == BO_SubAssign)) {
-        R = L.movedTo(Op == BO_AddAssign ? L.Idx + R.Idx : L.Idx - R.Idx);
-      } else {
-        DPtr LD = asData(L, LHS), RD = asData(R, RHS);
-        if (!LD || !RD) {
-          Env[VD] = Value::unknown("");
-          return;
-        }
-        DPtr N = node(DNode::Binary);
-        N->Op = Op == BO_AddAssign   ? "+"
-                : Op == BO_SubAssign ? "-"
-                : Op == BO_MulAssign ? "*"
-                                     : "/";
-        N->Args = {LD, RD};
-        R = Value::data(N);
-      }
-    }
+    if (IsCompound)
+      R = compound(Env.count(VD) ? Env[VD] : Value::unknown(""), R, Op, LHS,
+                   RHS);
     Env[VD] = R;
     return;
   }
@@ -1966,22 +1972,9 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     Value R = Pre ? *Pre : eval(RHS);
     if (IsCompound) {
       auto It = LocalElems[Ptr.Array].find(*E);
-      DPtr LD = It == LocalElems[Ptr.Array].end()
-                    ? nullptr
-                    : asData(It->second, LHS);
-      DPtr RD = asData(R, RHS);
-      if (!LD || !RD || (Op != BO_AddAssign && Op != BO_SubAssign &&
-                         Op != BO_MulAssign && Op != BO_DivAssign)) {
-        LocalElems[Ptr.Array][*E] = Value::unknown("");
-        return;
-      }
-      DPtr N = node(DNode::Binary);
-      N->Op = Op == BO_AddAssign   ? "+"
-              : Op == BO_SubAssign ? "-"
-              : Op == BO_MulAssign ? "*"
-                                   : "/";
-      N->Args = {LD, RD};
-      R = Value::data(N);
+      R = compound(It == LocalElems[Ptr.Array].end() ? Value::unknown("")
+                                                     : It->second,
+                   R, Op, LHS, RHS);
     }
     LocalElems[Ptr.Array][*E] = R;
     return;
