@@ -303,6 +303,7 @@ private:
 
   // __shared__ tiles.
   ThreadCond threadCond(const Expr *Cond);
+  std::optional<Poly> comparedDifference(const BinaryOperator *B);
   void resolveSharedReads(DPtr &N);
   std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
 
@@ -989,13 +990,11 @@ bool Interpreter::positionGuards(const Expr *Cond, bool Negate,
            positionGuards(B->getRHS(), Negate, Out);
   if (!B->isComparisonOp())
     return false;
-  size_t ReadsBefore = Reads.size();
-  Value L = eval(B->getLHS()), R = eval(B->getRHS());
-  Reads.resize(ReadsBefore);
-  if (L.K != Value::Index || R.K != Value::Index)
+  std::optional<Poly> D = comparedDifference(B);
+  if (!D)
     return false;
   PosGuard G;
-  G.D = L.Idx - R.Idx;
+  G.D = *D;
   if (!moves(Value::index(G.D)) || G.D.mentionsPrefix(ClampPrefix))
     return false;
   G.Op = B->getOpcode();
@@ -1398,6 +1397,17 @@ Value Interpreter::evalCall(const CallExpr *C) {
 // __shared__ tiles
 // ---------------------------------------------------------------------------
 
+/// L - R of a comparison of two indices; its loads are not reads of the
+/// stencil (a condition is evaluated for its shape only).
+std::optional<Poly> Interpreter::comparedDifference(const BinaryOperator *B) {
+  size_t ReadsBefore = Reads.size();
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  Reads.resize(ReadsBefore);
+  if (L.K != Value::Index || R.K != Value::Index)
+    return std::nullopt;
+  return L.Idx - R.Idx;
+}
+
 ThreadCond Interpreter::threadCond(const Expr *Cond) {
   ThreadCond C;
   C.Text = text(Cond);
@@ -1418,16 +1428,12 @@ ThreadCond Interpreter::threadCond(const Expr *Cond) {
   }
   if (!B->isComparisonOp())
     return C;
-  // Conditions are evaluated for their shape only; their loads are not
-  // reads of the stencil.
-  size_t ReadsBefore = Reads.size();
-  Value L = eval(B->getLHS()), R = eval(B->getRHS());
-  Reads.resize(ReadsBefore);
-  if (L.K != Value::Index || R.K != Value::Index)
+  std::optional<Poly> D = comparedDifference(B);
+  if (!D)
     return C;
   C.K = ThreadCond::Cmp;
   C.Op = B->getOpcode();
-  C.D = L.Idx - R.Idx;
+  C.D = *D;
   return C;
 }
 
