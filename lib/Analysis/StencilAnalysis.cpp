@@ -311,6 +311,8 @@ private:
   bool readsData(const Expr *Cond);
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
+  bool conjunction(const Expr *Cond, bool Negate,
+                   const std::function<bool(const BinaryOperator *, bool)> &Leaf);
   bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
 
   // Finalisation.
@@ -977,32 +979,18 @@ Value Interpreter::clampOf(bool Upper, const Value &Pos, const Value &Bound,
 /// comparisons of positions, each kept as D OP 0.
 bool Interpreter::positionGuards(const Expr *Cond, bool Negate,
                                  std::vector<PosGuard> &Out) {
-  const Expr *E = Cond->IgnoreParenImpCasts();
-  if (const auto *U = dyn_cast<UnaryOperator>(E);
-      U && U->getOpcode() == UO_LNot)
-    return positionGuards(U->getSubExpr(), !Negate, Out);
-  const auto *B = dyn_cast<BinaryOperator>(E);
-  if (!B)
-    return false;
-  if ((B->getOpcode() == BO_LAnd && !Negate) ||
-      (B->getOpcode() == BO_LOr && Negate))
-    return positionGuards(B->getLHS(), Negate, Out) &&
-           positionGuards(B->getRHS(), Negate, Out);
-  if (!B->isComparisonOp())
-    return false;
-  std::optional<Poly> D = comparedDifference(B);
-  if (!D)
-    return false;
-  PosGuard G;
-  G.D = *D;
-  if (!moves(Value::index(G.D)) || G.D.mentionsPrefix(ClampPrefix))
-    return false;
-  G.Op = B->getOpcode();
-  if (Negate)
-    G.Op = BinaryOperator::negateComparisonOp(G.Op);
-  G.Text = text(Cond);
-  Out.push_back(std::move(G));
-  return true;
+  return conjunction(Cond, Negate, [&](const BinaryOperator *B, bool N) {
+    std::optional<Poly> D = comparedDifference(B);
+    if (!D || !moves(Value::index(*D)) || D->mentionsPrefix(ClampPrefix))
+      return false;
+    PosGuard G;
+    G.D = *D;
+    G.Op = N ? BinaryOperator::negateComparisonOp(B->getOpcode())
+             : B->getOpcode();
+    G.Text = text(B);
+    Out.push_back(std::move(G));
+    return true;
+  });
 }
 
 std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
@@ -1858,19 +1846,29 @@ bool Interpreter::comparison(const Expr *E, bool Negate,
 /// conjunction of comparisons (or, negated, a disjunction).
 bool Interpreter::guardConstraints(const Expr *Cond, bool Negate,
                                    std::vector<Constraint> &Out) {
+  return conjunction(Cond, Negate, [&](const BinaryOperator *B, bool N) {
+    return comparison(B, N, Out);
+  });
+}
+
+/// Leaf(comparison, negated) for every comparison of Cond, a conjunction
+/// (or, negated, a disjunction) under any number of !; false when Cond is
+/// not one or a Leaf is false.
+bool Interpreter::conjunction(
+    const Expr *Cond, bool Negate,
+    const std::function<bool(const BinaryOperator *, bool)> &Leaf) {
   const Expr *E = Cond->IgnoreParenImpCasts();
   if (const auto *U = dyn_cast<UnaryOperator>(E);
       U && U->getOpcode() == UO_LNot)
-    return guardConstraints(U->getSubExpr(), !Negate, Out);
-  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-    if ((B->getOpcode() == BO_LAnd && !Negate) ||
-        (B->getOpcode() == BO_LOr && Negate))
-      return guardConstraints(B->getLHS(), Negate, Out) &&
-             guardConstraints(B->getRHS(), Negate, Out);
-    if (B->isComparisonOp())
-      return comparison(B, Negate, Out);
-  }
-  return false;
+    return conjunction(U->getSubExpr(), !Negate, Leaf);
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return false;
+  if ((B->getOpcode() == BO_LAnd && !Negate) ||
+      (B->getOpcode() == BO_LOr && Negate))
+    return conjunction(B->getLHS(), Negate, Leaf) &&
+           conjunction(B->getRHS(), Negate, Leaf);
+  return B->isComparisonOp() && Leaf(B, Negate);
 }
 
 // ---------------------------------------------------------------------------
