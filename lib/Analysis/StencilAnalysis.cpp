@@ -410,13 +410,19 @@ std::string Interpreter::text(const Expr *E) const {
   return "<expr>";
 }
 
+/// The symbols of P whose names start with Prefix.
+std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix) {
+  std::set<std::string> Syms;
+  for (const auto &[M, C] : P.terms())
+    for (const std::string &S : M)
+      if (S.rfind(Prefix, 0) == 0)
+        Syms.insert(S);
+  return Syms;
+}
+
 bool Interpreter::splitClamps(const Poly &Index, Poly &Stripped,
                               std::vector<std::pair<int, Poly>> &Ids) const {
-  std::set<std::string> Syms;
-  for (const auto &[M, C] : Index.terms())
-    for (const std::string &S : M)
-      if (S.rfind(ClampPrefix, 0) == 0)
-        Syms.insert(S);
+  const std::set<std::string> Syms = symbolsWithPrefix(Index, ClampPrefix);
   for (const std::string &S : Syms) {
     auto Coef = Index.coefficientOf(S);
     if (!Coef || Coef->mentionsPrefix(ClampPrefix))
@@ -1441,12 +1447,7 @@ Poly atThread(const Poly &P, const ThreadPos &T,
     if (auto It = BlockSizes.find(D); It != BlockSizes.end())
       R = R.substitute("bdim." + Ax, Poly::constant(It->second));
   }
-  std::set<std::string> Syms;
-  for (const auto &[M, C] : R.terms())
-    for (const std::string &S : M)
-      if (S.rfind(ThreadFnPrefix, 0) == 0)
-        Syms.insert(S);
-  for (const std::string &S : Syms) {
+  for (const std::string &S : symbolsWithPrefix(R, ThreadFnPrefix)) {
     size_t Id = std::stoul(S.substr(std::string(ThreadFnPrefix).size()));
     if (Id >= Fns.size())
       continue;
