@@ -196,7 +196,6 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
                             const std::string &SizeClass,
                             std::string *Source) {
   std::string Signature = stencilSignature(IR);
-  json Key = keyOf(Signature, Arch, SizeClass);
   // How coefficients reach the kernel (literal, scalar parameter,
   // __constant__) barely changes what a bandwidth-bound kernel costs, so an
   // entry that differs only there is the next best evidence. After it, the
