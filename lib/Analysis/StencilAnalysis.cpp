@@ -305,6 +305,7 @@ private:
   ThreadCond threadCond(const Expr *Cond);
   std::optional<Poly> comparedDifference(const BinaryOperator *B);
   void resolveSharedReads(DPtr &N);
+  void recordReads(const DPtr &N);
   std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
 
   // Conditions.
@@ -418,6 +419,23 @@ std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix) {
       if (S.rfind(Prefix, 0) == 0)
         Syms.insert(S);
   return Syms;
+}
+
+/// Whether P is a constant at least 0.
+bool atLeast0(const Poly &P) {
+  auto C = P.constantValue();
+  return C && *C >= 0;
+}
+
+/// Whether every symbol of P is the thread's place in its block, a block
+/// size or a function of those (tfn#N): the same in every block.
+bool onlyInBlock(const Poly &P) {
+  for (const auto &[M, C] : P.terms())
+    for (const std::string &S : M)
+      if (S.rfind("tid.", 0) != 0 && S.rfind("bdim.", 0) != 0 &&
+          S.rfind(ThreadFnPrefix, 0) != 0)
+        return false;
+  return true;
 }
 
 bool Interpreter::splitClamps(const Poly &Index, Poly &Stripped,
@@ -1045,10 +1063,6 @@ std::string Interpreter::guardedReadsHold(
     const std::vector<std::string> &AxisSyms,
     const std::vector<std::optional<Poly>> &TLo,
     const std::vector<std::optional<Poly>> &THi) {
-  auto AtLeast0 = [](const Poly &P) {
-    auto C = P.constantValue();
-    return C && *C >= 0;
-  };
   // E >= 0 at every point of the domain, E = s*sym + rest with s = +-1.
   auto Everywhere = [&](const Poly &E) {
     std::optional<size_t> Axis;
@@ -1059,7 +1073,7 @@ std::string Interpreter::guardedReadsHold(
         Axis = A;
       }
     if (!Axis)
-      return AtLeast0(E);
+      return atLeast0(E);
     auto C = E.coefficientOf(AxisSyms[*Axis]);
     auto K = C ? C->constantValue() : std::nullopt;
     if (!K || (*K != 1 && *K != -1))
@@ -1069,7 +1083,7 @@ std::string Interpreter::guardedReadsHold(
                : (THi[*Axis] ? std::optional<Poly>(*THi[*Axis] -
                                                    Poly::constant(1))
                              : std::nullopt);
-    return End && AtLeast0(E.substitute(AxisSyms[*Axis], *End));
+    return End && atLeast0(E.substitute(AxisSyms[*Axis], *End));
   };
   auto Holds = [&](const PosGuard &G) {
     const Poly &D = G.D;
@@ -1230,18 +1244,9 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
           return Value::index(*Q);
       // A place in the block split into tile coordinates (k / (TILE + 2),
       // k % (TILE + 2)): decided thread by thread where the tile is traced.
-      auto OnlyInBlock = [&](const Poly &P, bool NeedThread) {
-        bool Thread = false;
-        for (const auto &[M, C] : P.terms())
-          for (const std::string &S : M) {
-            bool T = S.rfind("tid.", 0) == 0 || S.rfind(ThreadFnPrefix, 0) == 0;
-            if (!T && S.rfind("bdim.", 0) != 0)
-              return false;
-            Thread = Thread || T;
-          }
-        return Thread || !NeedThread;
-      };
-      if (OnlyInBlock(L.Idx, true) && OnlyInBlock(R.Idx, false)) {
+      if (onlyInBlock(L.Idx) && onlyInBlock(R.Idx) &&
+          (L.Idx.mentionsPrefix("tid.") ||
+           L.Idx.mentionsPrefix(ThreadFnPrefix))) {
         std::string Key = L.Idx.str() + (Op == BO_Div ? "/" : "%") +
                           R.Idx.str();
         auto [It, New] = ThreadFnIds.emplace(Key, ThreadFns.size());
@@ -1719,6 +1724,17 @@ DPtr Interpreter::moveTraced(const DPtr &N,
 }
 
 /// Replaces every tile read in the tree by the global value it sees.
+/// Records the global reads of the tree N (a value whose loads were not
+/// recorded where they happened) as reads of the stencil.
+void Interpreter::recordReads(const DPtr &N) {
+  if (!N)
+    return;
+  if (N->K == DNode::Read && !N->Shared)
+    Reads.push_back({N->Name, N->Index, N->Ldg});
+  for (const DPtr &A : N->Args)
+    recordReads(A);
+}
+
 void Interpreter::resolveSharedReads(DPtr &N) {
   if (!N)
     return;
@@ -1731,13 +1747,7 @@ void Interpreter::resolveSharedReads(DPtr &N) {
       return;
     }
     N = *Traced;
-    std::function<void(const DPtr &)> Record = [&](const DPtr &X) {
-      if (X->K == DNode::Read)
-        Reads.push_back({X->Name, X->Index, X->Ldg});
-      for (const DPtr &A : X->Args)
-        Record(A);
-    };
-    Record(N);
+    recordReads(N);
     return;
   }
   for (DPtr &A : N->Args)
@@ -2275,18 +2285,10 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     for (const DPtr &A : N->Args)
       Drop(A);
   };
-  std::function<void(const DPtr &)> Record = [&](const DPtr &N) {
-    if (!N)
-      return;
-    if (N->K == DNode::Read && !N->Shared)
-      Reads.push_back({N->Name, N->Index, N->Ldg});
-    for (const DPtr &A : N->Args)
-      Record(A);
-  };
   for (size_t I = 0; I < Carried.size(); ++I) {
     if (Before[I].K == Value::Data) {
       Drop(Before[I].D);
-      Record(Start[I].D);
+      recordReads(Start[I].D);
     }
     Get(Carried[I]) = Start[I];
   }
@@ -2405,14 +2407,6 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
   // thread as if written out.
   if (VarOnLeft && Bound.K == Value::Index &&
       Init.Idx.mentionsPrefix("tid.")) {
-    auto InBlock = [&](const Poly &P) {
-      for (const auto &[M, C] : P.terms())
-        for (const std::string &S : M)
-          if (S.rfind("tid.", 0) != 0 && S.rfind("bdim.", 0) != 0 &&
-              S.rfind(ThreadFnPrefix, 0) != 0)
-            return false;
-      return true;
-    };
     std::string Loop = "the loop over '" + Var->getName().str() + "' (" +
                        text(Cond) + ")";
     ThreadPos Extent{1, 1, 1};
@@ -2436,7 +2430,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
                      .constantValue();
     auto BoundN = atThread(Bound.Idx, {0, 0, 0}, BlockSizes, ThreadFns)
                       .constantValue();
-    if (!InBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
+    if (!onlyInBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
         (Op != BO_LT && Op != BO_LE) ||
         Extent[0] * Extent[1] * Extent[2] > 4096) {
       partial("the analysis does not follow " + Loop + ", which starts at "
@@ -2856,16 +2850,12 @@ std::string Interpreter::clampedBounds(
     return IR.Axes[A].Source == ir::AxisSource::Thread ||
            IR.Axes[A].Source == ir::AxisSource::GridStride;
   };
-  auto AtLeast0 = [](const Poly &P) {
-    auto C = P.constantValue();
-    return C && *C >= 0;
-  };
   // A clamp that never moves the position of a point of the domain.
   auto NoOp = [&](const ClampInfo &CI, const Act &X, const ClampSet &S) {
     const size_t A = X.Axis;
     if (CI.Upper)
-      return THi[A] && AtLeast0(CI.Bound - *THi[A] + Poly::constant(1 - X.KRaw));
-    if (TLo[A] && AtLeast0(*TLo[A] + Poly::constant(X.KRaw) - CI.Bound))
+      return THi[A] && atLeast0(CI.Bound - *THi[A] + Poly::constant(1 - X.KRaw));
+    if (TLo[A] && atLeast0(*TLo[A] + Poly::constant(X.KRaw) - CI.Bound))
       return true;
     // The thread at threadIdx t of its block stands at blockIdx*B + t >= t.
     auto B = CI.Bound.constantValue();
@@ -2986,7 +2976,7 @@ std::string Interpreter::clampedBounds(
     // Without a bound on one side, one no read reaches.
     Poly L = Lo.empty() ? DLo + Poly::constant(MinO) : Lo.begin()->second;
     Poly H = Up.empty() ? DLast + Poly::constant(MaxO) : Up.begin()->second;
-    if (!AtLeast0(DLo - L) || !AtLeast0(H - DLast))
+    if (!atLeast0(DLo - L) || !atLeast0(H - DLast))
       return "the domain along '" + AxisName(A) + "' [" + DLo.str() + ", " +
              DLast.str() + "] is not within the clamp's bounds [" + L.str() +
              ", " + H.str() + "]";
