@@ -167,12 +167,10 @@ void readRun(const json &Out, Job &J, unsigned Round, unsigned Reps,
     std::string Verdict = V.value("verdict", "FAIL");
     C.MaxError = std::max(C.MaxError, V.value("err_cand", 0.0));
     C.Tolerance = std::max(C.Tolerance, V.value("tolerance", 0.0));
-    if (Verdict == "FAIL" && C.Verdict != "FAIL") {
-      C.Verdict = "FAIL";
-      C.Reason = V.value("case", "") + " case " + V["ext"].dump() + ": " +
-                 V.value("reason", "");
-    } else if (Verdict == "tolerance" && C.Verdict == "bitexact") {
-      C.Verdict = "tolerance";
+    // A worse verdict than those so far replaces the verdict and reason.
+    if ((Verdict == "FAIL" && C.Verdict != "FAIL") ||
+        (Verdict == "tolerance" && C.Verdict == "bitexact")) {
+      C.Verdict = Verdict;
       C.Reason = V.value("case", "") + " case " + V["ext"].dump() + ": " +
                  V.value("reason", "");
     }
