@@ -269,7 +269,7 @@ private:
   // Statements.
   void exec(const Stmt *S);
   void execFor(const ForStmt *F);
-  void execWhile(const WhileStmt *W);
+  void execWhile(const Expr *Cond, const Stmt *Body, bool Do);
   /// for (Var = Init; Var Cond; Var += Step) Body, however it was spelled.
   void execLoop(const VarDecl *Var, const Value &Init,
                 const BinaryOperator *Cond, const Value &Step,
@@ -293,6 +293,7 @@ private:
   Value eval(const Expr *E);
   Value evalBinary(const BinaryOperator *B);
   Value evalCall(const CallExpr *C);
+  Value valueOf(const VarDecl *VD);
   Value evalSubscriptBase(const Expr *E);
   Value load(const Value &Ptr, QualType T, bool Ldg);
   DPtr asData(const Value &V, const Expr *Where);
@@ -393,6 +394,10 @@ private:
   bool TileReadsLost = false;  // a tile read could not be traced
   unsigned InlineDepth = 0;
   unsigned Steps = 0;
+  /// Per lambda defined in the kernel: the values it captured by copy (and
+  /// its init-captures) where it was defined.
+  std::map<const CXXRecordDecl *, std::map<const VarDecl *, Value>>
+      LambdaCopies;
 };
 
 std::string Interpreter::text(const Expr *E) const {
@@ -758,6 +763,69 @@ Value Interpreter::evalSubscriptBase(const Expr *E) {
   return B;
 }
 
+/// The value of a variable where it is read: its value in the environment,
+/// else what a parameter, a __constant__ or __device__ symbol or a constant
+/// with an initializer stands for.
+Value Interpreter::valueOf(const VarDecl *VD) {
+  auto It = Env.find(VD);
+  if (It != Env.end())
+    return It->second;
+  std::string Name = VD->getName().str();
+  QualType T = VD->getType();
+  if (isa<ParmVarDecl>(VD)) {
+    if (T->isPointerType() || T->isArrayType())
+      return Value::pointer(Name, Poly());
+    if (T->isIntegerType())
+      return Value::index(Poly::symbol(Name));
+    if (T->isRealFloatingType()) {
+      ScalarParams.insert(Name);
+      DPtr N = node(DNode::ParamRef);
+      N->Name = Name;
+      return Value::data(N);
+    }
+    return Value::unknown("parameter '" + Name + "' of type " +
+                          T.getAsString());
+  }
+  if (VD->hasAttr<CUDAConstantAttr>() || VD->hasAttr<CUDADeviceAttr>()) {
+    bool IsConst = VD->hasAttr<CUDAConstantAttr>();
+    if (T->isArrayType()) {
+      ArrayInfo &A = Arrays[Name];
+      A.Kind = IsConst ? ArrayKind::Constant : ArrayKind::Global;
+      A.ElemType = scalarType(T, Ctx);
+      if (auto N = scalarsIn(T, Ctx))
+        A.ConstSize = static_cast<unsigned>(*N);
+      A.ConstShape.clear();
+      for (QualType E = T; const auto *CA = Ctx.getAsConstantArrayType(E);
+           E = CA->getElementType())
+        A.ConstShape.push_back(
+            static_cast<unsigned>(CA->getSize().getZExtValue()));
+      if (A.ConstShape.size() < 2)
+        A.ConstShape.clear();
+      return Value::pointer(Name, Poly());
+    }
+    if (IsConst && T->isRealFloatingType()) {
+      DPtr N = node(DNode::Coef);
+      N->Name = Name;
+      N->Index = Poly::constant(-1);
+      return Value::data(N);
+    }
+    if (IsConst && T->isIntegerType())
+      return Value::index(Poly::symbol(Name));
+    return Value::unknown("__device__ variable '" + Name + "'");
+  }
+  // File-scope or static constants with a visible initializer.
+  if (T.isConstQualified() && VD->hasInit() && T->isIntegerType()) {
+    if (auto V = VD->getInit()->getIntegerConstantExpr(Ctx))
+      return Value::index(Poly::constant(V->getSExtValue()));
+    return eval(VD->getInit());
+  }
+  if (T.isConstQualified() && VD->hasInit() && T->isRealFloatingType() &&
+      !VD->isLocalVarDecl()) {
+    return eval(VD->getInit());
+  }
+  return Value::unknown("the variable '" + Name + "' is not followed");
+}
+
 Value Interpreter::eval(const Expr *E) {
   if (++Steps > 200000)
     return Value::unknown("the kernel is too large to interpret");
@@ -811,66 +879,9 @@ Value Interpreter::eval(const Expr *E) {
     const ValueDecl *D = DR->getDecl();
     if (const auto *EC = dyn_cast<EnumConstantDecl>(D))
       return Value::index(Poly::constant(EC->getInitVal().getSExtValue()));
-    const auto *VD = dyn_cast<VarDecl>(D);
-    if (!VD)
-      return Value::unknown("");
-    auto It = Env.find(VD);
-    if (It != Env.end())
-      return It->second;
-    std::string Name = VD->getName().str();
-    QualType T = VD->getType();
-    if (isa<ParmVarDecl>(VD)) {
-      if (T->isPointerType() || T->isArrayType())
-        return Value::pointer(Name, Poly());
-      if (T->isIntegerType())
-        return Value::index(Poly::symbol(Name));
-      if (T->isRealFloatingType()) {
-        ScalarParams.insert(Name);
-        DPtr N = node(DNode::ParamRef);
-        N->Name = Name;
-        return Value::data(N);
-      }
-      return Value::unknown("parameter '" + Name + "' of type " +
-                            T.getAsString());
-    }
-    if (VD->hasAttr<CUDAConstantAttr>() || VD->hasAttr<CUDADeviceAttr>()) {
-      bool IsConst = VD->hasAttr<CUDAConstantAttr>();
-      if (T->isArrayType()) {
-        ArrayInfo &A = Arrays[Name];
-        A.Kind = IsConst ? ArrayKind::Constant : ArrayKind::Global;
-        A.ElemType = scalarType(T, Ctx);
-        if (auto N = scalarsIn(T, Ctx))
-          A.ConstSize = static_cast<unsigned>(*N);
-        A.ConstShape.clear();
-        for (QualType E = T; const auto *CA = Ctx.getAsConstantArrayType(E);
-             E = CA->getElementType())
-          A.ConstShape.push_back(
-              static_cast<unsigned>(CA->getSize().getZExtValue()));
-        if (A.ConstShape.size() < 2)
-          A.ConstShape.clear();
-        return Value::pointer(Name, Poly());
-      }
-      if (IsConst && T->isRealFloatingType()) {
-        DPtr N = node(DNode::Coef);
-        N->Name = Name;
-        N->Index = Poly::constant(-1);
-        return Value::data(N);
-      }
-      if (IsConst && T->isIntegerType())
-        return Value::index(Poly::symbol(Name));
-      return Value::unknown("__device__ variable '" + Name + "'");
-    }
-    // File-scope or static constants with a visible initializer.
-    if (T.isConstQualified() && VD->hasInit() && T->isIntegerType()) {
-      if (auto V = VD->getInit()->getIntegerConstantExpr(Ctx))
-        return Value::index(Poly::constant(V->getSExtValue()));
-      return eval(VD->getInit());
-    }
-    if (T.isConstQualified() && VD->hasInit() && T->isRealFloatingType() &&
-        !VD->isLocalVarDecl()) {
-      return eval(VD->getInit());
-    }
-    return Value::unknown("the variable '" + Name + "' is not followed");
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      return valueOf(VD);
+    return Value::unknown("");
   }
 
   if (const auto *U = dyn_cast<UnaryOperator>(E)) {
@@ -968,6 +979,28 @@ Value Interpreter::eval(const Expr *E) {
 
   if (const auto *C = dyn_cast<CallExpr>(E))
     return evalCall(C);
+
+  if (const auto *L = dyn_cast<LambdaExpr>(E)) {
+    // What the lambda captures by copy (and its init-captures) is fixed
+    // here; what it captures by reference is read when it is called.
+    auto &Copies = LambdaCopies[L->getLambdaClass()];
+    Copies.clear();
+    for (const LambdaCapture &Cap : L->captures()) {
+      if (!Cap.capturesVariable())
+        continue;
+      const auto *V = dyn_cast<VarDecl>(Cap.getCapturedVar());
+      if (!V)
+        continue;
+      if (V->isInitCapture()) {
+        Copies[V] = V->getInit() ? eval(V->getInit())
+                                 : Value::unknown("an init-capture without "
+                                                  "a value");
+      } else if (Cap.getCaptureKind() == LCK_ByCopy) {
+        Copies[V] = valueOf(V);
+      }
+    }
+    return Value::unknown("a lambda used as a value");
+  }
 
   if (const auto *M = dyn_cast<MemberExpr>(E))
     return member(M);
@@ -1361,19 +1394,34 @@ Value Interpreter::evalCall(const CallExpr *C) {
     }
     return Value::data(N);
   }
-  // An inline __device__ helper: interpret its body with the arguments
-  // bound to the parameters; its single return value is the result.
+  // An inline __device__ helper, or a lambda defined in the kernel
+  // (auto idx = [=](int x, int y) { return y * nx + x; }): interpret its
+  // body with the arguments bound to the parameters; its single return
+  // value is the result. The body of a lambda names the kernel's variables
+  // it captures: by reference, they are read as they are at the call; by
+  // copy, as they were at the lambda's definition (LambdaCopies).
   const FunctionDecl *Def = FD->getDefinition();
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
+  const bool Lambda = MD && MD->getParent()->isLambda();
+  auto Copies = Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
+  if (Lambda && Copies == LambdaCopies.end())
+    return Value::unknown("a lambda not defined in the kernel: " + text(C));
   if (Def && Def->hasBody() && InlineDepth < 8 &&
-      (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr())) {
+      (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda)) {
+    // The call operator of a lambda takes the closure as argument 0.
+    const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
     std::vector<std::pair<const VarDecl *, Value>> Bound;
-    for (unsigned I = 0; I < Def->getNumParams() && I < C->getNumArgs(); ++I)
-      Bound.push_back({Def->getParamDecl(I), eval(C->getArg(I))});
+    for (unsigned I = 0;
+         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I)
+      Bound.push_back({Def->getParamDecl(I), eval(C->getArg(I + First))});
     const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
     if (!Body)
       return Value::unknown("helper " + Name);
     ++InlineDepth;
     auto SavedEnv = Env;
+    if (Lambda)
+      for (const auto &[Var, V] : Copies->second)
+        Env[Var] = V;
     for (auto &[P, V] : Bound)
       Env[P] = V;
     Value Result = Value::unknown("helper '" + Name + "' has no return");
@@ -2334,12 +2382,14 @@ void Interpreter::execFor(const ForStmt *F) {
   execLoop(Var, Init, Cond, Step, F->getBody());
 }
 
-void Interpreter::execWhile(const WhileStmt *W) {
+void Interpreter::execWhile(const Expr *CondE, const Stmt *BodyS, bool Do) {
   // int k = A; while (k OP B) { ...; ++k; }  is  for (; k OP B; ++k) { ... }
-  // when the increment is the body's last statement and the only one.
+  // when the increment is the body's last statement and the only one. So is
+  // do { ...; ++k; } while (k OP B); where k OP B holds at the start.
+  const char *What = Do ? "do" : "while";
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-      W->getCond() ? W->getCond()->IgnoreParenImpCasts() : nullptr);
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(W->getBody());
+      CondE ? CondE->IgnoreParenImpCasts() : nullptr);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(BodyS);
   const VarDecl *Var = nullptr;
   if (Cond && Cond->isComparisonOp())
     if (const auto *DR =
@@ -2381,10 +2431,17 @@ void Interpreter::execWhile(const WhileStmt *W) {
   Count(Body);
   if (!Var || !Env.count(Var) || Env[Var].K != Value::Index ||
       Step.K != Value::Index || Moves != 1) {
-    notStencil("a while loop inside the kernel that is not a counted loop "
-               "(k = A; while (k < B) { ...; ++k; })");
+    notStencil(std::string("a ") + What +
+               " loop inside the kernel that is not a counted loop " +
+               (Do ? "(k = A; do { ...; ++k; } while (k < B);)"
+                   : "(k = A; while (k < B) { ...; ++k; })"));
     return;
   }
+  if (Do)
+    Assumptions.insert("the do loop over '" + Var->getName().str() +
+                       "' starts within its range (" + text(Cond) +
+                       " at the start): where it does not, the original "
+                       "runs its body once and the replacement does not");
   execLoop(Var, Env[Var], Cond, Step, Body);
 }
 
@@ -2600,11 +2657,11 @@ void Interpreter::exec(const Stmt *S) {
     return;
   }
   if (const auto *W = dyn_cast<WhileStmt>(S)) {
-    execWhile(W);
+    execWhile(W->getCond(), W->getBody(), false);
     return;
   }
-  if (isa<DoStmt>(S)) {
-    notStencil("a do loop inside the kernel");
+  if (const auto *D = dyn_cast<DoStmt>(S)) {
+    execWhile(D->getCond(), D->getBody(), true);
     return;
   }
   if (isa<ReturnStmt>(S)) {
@@ -3075,6 +3132,28 @@ KernelAnalysis Interpreter::finish() {
     for (const std::string &S : M)
       if (isAxisSymbol(S) && std::find(Syms.begin(), Syms.end(), S) == Syms.end())
         Syms.push_back(S);
+  // Threads that store several points, blockDim apart (thread coarsening:
+  // blockIdx.x * blockDim.x * 4 + c * blockDim.x + threadIdx.x), or other
+  // uses of the thread and block indices do not form a position variable;
+  // the store still moves with the thread.
+  if (Main.Index.mentionsPrefix("tid.") || Main.Index.mentionsPrefix("bid.")) {
+    bool Coarsened = false;
+    for (const char *D : {"x", "y", "z"}) {
+      const std::string Tid = std::string("tid.") + D;
+      Monomial Block = {std::string("bdim.") + D, std::string("bid.") + D};
+      std::sort(Block.begin(), Block.end());
+      Coarsened |= Main.Index.coefficient({Tid}) == 1 &&
+                   Main.Index.coefficient(Block) > 1;
+    }
+    partial("the store index " + Main.Index.str() +
+            " uses threadIdx/blockIdx other than as blockIdx*blockDim+"
+            "threadIdx" +
+            (Coarsened ? std::string(": several points per thread, blockDim "
+                                     "apart (thread coarsening), are not "
+                                     "followed")
+                       : std::string()));
+    return Verdict();
+  }
   if (Syms.empty()) {
     notStencil("the store index does not depend on the thread's position "
                "(every thread writes the same element)");
@@ -3105,11 +3184,6 @@ KernelAnalysis Interpreter::finish() {
       partial("unrecognised position variable " + S);
       return Verdict();
     }
-  if (Main.Index.mentionsPrefix("tid.") || Main.Index.mentionsPrefix("bid.")) {
-    partial("the store index uses threadIdx/blockIdx other than as "
-            "blockIdx*blockDim+threadIdx");
-    return Verdict();
-  }
 
   struct AxisFact {
     std::string Sym;
