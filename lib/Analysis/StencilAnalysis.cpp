@@ -1403,7 +1403,8 @@ Value Interpreter::evalCall(const CallExpr *C) {
   const FunctionDecl *Def = FD->getDefinition();
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
   const bool Lambda = MD && MD->getParent()->isLambda();
-  auto Copies = Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
+  auto Copies =
+      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
   if (Lambda && Copies == LambdaCopies.end())
     return Value::unknown("a lambda not defined in the kernel: " + text(C));
   if (Def && Def->hasBody() && InlineDepth < 8 &&
