@@ -128,6 +128,23 @@ private:
           }
   }
 
+  /// A queue of one plane of an array the kernel also writes (pnext =
+  /// 2 * pcur - pnext + ...): its value for the next step is loaded one step
+  /// ahead. In program order that load would come after this step's store
+  /// to the same array, and the compiler cannot move it above the store
+  /// (it cannot tell that the two addresses differ), so each step would
+  /// wait for it. Loading it before the store is exact: the IR reads such
+  /// an array only at the points it writes, each by the thread that writes
+  /// it, and the next plane is another element whenever s2 != 0.
+  bool loadedAhead(const std::string &A,
+                   const std::pair<int, int> &Range) const {
+    const StencilView::Array *Arr = V.array(A);
+    return Arr && !Arr->readOnly() && Range.first == Range.second;
+  }
+  static std::string aheadVar(const std::string &A, int Row, int Column,
+                              int Plane) {
+    return queueVar(A, Row, Column, Plane) + "_next";
+  }
   static std::string queueVar(const std::string &A, int Row, int Column,
                               int Plane) {
     std::string S = "q_" + A + "_" + signedTag(Row) + "_" + signedTag(Plane);
@@ -203,6 +220,16 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
          << ";\n";
     if (Stage && Range.first < Range.second)
       OS << In << "}\n";
+    if (loadedAhead(A, Range)) {
+      const std::string Next = aheadVar(A, Row, Col, Range.second);
+      OS << In << VT << " " << Next << ";\n"
+         << In << (Stage ? "if (fs_act)\n" + In + "  " : "") << Next << " = "
+         << emitLoad(V, A, VT,
+                     address(A, "fs_b", Row,
+                             "zs + (" + std::to_string(Range.second) + ")",
+                             Col))
+         << ";\n";
+    }
   }
   if (Stage)
     OS << Stage->runStart(In, "zs", "ze - 1");
@@ -220,6 +247,22 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
   OS << In2 << "const Idx fs_p = fs_b + z * s2;\n";
   for (auto &[Key, Range] : QueuePlanes) {
     auto &[A, Row, Col] = Key;
+    if (loadedAhead(A, Range)) {
+      // The last step loads its own element again, unused.
+      const std::string Next = aheadVar(A, Row, Col, Range.second);
+      OS << In2 << queueVar(A, Row, Col, Range.second) << " = " << Next
+         << ";\n"
+         << In2 << Next << " = "
+         << emitLoad(V, A, VT,
+                     address(A, "fs_p", Row,
+                             (Range.second
+                                  ? "(" + std::to_string(Range.second) + ") + "
+                                  : std::string()) +
+                                 "(z + 1 < ze && s2 != 0 ? 1 : 0)",
+                             Col))
+         << ";\n";
+      continue;
+    }
     OS << In2 << queueVar(A, Row, Col, Range.second) << " = "
        << (Staged(A) ? Stage->read(A, Row, Range.second, Col)
                      : emitLoad(V, A, VT,
