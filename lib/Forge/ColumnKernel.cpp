@@ -5,6 +5,7 @@
 
 #include "forgestencil/Forge/CodeGen.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -273,7 +274,10 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
                                         Col)))
        << ";\n";
   }
-  for (const Chunk &C : Loaded)
+  std::vector<Chunk> Order(Loaded.begin(), Loaded.end());
+  if (P.ReverseLoads)
+    std::reverse(Order.begin(), Order.end());
+  for (const Chunk &C : Order)
     OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
        << (Staged(C.Array)
                ? Stage->read(C.Array, C.Row, C.Plane, C.Column)

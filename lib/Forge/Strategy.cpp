@@ -24,6 +24,8 @@ std::string StrategyParams::id() const {
     S += ".u" + std::to_string(Unroll);
   if (Stages)
     S += ".a" + std::to_string(Stages);
+  if (ReverseLoads)
+    S += ".r";
   if (MinBlocksPerSM)
     S += ".m" + std::to_string(MinBlocksPerSM);
   return S;
@@ -39,6 +41,8 @@ json StrategyParams::toJson() const {
   // Written only when used, so records of unstaged variants stay as they were.
   if (Stages)
     J["stages"] = Stages;
+  if (ReverseLoads)
+    J["reverse_loads"] = true;
   return J;
 }
 
@@ -64,6 +68,7 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.MinBlocksPerSM = J.value("min_blocks_per_sm", 0u);
     P.Unroll = J.value("unroll", 1u);
     P.Stages = J.value("stages", 0u);
+    P.ReverseLoads = J.value("reverse_loads", false);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;
@@ -97,14 +102,16 @@ bool StrategyParams::validate(std::string &Error) const {
 
 std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
                                                      std::string &Error) {
-  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.mN], as id() writes.
+  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.mN], as id()
+  // writes.
   const std::vector<std::string> Parts = splitOn(Id, '.');
   auto Bad = [&](const std::string &Why) {
     Error = "strategy id '" + Id + "': " + Why;
     return std::nullopt;
   };
   if (Parts.size() < 5 || Parts[0].empty())
-    return Bad("expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.mN]");
+    return Bad(
+        "expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.mN]");
   auto Number = [](const std::string &T, unsigned &Out) {
     if (T.empty() || T.size() > 6 ||
         T.find_first_not_of("0123456789") != std::string::npos)
@@ -141,6 +148,8 @@ std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
       P.PlaneQueue = T == "qp";
     } else if (T == "s") {
       P.SharedTile = true;
+    } else if (T == "r") {
+      P.ReverseLoads = true;
     } else if (!T.empty() && (T[0] == 'u' || T[0] == 'a' || T[0] == 'm') &&
                Number(T.substr(1), T[0] == 'u'   ? P.Unroll
                                    : T[0] == 'a' ? P.Stages
