@@ -30,12 +30,12 @@ rm -rf "$work"
 mkdir -p "$work"
 log="$OUT/ab-edit.log"
 : >"$log"
-if [ ! -x build-gpu/bin/fs-bench ]; then
-  cmake -S . -B build-gpu -G Ninja -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF \
-    -DFS_PARTS="IR;Forge" -DFS_EXTRA_INCLUDE_DIR="$root/.carry/include" \
-    -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 &&
-    ninja -C build-gpu fs-bench >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
-fi
+# Always through ninja: a build left by an earlier call may predate the
+# generator being tried.
+cmake -S . -B build-gpu -G Ninja -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF \
+  -DFS_PARTS="IR;Forge" -DFS_EXTRA_INCLUDE_DIR="$root/.carry/include" \
+  -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 &&
+  ninja -C build-gpu fs-bench >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 bench="$root/build-gpu/bin/fs-bench"
 if [[ $stencil == *.json ]]; then
   what=(--stencil-file "$stencil")
