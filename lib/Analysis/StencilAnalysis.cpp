@@ -294,6 +294,7 @@ private:
   Value evalBinary(const BinaryOperator *B);
   Value evalCall(const CallExpr *C);
   Value valueOf(const VarDecl *VD);
+  std::optional<Value> scalarParam(const std::string &Name, QualType T);
   Value evalSubscriptBase(const Expr *E);
   Value load(const Value &Ptr, QualType T, bool Ldg);
   DPtr asData(const Value &V, const Expr *Where);
@@ -622,6 +623,21 @@ Value Interpreter::castPointer(Value V, QualType To) {
   return V;
 }
 
+/// A kernel parameter, or a field of one passed by value, of scalar type:
+/// an integer is a size symbol, a floating-point value a scalar
+/// coefficient; nothing for other types.
+std::optional<Value> Interpreter::scalarParam(const std::string &Name,
+                                              QualType T) {
+  if (T->isIntegerType())
+    return Value::index(Poly::symbol(Name));
+  if (!T->isRealFloatingType())
+    return std::nullopt;
+  ScalarParams.insert(Name);
+  DPtr N = node(DNode::ParamRef);
+  N->Name = Name;
+  return Value::data(N);
+}
+
 /// g.nx of a struct passed by value: integer fields are size symbols,
 /// floating-point fields scalar coefficients.
 Value Interpreter::member(const MemberExpr *M) {
@@ -632,14 +648,8 @@ Value Interpreter::member(const MemberExpr *M) {
   std::string Name = P->getName().str() + "." +
                      M->getMemberDecl()->getName().str();
   QualType T = M->getType();
-  if (T->isIntegerType())
-    return Value::index(Poly::symbol(Name));
-  if (T->isRealFloatingType()) {
-    ScalarParams.insert(Name);
-    DPtr N = node(DNode::ParamRef);
-    N->Name = Name;
-    return Value::data(N);
-  }
+  if (std::optional<Value> V = scalarParam(Name, T))
+    return *V;
   if (T->isPointerType()) {
     ArrayInfo &A = Arrays[Name];
     A.Kind = ArrayKind::Global;
@@ -775,14 +785,8 @@ Value Interpreter::valueOf(const VarDecl *VD) {
   if (isa<ParmVarDecl>(VD)) {
     if (T->isPointerType() || T->isArrayType())
       return Value::pointer(Name, Poly());
-    if (T->isIntegerType())
-      return Value::index(Poly::symbol(Name));
-    if (T->isRealFloatingType()) {
-      ScalarParams.insert(Name);
-      DPtr N = node(DNode::ParamRef);
-      N->Name = Name;
-      return Value::data(N);
-    }
+    if (std::optional<Value> V = scalarParam(Name, T))
+      return *V;
     return Value::unknown("parameter '" + Name + "' of type " +
                           T.getAsString());
   }
