@@ -19,11 +19,7 @@ mkdir -p "$work"
 log="$OUT/bench-all.log"
 : > "$log"
 
-cmake -S . -B build-gpu -G Ninja -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF \
-  -DFS_PARTS="IR;Forge" -DFS_EXTRA_INCLUDE_DIR="$root/.carry/include" \
-  -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 &&
-  ninja -C build-gpu fs-bench >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
-bench="$root/build-gpu/bin/fs-bench"
+bench=$("$root/scripts/gpu/build-fs-bench.sh" "$log") || exit 1
 
 # name stencil dtype shape
 targets=(

@@ -14,11 +14,9 @@ shift 3
 OUT=${OUT:-$root/profile-out}
 mkdir -p "$OUT"
 work=${FS_BENCH_WORK:-/tmp/fs-profile-work}/$stencil-$dtype-$shape
-cmake -S . -B build-gpu -G Ninja -DFS_ENABLE_LLVM=OFF -DFS_ENABLE_TESTS=OFF \
-  -DFS_PARTS="IR;Forge" -DFS_EXTRA_INCLUDE_DIR="$root/.carry/include" \
-  -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1
-ninja -C build-gpu fs-bench >> "$OUT/build.log" 2>&1
-build-gpu/bin/fs-bench --stencil "$stencil" --dtype "$dtype" --shape "$shape" \
+: > "$OUT/build.log"
+bench=$(scripts/gpu/build-fs-bench.sh "$OUT/build.log")
+"$bench" --stencil "$stencil" --dtype "$dtype" --shape "$shape" \
   --strategy all --work-dir "$work" --build-only --jobs "$(nproc)" >> "$OUT/build.log" 2>&1
 sections=(--section SpeedOfLight --section Occupancy --section LaunchStats
           --section WarpStateStats --section MemoryWorkloadAnalysis
