@@ -38,7 +38,7 @@ if [[ $stencil == *.json ]]; then
 else
   what=(--stencil "$stencil")
 fi
-{ nvidia-smi; nvcc --version | grep -v '^Copyright'; date -u; } >"$OUT/host.txt" 2>&1
+"$root/scripts/gpu/host-info.sh" >"$OUT/host.txt" 2>&1
 
 names=(base)
 "$bench" "${what[@]}" --shape "$shape" --strategy "$ids" \

@@ -42,8 +42,7 @@ fi
 strategy=${FS_STRATEGY:-all}
 reps=${FS_REPS:-40}
 
-# nvcc's banner minus its vendor copyright line: only the versions matter.
-{ nvidia-smi; nvcc --version | grep -v '^Copyright'; date -u; } > "$OUT/host.txt" 2>&1
+"$root/scripts/gpu/host-info.sh" > "$OUT/host.txt" 2>&1
 cores=$(nproc)
 jobs=$(( cores / ${#targets[@]} )); [ $jobs -lt 2 ] && jobs=2
 # Compile all targets at once (CPU), then time them one after another (GPU).
