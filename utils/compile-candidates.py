@@ -194,24 +194,17 @@ def read_candidates(bundle, kernel):
 
 def include_lines(candidates):
     """The #include lines of the candidates, in order, each once."""
-    seen = []
-    for c in candidates:
-        for line in c.text.splitlines():
-            if line.startswith("#include") and line not in seen:
-                seen.append(line)
-    return seen
+    return list(dict.fromkeys(
+        line for c in candidates for line in c.text.splitlines()
+        if line.startswith("#include")))
 
 
 def helper_guards(candidates):
     """The include guards (#ifndef NAME / #define NAME) of the candidates'
     helper blocks, in order, each once."""
-    seen = []
-    for c in candidates:
-        for name in re.findall(r"^#ifndef (\w+)\n#define \1\n", c.text,
-                               re.M):
-            if name not in seen:
-                seen.append(name)
-    return seen
+    return list(dict.fromkeys(
+        name for c in candidates
+        for name in re.findall(r"^#ifndef (\w+)\n#define \1\n", c.text, re.M)))
 
 
 def unit_text(bundle, kernel, candidates):

@@ -1776,7 +1776,6 @@ DPtr Interpreter::moveTraced(const DPtr &N,
   return C;
 }
 
-/// Replaces every tile read in the tree by the global value it sees.
 /// Records the global reads of the tree N (a value whose loads were not
 /// recorded where they happened) as reads of the stencil.
 void Interpreter::recordReads(const DPtr &N) {
@@ -1788,6 +1787,7 @@ void Interpreter::recordReads(const DPtr &N) {
     recordReads(A);
 }
 
+/// Replaces every tile read in the tree by the global value it sees.
 void Interpreter::resolveSharedReads(DPtr &N) {
   if (!N)
     return;
