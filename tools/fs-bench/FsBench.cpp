@@ -87,7 +87,7 @@ int main(int Argc, char **Argv) {
   std::string Record;
   int Gpu = 0;
   unsigned Reps = 40, Jobs = 4;
-  bool List = false, BuildOnly = false, RunOnly = false;
+  bool List = false, BuildOnly = false, RunOnly = false, DumpIR = false;
   App.add_option("--stencil", Stencil, "a named stencil (--list)");
   App.add_option("--stencil-file", StencilFile, "a Stencil IR JSON file");
   App.add_option("--shape", Shapes,
@@ -113,6 +113,9 @@ int main(int Argc, char **Argv) {
   App.add_option("--merge", Merge,
                  "merge this operator matrix into --record's and stop");
   App.add_flag("--list", List, "list the named stencils and strategies");
+  App.add_flag("--dump-ir", DumpIR,
+               "print the stencil's IR as JSON and stop (a start for "
+               "--stencil-file)");
   App.add_flag("--build-only", BuildOnly,
                "generate and compile in --work-dir, do not run");
   App.add_flag("--run-only", RunOnly,
@@ -173,6 +176,10 @@ int main(int Argc, char **Argv) {
   if (!IR) {
     std::cerr << "fs-bench: " << Error << "\n";
     return 1;
+  }
+  if (DumpIR) {
+    std::cout << ir::toJson(*IR).dump(1) << "\n";
+    return 0;
   }
   if (Shapes.empty())
     Shapes.push_back(IR->Dims == 3 ? "512" : IR->Dims == 2 ? "8192" : "67108864");
