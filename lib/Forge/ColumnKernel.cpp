@@ -142,6 +142,19 @@ private:
     const StencilView::Array *Arr = V.array(A);
     return Arr && !Arr->readOnly() && Range.first == Range.second;
   }
+  /// A load of the fast path: emitLoad's, or with P.StreamingHints an
+  /// evict-first load (__ldcs) for a read-only array read only at the point
+  /// itself, whose lines no other point reads.
+  std::string load(const std::string &A, const std::string &Address) const {
+    const StencilView::Array *Arr = V.array(A);
+    if (P.StreamingHints && Arr && Arr->readOnly() &&
+        std::all_of(Arr->Offsets.begin(), Arr->Offsets.end(),
+                    [](const Offset &O) {
+                      return O[0] == 0 && O[1] == 0 && O[2] == 0;
+                    }))
+      return "__ldcs((const " + VT + " *)(" + Address + "))";
+    return emitLoad(V, A, VT, Address);
+  }
   static std::string aheadVar(const std::string &A, int Row, int Column,
                               int Plane) {
     return queueVar(A, Row, Column, Plane) + "_next";
@@ -215,7 +228,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
       OS << In << "if (fs_act) {\n";
     for (int D = Range.first; D < Range.second; ++D)
       OS << In << (Stage ? "  " : "") << queueVar(A, Row, Col, D) << " = "
-         << emitLoad(V, A, VT,
+         << load(A,
                      address(A, "fs_b", Row,
                              "zs + (" + std::to_string(D) + ")", Col))
          << ";\n";
@@ -225,7 +238,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
       const std::string Next = aheadVar(A, Row, Col, Range.second);
       OS << In << VT << " " << Next << ";\n"
          << In << (Stage ? "if (fs_act)\n" + In + "  " : "") << Next << " = "
-         << emitLoad(V, A, VT,
+         << load(A,
                      address(A, "fs_b", Row,
                              "zs + (" + std::to_string(Range.second) + ")",
                              Col))
@@ -254,7 +267,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
       OS << In2 << queueVar(A, Row, Col, Range.second) << " = " << Next
          << ";\n"
          << In2 << Next << " = "
-         << emitLoad(V, A, VT,
+         << load(A,
                      address(A, "fs_p", Row,
                              (Range.second
                                   ? "(" + std::to_string(Range.second) + ") + "
@@ -266,7 +279,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
     }
     OS << In2 << queueVar(A, Row, Col, Range.second) << " = "
        << (Staged(A) ? Stage->read(A, Row, Range.second, Col)
-                     : emitLoad(V, A, VT,
+                     : load(A,
                                 address(A, "fs_p", Row,
                                         Range.second
                                             ? std::to_string(Range.second)
@@ -281,7 +294,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
     OS << In2 << "const " << VT << " " << chunkVar(C) << " = "
        << (Staged(C.Array)
                ? Stage->read(C.Array, C.Row, C.Plane, C.Column)
-               : emitLoad(V, C.Array, VT,
+               : load(C.Array,
                           address(C.Array, "fs_p", C.Row,
                                   C.Plane ? std::to_string(C.Plane) : "",
                                   C.Column)))
@@ -317,8 +330,12 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
         Addr += " + (" + std::to_string(W[2]) + ") * s2";
       if (W[0])
         Addr += " + (" + std::to_string(W[0]) + ") * s0";
-      OS << In2 << "*(" << VT << " *)(" << Addr << ") = " << makeVector(VT, Parts)
-         << ";\n";
+      if (P.StreamingHints)
+        OS << In2 << "__stcs((" << VT << " *)(" << Addr << "), "
+           << makeVector(VT, Parts) << ");\n";
+      else
+        OS << In2 << "*(" << VT << " *)(" << Addr << ") = "
+           << makeVector(VT, Parts) << ";\n";
     }
   }
   for (auto &[Key, Range] : QueuePlanes) {

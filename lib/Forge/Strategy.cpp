@@ -26,6 +26,8 @@ std::string StrategyParams::id() const {
     S += ".a" + std::to_string(Stages);
   if (ReverseLoads)
     S += ".r";
+  if (StreamingHints)
+    S += ".cs";
   if (MinBlocksPerSM)
     S += ".m" + std::to_string(MinBlocksPerSM);
   return S;
@@ -43,6 +45,8 @@ json StrategyParams::toJson() const {
     J["stages"] = Stages;
   if (ReverseLoads)
     J["reverse_loads"] = true;
+  if (StreamingHints)
+    J["streaming_hints"] = true;
   return J;
 }
 
@@ -69,6 +73,7 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.Unroll = J.value("unroll", 1u);
     P.Stages = J.value("stages", 0u);
     P.ReverseLoads = J.value("reverse_loads", false);
+    P.StreamingHints = J.value("streaming_hints", false);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;
@@ -102,7 +107,7 @@ bool StrategyParams::validate(std::string &Error) const {
 
 std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
                                                      std::string &Error) {
-  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.mN], as id()
+  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.cs][.mN], as id()
   // writes.
   const std::vector<std::string> Parts = splitOn(Id, '.');
   auto Bad = [&](const std::string &Why) {
@@ -111,7 +116,7 @@ std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
   };
   if (Parts.size() < 5 || Parts[0].empty())
     return Bad(
-        "expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.mN]");
+        "expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.cs][.mN]");
   auto Number = [](const std::string &T, unsigned &Out) {
     if (T.empty() || T.size() > 6 ||
         T.find_first_not_of("0123456789") != std::string::npos)
@@ -150,6 +155,8 @@ std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
       P.SharedTile = true;
     } else if (T == "r") {
       P.ReverseLoads = true;
+    } else if (T == "cs") {
+      P.StreamingHints = true;
     } else if (!T.empty() && (T[0] == 'u' || T[0] == 'a' || T[0] == 'm') &&
                Number(T.substr(1), T[0] == 'u'   ? P.Unroll
                                    : T[0] == 'a' ? P.Stages

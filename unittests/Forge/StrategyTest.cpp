@@ -53,6 +53,17 @@ TEST(Strategy, ParamsRoundTripAndId) {
   Back = forge::StrategyParams::fromId(P.id(), Error);
   ASSERT_TRUE(Back) << Error;
   EXPECT_EQ(*Back, P);
+  // So are the streaming hints, only when used.
+  EXPECT_FALSE(P.toJson().contains("streaming_hints"));
+  P.StreamingHints = true;
+  EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2.a2.r.cs");
+  EXPECT_EQ(P.toJson().at("streaming_hints"), true);
+  Back = forge::StrategyParams::fromJson(P.toJson(), Error);
+  ASSERT_TRUE(Back) << Error;
+  EXPECT_EQ(*Back, P);
+  Back = forge::StrategyParams::fromId(P.id(), Error);
+  ASSERT_TRUE(Back) << Error;
+  EXPECT_EQ(*Back, P);
 }
 
 TEST(Strategy, ParamsRejectBadValues) {
@@ -107,6 +118,8 @@ TEST(Strategy, IdRejectsWhatIdNeverWrites) {
                                    "'zsum.32x4.v1.y1.z8.u3.a2')"},
       {"zsum.32x4.v1.y1.z8.r.a2", "canonical form (that would be "
                                   "'zsum.32x4.v1.y1.z8.a2.r')"},
+      {"zsum.32x4.v1.y1.z8.cs.r", "canonical form (that would be "
+                                  "'zsum.32x4.v1.y1.z8.r.cs')"},
       {"zsum.32x4.v1.y1.z8.w2", "unknown part 'w2'"},
       {"zsum.32x4.v1.y1.z8.u", "unknown part 'u'"},
       {"zsum.32x4.v-1.y1.z8", "expected 'vN'"},

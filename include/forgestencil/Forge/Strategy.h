@@ -62,6 +62,14 @@ struct StrategyParams {
   /// but nvcc schedules the step differently: run 29 measured -5.5 to +3.6
   /// points of copy for rtm's kernels between the two orders.
   bool ReverseLoads = false;
+  /// Cache-streaming hints (column strategies; the others ignore it): the
+  /// fast path stores the outputs with st.global.cs and loads the read-only
+  /// arrays read only at the point itself (a per-point velocity) with
+  /// ld.global.cs. Both mark lines touched once as first to evict, leaving
+  /// L1 and L2 to the arrays read at neighbours. Run 31 measured +2.9 points
+  /// of copy for rtm's staged kernel at 384^3 and -17 to +0.5 for others, so
+  /// it is a knob for fs-tune, not a default.
+  bool StreamingHints = false;
 
   /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
   std::string id() const;
