@@ -17,9 +17,8 @@ the file given.
 usage: scripts/ir-order-variants.py IR.json OUTDIR
 """
 import copy
-import json
-import os
-import sys
+
+import irvariants
 
 
 def is_sum(e):
@@ -81,22 +80,13 @@ def variant(ir, name, f):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    with open(sys.argv[1], encoding="utf-8") as f:
-        ir = json.load(f)
-    os.makedirs(sys.argv[2], exist_ok=True)
-    variants = {
+    irvariants.main(__doc__, lambda ir: {
         "as": ir,
         "chain": variant(ir, "chain", lambda e: regroup(e, chained)),
         "tree": variant(ir, "tree", lambda e: regroup(e, balanced)),
         "dist": variant(ir, "dist",
                         lambda e: regroup(distribute(e), chained)),
-    }
-    for name, v in variants.items():
-        with open(os.path.join(sys.argv[2], name + ".json"), "w",
-                  encoding="utf-8") as f:
-            json.dump(v, f)
+    })
 
 
 if __name__ == "__main__":

@@ -13,9 +13,8 @@ rtm stencil, so that fs-bench can time what each costs:
   scripts/rtm-ir-variants.py rtm.json OUTDIR
 """
 import copy
-import json
-import os
-import sys
+
+import irvariants
 
 
 def walk(e, f):
@@ -92,18 +91,10 @@ def named_order(ir):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    with open(sys.argv[1], encoding="utf-8") as f:
-        ir = json.load(f)
-    os.makedirs(sys.argv[2], exist_ok=True)
-    variants = {"app": ir, "oop": out_of_place(ir),
-                "carr": coefficient_array(ir), "ord": named_order(ir),
-                "all": named_order(coefficient_array(out_of_place(ir)))}
-    for name, v in variants.items():
-        with open(os.path.join(sys.argv[2], name + ".json"), "w",
-                  encoding="utf-8") as f:
-            json.dump(v, f)
+    irvariants.main(__doc__, lambda ir: {
+        "app": ir, "oop": out_of_place(ir), "carr": coefficient_array(ir),
+        "ord": named_order(ir),
+        "all": named_order(coefficient_array(out_of_place(ir)))})
 
 
 if __name__ == "__main__":
