@@ -177,7 +177,7 @@ private:
     if (!Plane.empty())
       S += " + (" + Plane + ") * s2";
     if (Column)
-      S += " + (" + std::to_string(Column * static_cast<int>(VW)) + ") * s0";
+      S += " + " + columnOffset(V, P, VW, Column * static_cast<int>(VW), VW);
     return S;
   }
   std::string element(const std::string &Var, unsigned Component) const {
@@ -322,7 +322,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
       for (unsigned Lane = 0; Lane < VW; ++Lane)
         Parts.push_back("fs_u" + std::to_string(U) + "_" +
                         std::to_string(Row) + "_" + std::to_string(Lane));
-      std::string Addr = Up.Target + " + fs_p";
+      std::string Addr = "fs_p";
       if (Row + W[1])
         Addr += " + (" + std::to_string(static_cast<int>(Row) + W[1]) +
                 ") * s1";
@@ -330,12 +330,7 @@ std::string ColumnEmitter::fastPath(const std::string &In) const {
         Addr += " + (" + std::to_string(W[2]) + ") * s2";
       if (W[0])
         Addr += " + (" + std::to_string(W[0]) + ") * s0";
-      if (P.StreamingHints)
-        OS << In2 << "__stcs((" << VT << " *)(" << Addr << "), "
-           << makeVector(VT, Parts) << ");\n";
-      else
-        OS << In2 << "*(" << VT << " *)(" << Addr << ") = "
-           << makeVector(VT, Parts) << ";\n";
+      OS << columnStore(V, P, VW, In2, Up.Target, Addr, Parts);
     }
   }
   for (auto &[Key, Range] : QueuePlanes) {
@@ -435,6 +430,25 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
        << zLoops("(Idx)threadIdx.y", groupBody(false)) << "}\n";
     return OS.str();
   }
+  if (P.MaskedEdges && !Stage) {
+    // Groups from the multiple of VW at or below lo0; one cut by the
+    // domain's edge runs the vector path too and stores only its points
+    // inside [lo0, hi0) (columnOffset, columnStore).
+    OS << "  const Idx x0 = (lo0 / " << VW << ") * " << VW
+       << " + ((Idx)blockIdx.x * " << BX << " + (Idx)threadIdx.x) * " << VW
+       << ";\n"
+       << "  if (x0 >= hi0)\n    return;\n"
+       << "  const bool fs_xwhole = x0 >= lo0 && x0 + " << VW << " <= hi0;\n"
+       << "  // A cut group's points inside the domain: loop-invariant\n"
+       << "  // predicates, so each step's stores need no branch.\n"
+       << "  const bool ";
+    for (unsigned L = 0; L < VW; ++L)
+      OS << (L ? ", " : "") << "fs_m" << L << " = !fs_xwhole && x0 + " << L
+         << " >= lo0 && x0 + " << L << " < hi0";
+    OS << ";\n"
+       << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
+    return OS.str();
+  }
   // Whole groups start at multiples of VW (aligned vectors) in
   // [fs_xa, fs_xe). The fewer than VW columns before fs_xa and from fs_xe
   // on are computed one point wide by the grid's last block column, with
@@ -477,6 +491,47 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
 
 } // namespace
 
+/// The extent of view axis 0 as the IR spells it (an expression of the
+/// kernel's parameters), or "".
+static std::string xExtent(const StencilView &V) {
+  int A = V.irAxis(0);
+  return A < 0 ? "" : V.ir().Axes[A].Extent;
+}
+
+std::string columnOffset(const StencilView &V, const StrategyParams &P,
+                         unsigned VectorWidth, int Elem, unsigned Width) {
+  const std::string Off = "(" + std::to_string(Elem) + ")";
+  const int VW = static_cast<int>(VectorWidth);
+  const int End = Elem + static_cast<int>(Width);
+  if (!P.MaskedEdges || VW == 1 || (Elem >= 0 && End <= VW))
+    return Off + " * s0";
+  if (Elem < 0)
+    return "(x0 + " + Off + " >= 0 ? " + Off + " : 0) * s0";
+  return "(x0 + " + std::to_string(End) + " <= (Idx)(" + xExtent(V) + ") ? " +
+         Off + " : 0) * s0";
+}
+
+std::string columnStore(const StencilView &V, const StrategyParams &P,
+                        unsigned VectorWidth, const std::string &In,
+                        const std::string &Target, const std::string &Offset,
+                        const std::vector<std::string> &Parts) {
+  const std::string VT = V.vectorType(VectorWidth);
+  const std::string Ptr = "(" + VT + " *)(" + Target + " + " + Offset + ")";
+  const std::string Vec = makeVector(VT, Parts);
+  std::string Whole = P.StreamingHints ? "__stcs(" + Ptr + ", " + Vec + ");\n"
+                                       : "*" + Ptr + " = " + Vec + ";\n";
+  if (!P.MaskedEdges || VectorWidth == 1)
+    return In + Whole;
+  // Predicated stores, no branch around them: an if/else here made the
+  // 27-point box branch at every step (results/bench/NOTES.md, run 32).
+  std::string S = In + "if (fs_xwhole)\n" + In + "  " + Whole;
+  for (unsigned L = 0; L < VectorWidth; ++L)
+    S += In + "if (fs_m" + std::to_string(L) + ")\n" + In + "  " + Target +
+         "[" + Offset + (L ? " + " + std::to_string(L) + " * s0" : "") +
+         "] = " + Parts[L] + ";\n";
+  return S;
+}
+
 /// Why P's staging cannot be generated, or "".
 static std::string stageWhyNot(const ir::StencilIR &IR,
                                const StrategyParams &P,
@@ -512,6 +567,14 @@ static std::string columnWhyNot(const ir::StencilIR &IR,
     return "the block is (x, y, 1) with at most 1024 threads";
   if (std::string Why = stageWhyNot(IR, P, C); !Why.empty())
     return Why;
+  if (P.MaskedEdges) {
+    if (P.Stages || !edgeBlockColumn(P, C))
+      return "masked edge groups need vectors of 2 or 4, runs of " +
+             std::to_string(C.EdgeColumnPlanes) +
+             " planes or more and no staging";
+    if (xExtent(*V).empty())
+      return "masked edge groups need the extent of the contiguous axis";
+  }
   if (edgeBlockColumn(P, C) && P.BlockX < 2 * (P.VectorWidth - 1))
     return "block x must be at least " + std::to_string(2 * (P.VectorWidth - 1)) +
            ", one thread per edge column of " + std::to_string(P.VectorWidth) +
@@ -573,9 +636,26 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
   if (VW > 1) {
     if (Stage)
       OS << Stage->launcherSpans();
+    std::string Masked;
+    if (P.MaskedEdges)
+      // Cut groups read within the row and whole groups as before: the
+      // original's reads stay in the row, and the row is whole vectors.
+      Masked = " && fs_lo[0] + (" + std::to_string(V->minOffset(0)) +
+               ") >= 0 && fs_hi[0] + (" + std::to_string(V->maxOffset(0)) +
+               ") <= (long long)(" + xExtent(*V) + ") && (long long)(" +
+               xExtent(*V) + ") % " + std::to_string(VW) + " == 0";
     OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW)
-       << (Stage ? " && " + Stage->launchCondition() : "") << ") {\n";
-    if (edgeBlockColumn(P, C))
+       << (Stage ? " && " + Stage->launchCondition() : "") << Masked
+       << ") {\n";
+    if (P.MaskedEdges)
+      OS << "    // Groups from the multiple of " << VW
+         << " at or below the first column,\n"
+         << "    // those cut by the domain's edge masked.\n"
+         << "    const long long fs_xa = (fs_lo[0] / " << VW << ") * " << VW
+         << ";\n"
+         << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xa, " << BX * VW
+         << ", 2147483647LL), fs_gy, fs_gz);\n";
+    else if (edgeBlockColumn(P, C))
       OS << "    // Blocks of whole aligned groups, then one block column for the\n"
          << "    // columns before and after them.\n"
          << "    long long fs_xa = (fs_lo[0] + " << VW - 1 << ") / " << VW

@@ -9,7 +9,9 @@
 /// every other read is a vector load through the read-only cache. Whole
 /// groups start at aligned columns; the few columns before the first and
 /// after the last are computed one point wide by a block column of their
-/// own, so that no warp runs both paths. Row groups cut by the domain's
+/// own, so that no warp runs both paths, or (StrategyParams::MaskedEdges)
+/// by the vector path of the groups they cut, whose stores are masked
+/// (columnOffset, columnStore). Row groups cut by the domain's
 /// edge go point by point, and arrays whose alignment does not allow
 /// vectors take a one-point-wide kernel, with the same arithmetic.
 ///
@@ -22,6 +24,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace forgestencil {
 namespace forge {
@@ -66,6 +69,22 @@ struct ColumnOptions {
   /// saves (the FDTD E update: 107% against 87%).
   unsigned EdgeColumnPlanes = 8;
 };
+
+/// With P.MaskedEdges and vectors (VectorWidth > 1): the offset along x,
+/// times s0, of the Width elements from Elem of the thread's group at x0; a
+/// chunk that leaves the row [0, extent) is read at the group itself
+/// instead (its values then feed only points outside the domain, which are
+/// not stored). Otherwise `(Elem) * s0`.
+std::string columnOffset(const StencilView &V, const StrategyParams &P,
+                         unsigned VectorWidth, int Elem, unsigned Width);
+
+/// The store of one row of a group's values (Parts, one per lane) to
+/// Target + Offset: one vector store, or with P.MaskedEdges the lanes
+/// inside [lo0, hi0) one by one when the group is cut (`fs_xwhole` false).
+std::string columnStore(const StencilView &V, const StrategyParams &P,
+                        unsigned VectorWidth, const std::string &In,
+                        const std::string &Target, const std::string &Offset,
+                        const std::vector<std::string> &Parts);
 
 /// The whole file: kernels and launcher.
 GeneratedSource generateColumnSource(const ir::StencilIR &IR,

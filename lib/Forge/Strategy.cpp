@@ -28,6 +28,8 @@ std::string StrategyParams::id() const {
     S += ".r";
   if (StreamingHints)
     S += ".cs";
+  if (MaskedEdges)
+    S += ".w";
   if (MinBlocksPerSM)
     S += ".m" + std::to_string(MinBlocksPerSM);
   return S;
@@ -47,6 +49,8 @@ json StrategyParams::toJson() const {
     J["reverse_loads"] = true;
   if (StreamingHints)
     J["streaming_hints"] = true;
+  if (MaskedEdges)
+    J["masked_edges"] = true;
   return J;
 }
 
@@ -74,6 +78,7 @@ std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
     P.Stages = J.value("stages", 0u);
     P.ReverseLoads = J.value("reverse_loads", false);
     P.StreamingHints = J.value("streaming_hints", false);
+    P.MaskedEdges = J.value("masked_edges", false);
   } catch (const json::exception &E) {
     Error = std::string("strategy: ") + E.what();
     return std::nullopt;
@@ -107,7 +112,7 @@ bool StrategyParams::validate(std::string &Error) const {
 
 std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
                                                      std::string &Error) {
-  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.cs][.mN], as id()
+  // strategy.BXxBY[xBZ].vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.cs][.w][.mN], as id()
   // writes.
   const std::vector<std::string> Parts = splitOn(Id, '.');
   auto Bad = [&](const std::string &Why) {
@@ -116,7 +121,7 @@ std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
   };
   if (Parts.size() < 5 || Parts[0].empty())
     return Bad(
-        "expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.cs][.mN]");
+        "expected strategy.BXxBY.vN.yN.zN[.q|.qp][.s][.uN][.aN][.r][.cs][.w][.mN]");
   auto Number = [](const std::string &T, unsigned &Out) {
     if (T.empty() || T.size() > 6 ||
         T.find_first_not_of("0123456789") != std::string::npos)
@@ -157,6 +162,8 @@ std::optional<StrategyParams> StrategyParams::fromId(const std::string &Id,
       P.ReverseLoads = true;
     } else if (T == "cs") {
       P.StreamingHints = true;
+    } else if (T == "w") {
+      P.MaskedEdges = true;
     } else if (!T.empty() && (T[0] == 'u' || T[0] == 'a' || T[0] == 'm') &&
                Number(T.substr(1), T[0] == 'u'   ? P.Unroll
                                    : T[0] == 'a' ? P.Stages

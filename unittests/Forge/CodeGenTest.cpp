@@ -614,4 +614,23 @@ TEST(CodeGen, RefusesAnAxisWithOneClampBound) {
   EXPECT_TRUE(contains(Error, "one clamp bound only")) << Error;
 }
 
+TEST(CodeGen, MaskedEdgeGroupsNeedTheRowsExtent) {
+  // A cut group's chunks are clamped into the row [0, extent): without the
+  // contiguous axis's extent there is no row to clamp into.
+  ir::StencilIR IR = named("box3d_r1");
+  forge::StrategyParams P = params(IR, "zsum", 4, 1, 8);
+  P.MaskedEdges = true;
+  auto G = generateFrom(IR, P);
+  ASSERT_TRUE(G.ok()) << G.Error;
+  EXPECT_TRUE(contains(G.Source, "(x0 + (-1) >= 0 ? (-1) : 0) * s0"));
+  EXPECT_TRUE(contains(G.Source, "(x0 + 5 <= (Idx)(nx) ? (4) : 0) * s0"));
+  EXPECT_TRUE(contains(G.Source, "fs_lo[0] + (-1) >= 0 && fs_hi[0] + (1) <= "
+                                 "(long long)(nx) && (long long)(nx) % 4 == 0"));
+  IR.Axes[0].Extent.clear();
+  G = generateFrom(IR, P);
+  EXPECT_FALSE(G.ok());
+  EXPECT_TRUE(contains(G.Error, "need the extent of the contiguous axis"))
+      << G.Error;
+}
+
 } // namespace

@@ -23,6 +23,16 @@ TEST(Strategy, RegistryHasTheBaselineFirst) {
 }
 
 TEST(Strategy, ParamsRoundTripAndId) {
+  // P comes back the same from its JSON and from its id.
+  auto RoundTrips = [](const forge::StrategyParams &P) {
+    std::string Error;
+    auto Back = forge::StrategyParams::fromJson(P.toJson(), Error);
+    ASSERT_TRUE(Back) << Error;
+    EXPECT_EQ(*Back, P);
+    Back = forge::StrategyParams::fromId(P.id(), Error);
+    ASSERT_TRUE(Back) << P.id() << ": " << Error;
+    EXPECT_EQ(*Back, P);
+  };
   forge::StrategyParams P;
   P.Strategy = "zmarch";
   P.VectorWidth = 4;
@@ -32,38 +42,28 @@ TEST(Strategy, ParamsRoundTripAndId) {
   EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2");
   // Unstaged parameters are written as before staging existed.
   EXPECT_FALSE(P.toJson().contains("stages"));
-  std::string Error;
-  auto Back = forge::StrategyParams::fromJson(P.toJson(), Error);
-  ASSERT_TRUE(Back) << Error;
-  EXPECT_EQ(*Back, P);
+  RoundTrips(P);
   P.Stages = 2;
   EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2.a2");
   EXPECT_EQ(P.toJson().at("stages"), 2);
-  Back = forge::StrategyParams::fromJson(P.toJson(), Error);
-  ASSERT_TRUE(Back) << Error;
-  EXPECT_EQ(*Back, P);
+  RoundTrips(P);
   // The load order is written only when reversed.
   EXPECT_FALSE(P.toJson().contains("reverse_loads"));
   P.ReverseLoads = true;
   EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2.a2.r");
   EXPECT_EQ(P.toJson().at("reverse_loads"), true);
-  Back = forge::StrategyParams::fromJson(P.toJson(), Error);
-  ASSERT_TRUE(Back) << Error;
-  EXPECT_EQ(*Back, P);
-  Back = forge::StrategyParams::fromId(P.id(), Error);
-  ASSERT_TRUE(Back) << Error;
-  EXPECT_EQ(*Back, P);
-  // So are the streaming hints, only when used.
+  RoundTrips(P);
+  // So are the streaming hints and masked edge groups, only when used.
   EXPECT_FALSE(P.toJson().contains("streaming_hints"));
+  EXPECT_FALSE(P.toJson().contains("masked_edges"));
   P.StreamingHints = true;
   EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2.a2.r.cs");
   EXPECT_EQ(P.toJson().at("streaming_hints"), true);
-  Back = forge::StrategyParams::fromJson(P.toJson(), Error);
-  ASSERT_TRUE(Back) << Error;
-  EXPECT_EQ(*Back, P);
-  Back = forge::StrategyParams::fromId(P.id(), Error);
-  ASSERT_TRUE(Back) << Error;
-  EXPECT_EQ(*Back, P);
+  RoundTrips(P);
+  P.MaskedEdges = true;
+  EXPECT_EQ(P.id(), "zmarch.32x4.v4.y1.z32.q.u2.a2.r.cs.w");
+  EXPECT_EQ(P.toJson().at("masked_edges"), true);
+  RoundTrips(P);
 }
 
 TEST(Strategy, ParamsRejectBadValues) {
@@ -120,6 +120,8 @@ TEST(Strategy, IdRejectsWhatIdNeverWrites) {
                                   "'zsum.32x4.v1.y1.z8.a2.r')"},
       {"zsum.32x4.v1.y1.z8.cs.r", "canonical form (that would be "
                                   "'zsum.32x4.v1.y1.z8.r.cs')"},
+      {"zsum.32x4.v1.y1.z8.w.cs", "canonical form (that would be "
+                                  "'zsum.32x4.v1.y1.z8.cs.w')"},
       {"zsum.32x4.v1.y1.z8.w2", "unknown part 'w2'"},
       {"zsum.32x4.v1.y1.z8.u", "unknown part 'u'"},
       {"zsum.32x4.v-1.y1.z8", "expected 'vN'"},
