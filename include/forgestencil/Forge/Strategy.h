@@ -70,16 +70,17 @@ struct StrategyParams {
   /// of copy for rtm's staged kernel at 384^3 and -17 to +0.5 for others, so
   /// it is a knob for fs-tune, not a default.
   bool StreamingHints = false;
-  /// Column strategies with vectors over long runs (the others ignore it):
+  /// Column strategies with vectors over long runs, unstaged (the column
+  /// generator refuses it otherwise; the other strategies ignore it):
   /// groups start at the multiple of VectorWidth at or below the domain's
   /// first column, and a group cut by the domain's edge along x runs the
   /// vector path like any other, storing only its points inside the domain
   /// and reading at the group itself where its chunks would leave the row.
   /// Without it those columns get a block column of their own, whose blocks
   /// each walk a run of planes for a few columns (run 32: they cost the
-  /// 27-point box 3-4 points of copy). Needs the contiguous axis's extent in
-  /// the IR, a multiple of VectorWidth at run time, and reads that stay in
-  /// the row.
+  /// 27-point box 3 to 13 points of copy, by shape). Needs the contiguous
+  /// axis's extent in the IR, a multiple of VectorWidth at run time, and
+  /// reads that stay in the row.
   bool MaskedEdges = false;
 
   /// A short stable identifier, e.g. "zmarch.32x4.v4.y1.z32.q.u2".
