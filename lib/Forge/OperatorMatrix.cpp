@@ -231,8 +231,11 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
         continue;
       std::string Error;
       auto P = StrategyParams::fromJson(E["best"]["strategy"], Error);
-      if (P && findStrategy(P->Strategy) &&
-          findStrategy(P->Strategy)->whyNot(IR).empty()) {
+      // The point itself must generate for this IR, not only its strategy:
+      // a staged point may not fit, a masked one needs the row's extent.
+      const Strategy *S = P ? findStrategy(P->Strategy) : nullptr;
+      if (S && S->whyNot(IR).empty() &&
+          S->generate(IR, *P, GenerateOptions()).ok()) {
         if (Source)
           *Source = Pass == 0
                         ? "knowledge"

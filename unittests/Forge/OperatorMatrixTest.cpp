@@ -93,6 +93,30 @@ TEST(OperatorMatrix, PicksKnownBestOrTheDocumentedDefault) {
   EXPECT_EQ(Source, "default");
 }
 
+TEST(OperatorMatrix, SkipsAKnownBestThatCannotBeGeneratedHere) {
+  // The best recorded point masks cut groups, which needs the row's extent;
+  // an IR of the same signature without it gets the documented default, not
+  // a point whose generation would fail when the patch is written.
+  ir::StencilIR IR = named("rtm");
+  forge::Measurement Masked = measurement("zmarch", 0.81);
+  Masked.Best.VectorWidth = 4;
+  Masked.Best.ZChunk = 16;
+  Masked.Best.RegisterQueue = true;
+  Masked.Best.Unroll = 2;
+  Masked.Best.MaskedEdges = true;
+  nlohmann::json M = forge::emptyMatrix();
+  forge::addMeasurement(M, Masked);
+  std::string Source;
+  forge::StrategyParams P = forge::pickStrategy(M, IR, "sm_90", "large",
+                                                &Source);
+  EXPECT_EQ(Source, "knowledge");
+  EXPECT_TRUE(P.MaskedEdges);
+  IR.Axes[0].Extent.clear();
+  P = forge::pickStrategy(M, IR, "sm_90", "large", &Source);
+  EXPECT_EQ(Source, "default");
+  EXPECT_FALSE(P.MaskedEdges);
+}
+
 TEST(OperatorMatrix, ClampedStencilFallsBackToTheUntouchedBoundary) {
   // Recorded for star3d_r1 (untouched boundary): the clamped variant takes
   // it and says why; the reverse does not happen.
