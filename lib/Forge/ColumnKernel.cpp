@@ -148,10 +148,7 @@ private:
   std::string load(const std::string &A, const std::string &Address) const {
     const StencilView::Array *Arr = V.array(A);
     if (P.StreamingHints && Arr && Arr->readOnly() &&
-        std::all_of(Arr->Offsets.begin(), Arr->Offsets.end(),
-                    [](const Offset &O) {
-                      return O[0] == 0 && O[1] == 0 && O[2] == 0;
-                    }))
+        Arr->Offsets == std::vector<Offset>{Offset{0, 0, 0}})
       return "__ldcs((const " + VT + " *)(" + Address + "))";
     return emitLoad(V, A, VT, Address);
   }
@@ -419,34 +416,31 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
        << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
     return OS.str();
   }
-  if (!edgeBlockColumn(P, C)) {
-    // Groups start at multiples of VW so vector accesses are aligned; a
-    // group cut by the domain's edge goes point by point, which over a
-    // short run of planes costs less than a block column of its own.
-    OS << "  const Idx fs_xa = (lo0 / " << VW << ") * " << VW << ";\n"
-       << "  const Idx x0 = fs_xa + ((Idx)blockIdx.x * " << BX
-       << " + (Idx)threadIdx.x) * " << VW << ";\n"
-       << "  if (x0 >= hi0)\n    return;\n"
-       << zLoops("(Idx)threadIdx.y", groupBody(false)) << "}\n";
-    return OS.str();
-  }
-  if (P.MaskedEdges && !Stage) {
-    // Groups from the multiple of VW at or below lo0; one cut by the
-    // domain's edge runs the vector path too and stores only its points
-    // inside [lo0, hi0) (columnOffset, columnStore).
-    OS << "  const Idx x0 = (lo0 / " << VW << ") * " << VW
+  if (!edgeBlockColumn(P, C) || P.MaskedEdges) {
+    // Groups start at multiples of VW so vector accesses are aligned, the
+    // first at or below lo0. A group cut by the domain's edge goes point by
+    // point, which over a short run of planes costs less than a block
+    // column of its own; with P.MaskedEdges it runs the vector path too and
+    // stores only its points inside [lo0, hi0) (columnOffset, columnStore).
+    const std::string First =
+        "(lo0 / " + std::to_string(VW) + ") * " + std::to_string(VW);
+    if (!P.MaskedEdges)
+      OS << "  const Idx fs_xa = " << First << ";\n";
+    OS << "  const Idx x0 = " << (P.MaskedEdges ? First : "fs_xa")
        << " + ((Idx)blockIdx.x * " << BX << " + (Idx)threadIdx.x) * " << VW
        << ";\n"
-       << "  if (x0 >= hi0)\n    return;\n"
-       << "  const bool fs_xwhole = x0 >= lo0 && x0 + " << VW << " <= hi0;\n"
-       << "  // A cut group's points inside the domain: loop-invariant\n"
-       << "  // predicates, so each step's stores need no branch.\n"
-       << "  const bool ";
-    for (unsigned L = 0; L < VW; ++L)
-      OS << (L ? ", " : "") << "fs_m" << L << " = !fs_xwhole && x0 + " << L
-         << " >= lo0 && x0 + " << L << " < hi0";
-    OS << ";\n"
-       << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
+       << "  if (x0 >= hi0)\n    return;\n";
+    if (P.MaskedEdges) {
+      OS << "  const bool fs_xwhole = x0 >= lo0 && x0 + " << VW << " <= hi0;\n"
+         << "  // A cut group's points inside the domain: loop-invariant\n"
+         << "  // predicates, so each step's stores need no branch.\n"
+         << "  const bool ";
+      for (unsigned L = 0; L < VW; ++L)
+        OS << (L ? ", " : "") << "fs_m" << L << " = !fs_xwhole && x0 + " << L
+           << " >= lo0 && x0 + " << L << " < hi0";
+      OS << ";\n";
+    }
+    OS << zLoops("(Idx)threadIdx.y", groupBody(P.MaskedEdges)) << "}\n";
     return OS.str();
   }
   // Whole groups start at multiples of VW (aligned vectors) in
@@ -647,15 +641,7 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
     OS << "  if (fs_fits32 && " << emitVectorAlignmentCheck(*V, VW)
        << (Stage ? " && " + Stage->launchCondition() : "") << Masked
        << ") {\n";
-    if (P.MaskedEdges)
-      OS << "    // Groups from the multiple of " << VW
-         << " at or below the first column,\n"
-         << "    // those cut by the domain's edge masked.\n"
-         << "    const long long fs_xa = (fs_lo[0] / " << VW << ") * " << VW
-         << ";\n"
-         << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xa, " << BX * VW
-         << ", 2147483647LL), fs_gy, fs_gz);\n";
-    else if (edgeBlockColumn(P, C))
+    if (edgeBlockColumn(P, C) && !P.MaskedEdges) {
       OS << "    // Blocks of whole aligned groups, then one block column for the\n"
          << "    // columns before and after them.\n"
          << "    long long fs_xa = (fs_lo[0] + " << VW - 1 << ") / " << VW
@@ -666,11 +652,16 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
          << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n"
          << "    const dim3 fs_grid(fs_blocks(fs_xe - fs_xa, " << BX * VW
          << ", 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);\n";
-    else
+    } else {
+      if (P.MaskedEdges)
+        OS << "    // Groups from the multiple of " << VW
+           << " at or below the first column,\n"
+           << "    // those cut by the domain's edge masked.\n";
       OS << "    const long long fs_xa = (fs_lo[0] / " << VW << ") * " << VW
          << ";\n"
          << "    const dim3 fs_grid(fs_blocks(fs_hi[0] - fs_xa, " << BX * VW
          << ", 2147483647LL), fs_gy, fs_gz);\n";
+    }
     const unsigned Shared = Stage ? Stage->sharedBytes() : 0;
     if (Shared > 48 * 1024)
       OS << "    // More than the default 48 KiB of dynamic shared memory, asked\n"
