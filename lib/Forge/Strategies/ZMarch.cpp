@@ -35,23 +35,24 @@ std::vector<StrategyParams>
 ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
   std::vector<StrategyParams> Space;
   const bool F32 = IR.ElementType == "float";
+  // The switches of a point, or-ed: the plane queue and the '.r', '.cs'
+  // and '.w' knobs.
+  enum : unsigned { Planes = 1, Reverse = 2, Streaming = 4, Masked = 8 };
   auto Add = [&](unsigned BX, unsigned BY, unsigned VW, unsigned PY,
                  unsigned ZC, unsigned Unroll, unsigned MinBlocks,
-                 bool Planes = false, unsigned Stages = 0,
-                 bool Reverse = false, bool Streaming = false,
-                 bool Masked = false) {
+                 unsigned Stages = 0, unsigned Switches = 0) {
     StrategyParams P = searchPoint(name(), BX, BY, VW, PY, ZC);
     P.RegisterQueue = true;
-    P.PlaneQueue = Planes;
+    P.PlaneQueue = Switches & Planes;
     P.Unroll = Unroll;
     P.MinBlocksPerSM = MinBlocks;
     P.Stages = Stages;
-    P.ReverseLoads = Reverse;
-    P.StreamingHints = Streaming;
-    P.MaskedEdges = Masked;
+    P.ReverseLoads = Switches & Reverse;
+    P.StreamingHints = Switches & Streaming;
+    P.MaskedEdges = Switches & Masked;
     // Staged points only where there is something to stage and it fits,
     // masked ones where the IR knows the row's extent.
-    if ((!Stages && !Masked) || generate(IR, P, GenerateOptions()).ok())
+    if ((!Stages && !P.MaskedEdges) || generate(IR, P, GenerateOptions()).ok())
       addSearchPoint(Space, P);
   };
   const unsigned VMax = F32 ? 4 : 2;
@@ -80,28 +81,28 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
       // The plane's tile copied ahead into shared memory (run 10): 81.0 %
       // and 79.9 % against 82.2 % through L1; taller tiles, which would
       // fetch fewer halo rows from L2, lost occupancy (32x16: 65.3 %).
-      Add(32, 4, VMax, 1, 32, 2, 0, false, 1);
-      Add(32, 8, 2, 1, 32, 2, 0, false, 2);
+      Add(32, 4, VMax, 1, 32, 2, 0, 1);
+      Add(32, 8, 2, 1, 32, 2, 0, 2);
       // The same loads in the reverse order (run 29: 32x4 v2 z16 from 81.4
       // to 83.4 % for rtm, 32x8 v2 z32 from 83.0 to 77.5 %).
-      Add(32, 4, 2, 1, 16, 2, 0, false, 0, true);
-      Add(32, 8, 2, 1, 32, 2, 0, false, 0, true);
-      Add(32, 4, VMax, 1, 16, 2, 0, false, 1, true);
+      Add(32, 4, 2, 1, 16, 2, 0, 0, Reverse);
+      Add(32, 8, 2, 1, 32, 2, 0, 0, Reverse);
+      Add(32, 4, VMax, 1, 16, 2, 0, 1, Reverse);
       // That point with evict-first stores and per-point loads (run 31:
       // rtm's kernel at 384^3 from 75.8 to 78.7 %; the L1 points lost up
       // to 17 points with them).
-      Add(32, 4, VMax, 1, 16, 2, 0, false, 1, true, true);
+      Add(32, 4, VMax, 1, 16, 2, 0, 1, Reverse | Streaming);
       // Groups cut by the domain's edge masked, no edge block column (run
       // 32: rtm's kernel at 384^3 81.8 % for this shape, 72.1 % without;
       // other shapes lost up to 25 points).
-      Add(32, 4, VMax, 1, 16, 2, 0, false, 0, true, false, true);
+      Add(32, 4, VMax, 1, 16, 2, 0, 0, Reverse | Masked);
     }
     if (readsNeighboursOffPlane(IR)) {
-      Add(32, 4, VMax, 1, 32, 1, 0, true);
-      Add(32, 4, 2, 1, 32, 1, 0, true);
-      Add(32, 4, 1, 1, 32, 1, 0, true);
-      Add(32, 2, 2, 2, 32, 1, 0, true);
-      Add(64, 4, 1, 1, 64, 1, 0, true);
+      Add(32, 4, VMax, 1, 32, 1, 0, 0, Planes);
+      Add(32, 4, 2, 1, 32, 1, 0, 0, Planes);
+      Add(32, 4, 1, 1, 32, 1, 0, 0, Planes);
+      Add(32, 2, 2, 2, 32, 1, 0, 0, Planes);
+      Add(64, 4, 1, 1, 64, 1, 0, 0, Planes);
     }
   } else {
     Add(128, 1, VMax, 1, 32, 2, 0);
@@ -111,7 +112,7 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
     Add(256, 1, 1, 1, 32, 2, 0);
     Add(64, 1, VMax, 1, 16, 2, 0);
     if (readsNeighboursOffPlane(IR))
-      Add(128, 1, VMax, 1, 32, 1, 0, true);
+      Add(128, 1, VMax, 1, 32, 1, 0, 0, Planes);
   }
   return Space;
 }
