@@ -19,28 +19,7 @@ usage: scripts/ir-order-variants.py IR.json OUTDIR
 import copy
 
 import irvariants
-
-
-def is_sum(e):
-    return e.get("kind") == "binary" and e["op"] == "+"
-
-
-def terms(e):
-    """The terms of a sum of sums, in order."""
-    if is_sum(e):
-        return terms(e["args"][0]) + terms(e["args"][1])
-    return [e]
-
-
-def add(a, b):
-    return {"kind": "binary", "op": "+", "args": [a, b]}
-
-
-def chained(ts):
-    acc = ts[0]
-    for t in ts[1:]:
-        acc = add(acc, t)
-    return acc
+from irvariants import add, chained, is_sum, terms
 
 
 def balanced(ts):

@@ -15,6 +15,7 @@ rtm stencil, so that fs-bench can time what each costs:
 import copy
 
 import irvariants
+from irvariants import chained, is_sum, terms
 
 
 def walk(e, f):
@@ -22,12 +23,6 @@ def walk(e, f):
     if "args" in e:
         e["args"] = [walk(a, f) for a in e["args"]]
     return e
-
-
-def leaves(e):
-    if e.get("kind") == "binary" and e["op"] == "+":
-        return leaves(e["args"][0]) + leaves(e["args"][1])
-    return [e]
 
 
 def out_of_place(ir):
@@ -75,14 +70,10 @@ def named_order(ir):
         return axis, sum(l["offset"])
 
     def f(e):
-        if e.get("kind") == "binary" and e["op"] == "+":
-            ls = leaves(e)
+        if is_sum(e):
+            ls = terms(e)
             if len(ls) == 6 and all(l.get("kind") == "read" for l in ls):
-                ls = sorted(ls, key=axis_then_sign)
-                acc = ls[0]
-                for l in ls[1:]:
-                    acc = {"kind": "binary", "op": "+", "args": [acc, l]}
-                return acc
+                return chained(sorted(ls, key=axis_then_sign))
         return e
     for u in ir["updates"]:
         u["value"] = walk(u["value"], f)
