@@ -154,9 +154,10 @@ std::vector<NcuMetric> candidateLaunchMetrics(const std::vector<NcuMetric> &All,
                                               const std::string &OriginalKernel) {
   // ncu prints demangled names, with "void " and the parameter list.
   auto IsOurs = [&](const std::string &Name) {
-    // The driver's own kernels: fills, widening to float64, the copy, and
-    // the float64 reference.
-    for (const char *Driver : {"fs_fill(", "fs_widen(", "fs_copy4("})
+    // The driver's own kernels: fills, widening to float64, the copy and
+    // footprint yardsticks, and the float64 reference.
+    for (const char *Driver :
+         {"fs_fill(", "fs_widen(", "fs_copy4(", "fs_footprint<"})
       if (Name.rfind(Driver, 0) == 0 ||
           Name.find(std::string(" ") + Driver) != std::string::npos)
         return false;

@@ -27,6 +27,7 @@ json CandidateResult::toJson() const {
             {"candidate_ms", CandidateMs},
             {"candidate_spread_ms", CandidateSpreadMs},
             {"copy_ms", CopyMs},
+            {"footprint_ms", FootprintMs},
             {"speedup", speedup()},
             {"rounds", Rounds},
             {"reps", Reps},
@@ -40,6 +41,25 @@ json CandidateResult::toJson() const {
   if (!Source.empty())
     J["source"] = Source;
   return J;
+}
+
+void readDriverTiming(const json &Timing, CandidateResult &C) {
+  for (const json &T : Timing) {
+    double Median = T.value("median_ms", 0.0);
+    double Spread = (T.value("p90_ms", 0.0) - T.value("p10_ms", 0.0)) / 2;
+    std::string V = T.value("variant", "");
+    if (V == "original") {
+      C.OriginalMs = Median;
+      C.OriginalSpreadMs = Spread;
+    } else if (V == "copy") {
+      C.CopyMs = Median;
+    } else if (V == "footprint") {
+      C.FootprintMs = Median;
+    } else {
+      C.CandidateMs = Median;
+      C.CandidateSpreadMs = Spread;
+    }
+  }
 }
 
 std::optional<CandidateResult> CandidateResult::fromJson(const json &J,
@@ -59,6 +79,7 @@ std::optional<CandidateResult> CandidateResult::fromJson(const json &J,
     C.CandidateMs = J.value("candidate_ms", 0.0);
     C.CandidateSpreadMs = J.value("candidate_spread_ms", 0.0);
     C.CopyMs = J.value("copy_ms", 0.0);
+    C.FootprintMs = J.value("footprint_ms", 0.0);
     C.Points = J.value("points", 0LL);
     C.CopyBytes = J.value("copy_bytes", 0.0);
     C.Rounds = J.value("rounds", 0u);
@@ -300,6 +321,7 @@ std::vector<Measurement> tuneMeasurements(const BundleManifest &M,
                      (C->CandidateMs * 1e6);
     X.CopyGBs = C->CopyBytes / (C->CopyMs * 1e6);
     X.FractionOfCopy = X.EffectiveGBs / X.CopyGBs;
+    X.FractionOfFootprint = C->FootprintMs / C->CandidateMs;
     X.SpeedupVsNaive = C->speedup();
     X.Evidence = {{"date", R.Date},
                   {"gpu", {{"name", R.GpuName},

@@ -175,20 +175,7 @@ void readRun(const json &Out, Job &J, unsigned Round, unsigned Reps,
                  V.value("reason", "");
     }
   }
-  for (const json &T : Out.value("timing", json::array())) {
-    double Median = T.value("median_ms", 0.0);
-    double Spread = (T.value("p90_ms", 0.0) - T.value("p10_ms", 0.0)) / 2;
-    std::string V = T.value("variant", "");
-    if (V == "original") {
-      C.OriginalMs = Median;
-      C.OriginalSpreadMs = Spread;
-    } else if (V == "copy") {
-      C.CopyMs = Median;
-    } else {
-      C.CandidateMs = Median;
-      C.CandidateSpreadMs = Spread;
-    }
-  }
+  readDriverTiming(Out.value("timing", json::array()), C);
 }
 
 } // namespace

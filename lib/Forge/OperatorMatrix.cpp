@@ -113,6 +113,8 @@ void addMeasurement(json &Matrix, const Measurement &M) {
                {"fraction_of_copy", M.FractionOfCopy},
                {"speedup_vs_naive", M.SpeedupVsNaive},
                {"evidence", M.Evidence}};
+  if (M.FractionOfFootprint > 0)
+    Item["fraction_of_footprint"] = M.FractionOfFootprint;
   addItem(Matrix, keyOf(M.Signature, M.Arch, M.SizeClass), Item);
 }
 

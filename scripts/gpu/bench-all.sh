@@ -79,21 +79,29 @@ for t in targets:
         continue
     allres[name] = res
     r = {x["variant"]: x for x in res["rows"]}
-    cands = [x for x in res["rows"] if x["variant"] not in ("copy", "original")
+    cands = [x for x in res["rows"]
+             if x["variant"] not in ("copy", "original", "footprint")
              and x["verdict"] in ("bitexact", "tolerance")]
     best = min(cands, key=lambda x: x["median_ms"]) if cands else None
     fails = [x["variant"] for x in res["rows"] if x["verdict"] == "FAIL"]
     o = r.get("original", {})
+    fp = r.get("footprint")
     rows.append((name, f'{r["copy"]["effective_gbps"]:.0f}',
+                 f'{fp["fraction_of_copy"]*100:.1f}' if fp else "-",
                  f'{o.get("fraction_of_copy", 0)*100:.1f}',
                  best["variant"] if best else "-",
                  f'{best["effective_gbps"]:.0f}' if best else "-",
                  f'{best["fraction_of_copy"]*100:.1f}' if best else "-",
+                 f'{best.get("fraction_of_footprint", 0)*100:.1f}' if best else "-",
                  f'{best["speedup_vs_original"]:.2f}' if best else "-",
                  str(len(fails))))
 json.dump(allres, open(os.path.join(out, "results.json"), "w"), indent=1)
-print("\n%-14s %6s %6s  %-36s %6s %6s %6s %5s" % ("target", "copyGB", "orig%", "best variant", "GB/s", "%copy", "xorig", "FAIL"))
+# fp: the footprint kernel's % of copy; %fp: the best's % of the footprint
+# kernel (fs-bench's columns).
+fmt = "%-14s %6s %5s %6s  %-36s %6s %6s %5s %6s %5s"
+print("\n" + fmt % ("target", "copyGB", "fp", "orig%", "best variant", "GB/s",
+                    "%copy", "%fp", "xorig", "FAIL"))
 for row in rows:
-    print("%-14s %6s %6s  %-36s %6s %6s %6s %5s" % (row + ("",) * (8 - len(row))))
+    print(fmt % (row + ("",) * (10 - len(row))))
 PY
 tar czf "$OUT/work-logs.tar.gz" -C "$work" --exclude='*.o' --exclude=bench . 2>/dev/null

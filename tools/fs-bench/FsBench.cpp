@@ -319,6 +319,7 @@ int main(int Argc, char **Argv) {
                           {"gstencils", R.GStencils},
                           {"effective_gbps", R.EffectiveGBs},
                           {"fraction_of_copy", R.FractionOfCopy},
+                          {"fraction_of_footprint", R.FractionOfFootprint},
                           {"speedup_vs_original", R.SpeedupVsOriginal},
                           {"verdict", R.Verdict}});
       if (R.Verdict == "FAIL")
@@ -334,10 +335,16 @@ int main(int Argc, char **Argv) {
     }
     Result["rows"] = RowsJson;
     AllResults.push_back(Result);
-    if (Best)
+    if (Best) {
       std::cout << "best: " << Best->Variant << " "
                 << static_cast<int>(Best->FractionOfCopy * 1000) / 10.0
-                << "% of copy\n";
+                << "% of copy";
+      if (Best->FractionOfFootprint > 0)
+        std::cout << ", "
+                  << static_cast<int>(Best->FractionOfFootprint * 1000) / 10.0
+                  << "% of the footprint kernel";
+      std::cout << "\n";
+    }
     if (!Record.empty() && Best && Copy) {
       forge::Measurement M;
       M.Signature = forge::stencilSignature(*IR);
@@ -350,6 +357,7 @@ int main(int Argc, char **Argv) {
       M.EffectiveGBs = Best->EffectiveGBs;
       M.CopyGBs = Copy->EffectiveGBs;
       M.FractionOfCopy = Best->FractionOfCopy;
+      M.FractionOfFootprint = Best->FractionOfFootprint;
       M.SpeedupVsNaive = Naive ? Naive->MedianMs / Best->MedianMs : 0;
       // The command as typed, without the binary's directory (the
       // knowledge must not depend on where the build was).

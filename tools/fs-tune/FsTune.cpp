@@ -154,7 +154,11 @@ int main(int argc, char **argv) {
       std::cerr << "fs-tune: recorded " << M.Best.id() << " for "
                 << M.Signature << " (" << M.Arch << ", " << M.SizeClass
                 << "): " << static_cast<int>(M.FractionOfCopy * 1000) / 10.0
-                << "% of copy, " << static_cast<int>(M.SpeedupVsNaive * 100) / 100.0
+                << "% of copy, ";
+      if (M.FractionOfFootprint > 0)
+        std::cerr << static_cast<int>(M.FractionOfFootprint * 1000) / 10.0
+                  << "% of the footprint kernel, ";
+      std::cerr << static_cast<int>(M.SpeedupVsNaive * 100) / 100.0
                 << "x the app's kernel, in " << Record << "\n";
     }
     for (const std::string &S : Skipped)

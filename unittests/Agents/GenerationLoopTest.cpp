@@ -226,13 +226,15 @@ TEST(GenerationLoopTest, AKernelMissingFromTheBundleIsAnError) {
 }
 
 TEST(GenerationLoopTest, ProfilePicksTheCandidatesLongestLaunch) {
-  // A bundle driver's launches: the original, the float64 reference and the
-  // candidate at two sizes (verification, then the timed size).
+  // A bundle driver's launches: the original, the float64 reference, the
+  // footprint kernel (checked on each verification case) and the candidate
+  // at two sizes (verification, then the timed size).
   const char *Csv =
       "==PROF== Connected to process 4242\n"
       "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
       "\"0\",\"heat7(const float *, float *, int, int, int)\",\"Duration\",\"msecond\",\"2.5\"\n"
       "\"1\",\"void fs_f64::fs_reference_impl_kernel<int>(double *)\",\"Duration\",\"msecond\",\"9\"\n"
+      "\"5\",\"void fs_footprint<4>(FsFootprint)\",\"Duration\",\"msecond\",\"3\"\n"
       "\"2\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"Duration\",\"usecond\",\"12.5\"\n"
       "\"2\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"DRAM Throughput\",\"%\",\"20.1\"\n"
       "\"3\",\"fs_llm_heat7_k(const float *, float *, int, int, int)\",\"Duration\",\"usecond\",\"1,810.4\"\n"

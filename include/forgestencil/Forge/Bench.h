@@ -82,6 +82,11 @@ bool runBench(const std::string &Dir, unsigned Reps, nlohmann::json &Result,
 struct BenchRow {
   std::string Variant;
   double MedianMs = 0, GStencils = 0, EffectiveGBs = 0, FractionOfCopy = 0;
+  /// The footprint kernel's time over this variant's: the same compulsory
+  /// bytes over the same domain with no stencil work, so 1 is what an exact
+  /// replacement could reach. 0 for the copy row and in results from before
+  /// the driver timed the footprint kernel.
+  double FractionOfFootprint = 0;
   double SpeedupVsOriginal = 0;
   std::string Verdict;
 };

@@ -50,6 +50,9 @@ struct CandidateResult {
   double OriginalMs = 0, OriginalSpreadMs = 0;
   double CandidateMs = 0, CandidateSpreadMs = 0;
   double CopyMs = 0;
+  /// The footprint kernel (the domain's compulsory traffic, no stencil work)
+  /// in the same run; 0 in results from before the driver timed it.
+  double FootprintMs = 0;
   /// The timed case: points of the original's domain and the bytes the
   /// copy kernel moved (read + written); 0 in results from before they
   /// were kept.
@@ -68,6 +71,10 @@ struct CandidateResult {
   static std::optional<CandidateResult> fromJson(const nlohmann::json &J,
                                                  std::string &Error);
 };
+
+/// Reads the medians and spreads of one driver run's "timing" rows into C:
+/// the original, the candidate, and the copy and footprint kernels.
+void readDriverTiming(const nlohmann::json &Timing, CandidateResult &C);
 
 struct TuneResults {
   std::string ToolVersion, App, Arch, Date, Command;

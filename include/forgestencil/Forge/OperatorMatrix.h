@@ -41,6 +41,9 @@ struct Measurement {
   std::string Signature, Arch, SizeClass;
   StrategyParams Best;
   double EffectiveGBs = 0, CopyGBs = 0, FractionOfCopy = 0;
+  /// The footprint kernel's time over the best's (fs-bench's "%fp"); 0 when
+  /// not measured, and then left out of the record.
+  double FractionOfFootprint = 0;
   double SpeedupVsNaive = 0;
   nlohmann::json Evidence; ///< date, gpu, driver, nvcc, tool, command, ...
 };
