@@ -65,42 +65,49 @@ template <> __device__ __forceinline__ void fs_vstore<1>(Elem *p, const FsVec<1>
   *p = v.v[0];
 }
 
+/// Vector g of a row (whole vectors first, then those cut by the row's
+/// ends), as the `rows` and `flat` forms move it: an if/else on one vector
+/// lets the compiler turn its whole store into point stores.
+template <int VW>
+__device__ __forceinline__ void fs_move_vector(const FsFootprint &f, long long row,
+                                               long long g) {
+  FsVec<VW> s;
+  for (int l = 0; l < VW; ++l) s.v[l] = (Elem)0;
+  if (g < f.nw) {
+    const long long x0 = (f.gw0 + g) * VW;
+    for (int a = 0; a < FS_NARR; ++a)
+      if (f.rd[a]) {
+        const FsVec<VW> v = fs_vload<VW>(f.arr[a] + f.off[a] + row + x0 * f.sc);
+        for (int l = 0; l < VW; ++l) s.v[l] = s.v[l] + v.v[l];
+      }
+    for (int a = 0; a < FS_NARR; ++a)
+      if (f.wr[a]) fs_vstore<VW>(f.arr[a] + f.off[a] + row + x0 * f.sc, s);
+    return;
+  }
+  const long long x0 = (g == f.nw && f.cutA >= 0 ? f.cutA : f.cutB) * VW;
+  for (int a = 0; a < FS_NARR; ++a)
+    if (f.rd[a])
+      for (int l = 0; l < VW; ++l)
+        if (x0 + l >= f.lo && x0 + l < f.hi)
+          s.v[l] = s.v[l] + f.arr[a][f.off[a] + row + (x0 + l) * f.sc];
+  for (int a = 0; a < FS_NARR; ++a)
+    if (f.wr[a])
+      for (int l = 0; l < VW; ++l)
+        if (x0 + l >= f.lo && x0 + l < f.hi)
+          f.arr[a][f.off[a] + row + (x0 + l) * f.sc] = s.v[l];
+}
+
+// `rows`: one vector per thread, rows along the grid's y and z.
 template <int VW>
 __global__ void fs_footprint(FsFootprint f) {
-  // Whole vectors first, then those cut by the row's ends: an if/else on
-  // one vector lets the compiler turn its whole store into point stores.
   const long long ng = f.nw + (f.cutA >= 0) + (f.cutB >= 0);
   for (long long i2 = blockIdx.z; i2 < f.n2; i2 += gridDim.z)
     for (long long i1 = blockIdx.y * (long long)blockDim.y + threadIdx.y; i1 < f.n1;
          i1 += (long long)gridDim.y * blockDim.y) {
       const long long row = (f.l1 + i1) * f.s1 + (f.l2 + i2) * f.s2;
       for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ng;
-           g += (long long)gridDim.x * blockDim.x) {
-        FsVec<VW> s;
-        for (int l = 0; l < VW; ++l) s.v[l] = (Elem)0;
-        if (g < f.nw) {
-          const long long x0 = (f.gw0 + g) * VW;
-          for (int a = 0; a < FS_NARR; ++a)
-            if (f.rd[a]) {
-              const FsVec<VW> v = fs_vload<VW>(f.arr[a] + f.off[a] + row + x0 * f.sc);
-              for (int l = 0; l < VW; ++l) s.v[l] = s.v[l] + v.v[l];
-            }
-          for (int a = 0; a < FS_NARR; ++a)
-            if (f.wr[a]) fs_vstore<VW>(f.arr[a] + f.off[a] + row + x0 * f.sc, s);
-          continue;
-        }
-        const long long x0 = (g == f.nw && f.cutA >= 0 ? f.cutA : f.cutB) * VW;
-        for (int a = 0; a < FS_NARR; ++a)
-          if (f.rd[a])
-            for (int l = 0; l < VW; ++l)
-              if (x0 + l >= f.lo && x0 + l < f.hi)
-                s.v[l] = s.v[l] + f.arr[a][f.off[a] + row + (x0 + l) * f.sc];
-        for (int a = 0; a < FS_NARR; ++a)
-          if (f.wr[a])
-            for (int l = 0; l < VW; ++l)
-              if (x0 + l >= f.lo && x0 + l < f.hi)
-                f.arr[a][f.off[a] + row + (x0 + l) * f.sc] = s.v[l];
-      }
+           g += (long long)gridDim.x * blockDim.x)
+        fs_move_vector<VW>(f, row, g);
     }
 }
 
@@ -119,7 +126,7 @@ static void fs_footprint_groups(FsFootprint &f, long long vw) {
 }
 
 
-// Flat, persistent: t -> (vector g, row r), r -> (i1, i2).
+// `flat`: persistent, t -> (vector g, row r), r -> (i1, i2).
 template <int VW>
 __global__ void fpflat(FsFootprint f) {
   const long long ng = f.nw + (f.cutA >= 0) + (f.cutB >= 0);
@@ -128,31 +135,7 @@ __global__ void fpflat(FsFootprint f) {
        t += (long long)gridDim.x * blockDim.x) {
     const long long r = t / ng, g = t - r * ng;
     const long long i2 = r / f.n1, i1 = r - i2 * f.n1;
-    const long long row = (f.l1 + i1) * f.s1 + (f.l2 + i2) * f.s2;
-    FsVec<VW> s;
-    for (int l = 0; l < VW; ++l) s.v[l] = (Elem)0;
-    if (g < f.nw) {
-      const long long x0 = (f.gw0 + g) * VW;
-      for (int a = 0; a < FS_NARR; ++a)
-        if (f.rd[a]) {
-          const FsVec<VW> v = fs_vload<VW>(f.arr[a] + f.off[a] + row + x0 * f.sc);
-          for (int l = 0; l < VW; ++l) s.v[l] = s.v[l] + v.v[l];
-        }
-      for (int a = 0; a < FS_NARR; ++a)
-        if (f.wr[a]) fs_vstore<VW>(f.arr[a] + f.off[a] + row + x0 * f.sc, s);
-      continue;
-    }
-    const long long x0 = (g == f.nw && f.cutA >= 0 ? f.cutA : f.cutB) * VW;
-    for (int a = 0; a < FS_NARR; ++a)
-      if (f.rd[a])
-        for (int l = 0; l < VW; ++l)
-          if (x0 + l >= f.lo && x0 + l < f.hi)
-            s.v[l] = s.v[l] + f.arr[a][f.off[a] + row + (x0 + l) * f.sc];
-    for (int a = 0; a < FS_NARR; ++a)
-      if (f.wr[a])
-        for (int l = 0; l < VW; ++l)
-          if (x0 + l >= f.lo && x0 + l < f.hi)
-            f.arr[a][f.off[a] + row + (x0 + l) * f.sc] = s.v[l];
+    fs_move_vector<VW>(f, (f.l1 + i1) * f.s1 + (f.l2 + i2) * f.s2, g);
   }
 }
 // Natural order: vector g0 + g, cut or whole.

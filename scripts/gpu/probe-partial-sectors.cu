@@ -32,15 +32,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                 \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#include "probe-check.cuh"
 
 // One block per row, one thread per float4 group: out[x] = 2 in[x] for x in
 // [a, b). The loads are whole groups; the stores never leave [a, b).
