@@ -1,7 +1,6 @@
-// What the GPU probes (probe-traversal.cu, probe-box-loads.cu) share: an
-// error check for main, the float4 copy kernel they compare against (and
-// its row of their tables), and the median of 30 timed launches after 3
-// warm-up launches.
+// What the GPU probes (scripts/gpu/probe-*.cu) share: an error check for
+// main, the float4 copy kernel they compare against (and its row of their
+// tables), and the median of 30 timed launches after 3 warm-up launches.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -11,9 +10,9 @@
 
 #define CHECK(x)                                                               \
   do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                  \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                 \
       return 1;                                                                \
     }                                                                          \
   } while (0)

@@ -14,15 +14,20 @@
 //          read-only array; fpnF: cut vectors loaded whole (the form the
 //          driver uses, lib/Forge/BenchDriverTemplate.inc);
 //   probe  probe-partial-sectors.cu's kernel (whole rows read).
-// Medians of 30 launches after 3 warm-up launches.
+// Medians of 30 launches after 3 warm-up launches (probe-common.cuh's timeIt),
+// against its float4 copy kernel.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-footprint scripts/gpu/probe-footprint-forms.cu
 //   ./probe-footprint
 #include <cuda_runtime.h>
-#include <type_traits>
-#include <cstdio>
-#include <vector>
+
 #include <algorithm>
+#include <cstdio>
+#include <type_traits>
+#include <vector>
+
+#include "probe-common.cuh"
+
 typedef float Elem;
 #define FS_NARR 2
 struct FsFootprint {
@@ -273,15 +278,6 @@ __global__ void probek(const float *__restrict__ in, float *__restrict__ out, lo
   const float p[4] = {r.x, r.y, r.z, r.w};
   for (int l = 0; l < 4; ++l) if (x0 + l >= a && x0 + l < b) out[row + x0 + l] = p[l];
 }
-__global__ void copy4(float4 *__restrict__ d, const float4 *__restrict__ s, long long n4) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x) d[i] = s[i];
-}
-template <class F> float med(F f) {
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  std::vector<float> v;
-  for (int r = 0; r < 33; ++r) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float t; cudaEventElapsedTime(&t, a, b); if (r >= 3) v.push_back(t); }
-  std::sort(v.begin(), v.end()); return v[v.size() / 2];
-}
 // One domain: rows [lo, nx - lo) of rows 1..ny-2 (and planes 1..nz-2 in 3-D).
 // % is of the float4 copy kernel's bandwidth, the domain's bytes (4 read
 // + 4 written per point) over each form's median time.
@@ -294,7 +290,11 @@ static void run(long long nx, long long ny, long long nz, int lo) {
   cudaMemset(out, 0, n * 4);
   const long long dz = nz > 1 ? nz - 2 : 1;
   const double bytes = (double)(nx - 2 * lo) * (ny - 2) * dz * 8;
-  const float tc = med([&] { copy4<<<132 * 32, 256>>>((float4 *)out, (const float4 *)in, n / 4); });
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  auto med = [&](auto launch) { return timeIt(launch, e0, e1); };
+  const float tc = med([&] { copyKernel<<<132 * 32, 256>>>((const float4 *)in, (float4 *)out, n / 4); });
   const double cbw = 2.0 * n * 4 / tc / 1e6;
   printf("%lldx%lldx%lld, x in [%d,%lld): copy %.4f ms %6.0f GB/s\n", nx, ny, nz, lo,
          nx - lo, tc, cbw);
@@ -328,6 +328,8 @@ static void run(long long nx, long long ny, long long nz, int lo) {
           probek<<<dim3(1, std::min(ny - 2, 65535LL), std::min(dz, 65535LL)), nx / 4>>>(
               in, out, nx, nz > 1 ? nx * ny : 0, (int)f.lo, (int)f.hi, (int)nx);
         }));
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
   cudaFree(in);
   cudaFree(out);
   cudaError_t e = cudaGetLastError();

@@ -21,7 +21,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "probe-check.cuh"
+#include "probe-common.cuh"
 
 __global__ void fill(float4 *p, long long n, float v) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -90,10 +90,10 @@ int main(int argc, char **argv) {
     const long long pts = (long long)n * n * n, n4 = pts / 4;
     float4 *buf[4];
     for (float4 *&p : buf) {
-      CK(cudaMalloc(&p, n4 * sizeof(float4)));
+      CHECK(cudaMalloc(&p, n4 * sizeof(float4)));
       fill<<<1024, 256>>>(p, n4, 1.0f + (float)(&p - buf));
     }
-    CK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceSynchronize());
     const unsigned grid = (unsigned)((n4 + 255) / 256);
     auto launch = [&](int k) {
       switch (k) {
@@ -109,20 +109,20 @@ int main(int argc, char **argv) {
         launch(k);
     std::vector<cudaEvent_t> ev(2 * reps * kinds);
     for (cudaEvent_t &e : ev)
-      CK(cudaEventCreate(&e));
+      CHECK(cudaEventCreate(&e));
     for (int r = 0; r < reps; ++r)
       for (int k = 0; k < kinds; ++k) {
-        CK(cudaEventRecord(ev[2 * (r * kinds + k)]));
+        CHECK(cudaEventRecord(ev[2 * (r * kinds + k)]));
         launch(k);
-        CK(cudaEventRecord(ev[2 * (r * kinds + k) + 1]));
+        CHECK(cudaEventRecord(ev[2 * (r * kinds + k) + 1]));
       }
-    CK(cudaDeviceSynchronize());
-    CK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError());
     double copyGBs = 0;
     for (int k = 0; k < kinds; ++k) {
       std::vector<float> ms(reps);
       for (int r = 0; r < reps; ++r)
-        CK(cudaEventElapsedTime(&ms[r], ev[2 * (r * kinds + k)],
+        CHECK(cudaEventElapsedTime(&ms[r], ev[2 * (r * kinds + k)],
                                 ev[2 * (r * kinds + k) + 1]));
       std::sort(ms.begin(), ms.end());
       const double med = ms[reps / 2];
@@ -133,9 +133,9 @@ int main(int argc, char **argv) {
                   100.0 * gbs / copyGBs);
     }
     for (cudaEvent_t &e : ev)
-      CK(cudaEventDestroy(e));
+      CHECK(cudaEventDestroy(e));
     for (float4 *p : buf)
-      CK(cudaFree(p));
+      CHECK(cudaFree(p));
   }
   return 0;
 }

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "probe-check.cuh"
+#include "probe-common.cuh"
 
 // One block per row, one thread per float4 group: out[x] = 2 in[x] for x in
 // [a, b). The loads are whole groups; the stores never leave [a, b).
@@ -103,13 +103,13 @@ int main(int argc, char **argv) {
   }
   const size_t points = (size_t)n * n * n;
   float *in, *out;
-  CK(cudaMalloc(&in, points * sizeof(float)));
-  CK(cudaMalloc(&out, points * sizeof(float)));
-  CK(cudaMemset(in, 0, points * sizeof(float)));
-  CK(cudaMemset(out, 0, points * sizeof(float)));
+  CHECK(cudaMalloc(&in, points * sizeof(float)));
+  CHECK(cudaMalloc(&out, points * sizeof(float)));
+  CHECK(cudaMemset(in, 0, points * sizeof(float)));
+  CHECK(cudaMemset(out, 0, points * sizeof(float)));
   cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
   const dim3 grid(1, n, n), block(n / 4);
   auto launch = [&](const Range &r) {
     if (r.mode == 'p')
@@ -124,20 +124,20 @@ int main(int argc, char **argv) {
   for (const Range &r : ranges)
     for (int w = 0; w < 3; ++w)
       launch(r);
-  CK(cudaDeviceSynchronize());
+  CHECK(cudaDeviceSynchronize());
   const int rounds = 30;
   std::vector<std::vector<float>> ms(ranges.size());
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < ranges.size(); ++k) {
-      CK(cudaEventRecord(e0));
+      CHECK(cudaEventRecord(e0));
       launch(ranges[k]);
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
+      CHECK(cudaEventRecord(e1));
+      CHECK(cudaEventSynchronize(e1));
       float t;
-      CK(cudaEventElapsedTime(&t, e0, e1));
+      CHECK(cudaEventElapsedTime(&t, e0, e1));
       ms[k].push_back(t);
     }
-  CK(cudaGetLastError());
+  CHECK(cudaGetLastError());
   std::vector<float> med;
   for (auto &v : ms) {
     std::sort(v.begin(), v.end());
