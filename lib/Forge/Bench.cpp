@@ -185,10 +185,8 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
   Extents("fs_small_ext", Small);
   Extents("fs_medium_ext", Medium);
   Extents("fs_bench_ext", Bench);
-  OS << "static const bool fs_written[FS_NARR] = {";
-  for (size_t A = 0; A < NArr; ++A)
-    OS << (A ? ", " : "") << (V.arrays()[A].Written ? "true" : "false");
-  // The arrays' roles as constant expressions, for the footprint kernel.
+  // The arrays' roles as constant expressions (the footprint kernel's
+  // device code uses them too).
   auto Roles = [&](const char *Name, bool StencilView::Array::*Role) {
     OS << "__host__ __device__ constexpr bool " << Name << "(int a) { return ";
     bool Any = false;
@@ -199,7 +197,6 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
       }
     OS << (Any ? "" : "false") << "; }\n";
   };
-  OS << "};\n";
   Roles("fs_reads", &StencilView::Array::Read);
   Roles("fs_writes", &StencilView::Array::Written);
   OS << "static const char *const fs_arr_names[FS_NARR] = {";
