@@ -20,10 +20,14 @@
 // groups store a whole float4 with `out`'s own values outside [a, b) (read
 // just before): the sectors are written whole, but a concurrent writer of
 // those points would lose its update, so no generated kernel may do this;
-// it measures what the partial writes themselves cost.
+// it measures what the partial writes themselves cost. A:B:a stores the
+// points inside [a, b) as the plain kernel does and has the cut group's
+// points outside [a, b) take an atomic no-op (atomicOr with 0 on their bits):
+// the value cannot change, even under a concurrent writer, but the L2 now
+// holds every byte of the sector as written.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-partial scripts/gpu/probe-partial-sectors.cu
-//   ./probe-partial 512 0:512 1:511 1:511:p 1:511:l 1:511:w 4:508 8:504
+//   ./probe-partial 512 0:512 1:511 1:511:p 1:511:l 1:511:w 1:511:a 4:508 8:504
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -73,6 +77,8 @@ __global__ void rowKernel(const float *__restrict__ in, float *__restrict__ out,
   for (int l = 0; l < 4; ++l)
     if (x0 + l >= a && x0 + l < b)
       out[row + x0 + l] = p[l];
+    else if (Mode == 'a')
+      atomicOr((unsigned *)(out + row + x0 + l), 0u);
 }
 
 int main(int argc, char **argv) {
@@ -86,9 +92,9 @@ int main(int argc, char **argv) {
     Range r{0, 0, 0};
     char m = 0;
     const int k = std::sscanf(argv[i], "%d:%d:%c", &r.a, &r.b, &m);
-    if (k < 2 || (k == 3 && m != 'p' && m != 'l' && m != 'w') || r.a < 0 || r.b > n ||
+    if (k < 2 || (k == 3 && m != 'p' && m != 'l' && m != 'w' && m != 'a') || r.a < 0 || r.b > n ||
         r.a >= r.b) {
-      std::fprintf(stderr, "range %s: expected A:B[:p|:l|:w], 0 <= A < B <= n\n",
+      std::fprintf(stderr, "range %s: expected A:B[:p|:l|:w|:a], 0 <= A < B <= n\n",
                    argv[i]);
       return 2;
     }
@@ -118,6 +124,8 @@ int main(int argc, char **argv) {
       rowKernel<'l'><<<grid, block>>>(in, out, n, r.a, r.b);
     else if (r.mode == 'w')
       rowKernel<'w'><<<grid, block>>>(in, out, n, r.a, r.b);
+    else if (r.mode == 'a')
+      rowKernel<'a'><<<grid, block>>>(in, out, n, r.a, r.b);
     else
       rowKernel<0><<<grid, block>>>(in, out, n, r.a, r.b);
   };
