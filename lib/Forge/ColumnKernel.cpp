@@ -25,6 +25,11 @@ bool edgeBlockColumn(const StrategyParams &P, const ColumnOptions &C) {
   return P.VectorWidth > 1 && P.ZChunk >= C.EdgeColumnPlanes;
 }
 
+/// Elements of the IR's type in a 128-byte cache line.
+unsigned lineElements(const ir::StencilIR &IR) {
+  return 128 / ir::elementSize(IR.ElementType);
+}
+
 /// Every line of S indented by Pad more.
 std::string indented(const std::string &S, const std::string &Pad) {
   std::string Out;
@@ -448,11 +453,23 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
   // on are computed one point wide by the grid's last block column, with
   // (column, row group) pairs as its threads: no warp mixes the vector path
   // with the per-point one.
+  //
+  // Unstaged, the first block starts at the 128-byte line holding fs_xa
+  // (fs_xl) and its threads before fs_xa end at once: a warp's vectors then
+  // cover whole lines instead of straddling one more. Where the domain
+  // starts a few columns into a line (rtm's x = 4) this took fs-bench's rtm
+  // from 83 to 89 % of copy (results/bench/NOTES.md, run 36). Staged kernels
+  // keep every thread to the end for their barriers and start at fs_xa.
+  const std::string Start = Stage ? "fs_xa" : "fs_xl";
   OS << "  const Idx fs_xa = " << alignedStart("lo0", "hi0") << ";\n"
      << "  const Idx fs_xe = fs_xa + (hi0 - fs_xa) / " << VW << " * " << VW
-     << ";\n"
-     << "  const Idx fs_whole = ((fs_xe - fs_xa) / " << VW << " + " << BX - 1
-     << ") / " << BX << ";\n"
+     << ";\n";
+  if (!Stage) {
+    const unsigned Line = lineElements(V.ir());
+    OS << "  const Idx fs_xl = fs_xa / " << Line << " * " << Line << ";\n";
+  }
+  OS << "  const Idx fs_whole = ((fs_xe - " << Start << ") / " << VW << " + "
+     << BX - 1 << ") / " << BX << ";\n"
      << "  if ((Idx)blockIdx.x >= fs_whole) {\n"
      << "    const Idx fs_head = fs_xa - lo0;\n"
      << "    const Idx fs_cols = fs_head + (hi0 - fs_xe);\n"
@@ -467,10 +484,10 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
   OS << indented(Narrow.zLoops("fs_g", Narrow.groupBody(true)), "  ")
      << "    return;\n"
      << "  }\n";
-  OS << "  const Idx x0 = fs_xa + ((Idx)blockIdx.x * " << BX
+  OS << "  const Idx x0 = " << Start << " + ((Idx)blockIdx.x * " << BX
      << " + (Idx)threadIdx.x) * " << VW << ";\n";
   if (!Stage) {
-    OS << "  if (x0 >= fs_xe)\n    return;\n"
+    OS << "  if (x0 < fs_xa || x0 >= fs_xe)\n    return;\n"
        << zLoops("(Idx)threadIdx.y", groupBody(true)) << "}\n";
     return OS.str();
   }
@@ -649,8 +666,13 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
          << "    fs_xa = fs_xa < fs_hi[0] ? fs_xa : fs_hi[0];\n"
          << "    const long long fs_xe = fs_xa + (fs_hi[0] - fs_xa) / " << VW
          << " * " << VW << ";\n"
-         << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n"
-         << "    const dim3 fs_grid(fs_blocks(fs_xe - fs_xa, " << BX * VW
+         << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n";
+      // From the line holding fs_xa when unstaged, as the kernel counts.
+      const unsigned Line = lineElements(V->ir());
+      OS << "    const dim3 fs_grid(fs_blocks(fs_xe - "
+         << (Stage ? "fs_xa" : "fs_xa / " + std::to_string(Line) + " * " +
+                                   std::to_string(Line))
+         << ", " << BX * VW
          << ", 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);\n";
     } else {
       if (P.MaskedEdges)

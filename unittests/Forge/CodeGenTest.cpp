@@ -211,11 +211,16 @@ TEST(CodeGen, EdgeColumnsOfVectorGroupsHaveABlockColumnOfTheirOwn) {
   EXPECT_TRUE(contains(S, "const Idx x0 = fs_c < fs_head ? lo0 + fs_c : "
                           "fs_xe + (fs_c - fs_head);"));
   EXPECT_TRUE(contains(S, "const Idx y0 = lo1 + (bm * 4 + fs_g) * 2;"));
-  EXPECT_TRUE(contains(S, "  if (x0 >= fs_xe)\n    return;"));
+  // The vector warps start at the 128-byte line holding the first aligned
+  // column; the threads before that column end at once.
+  EXPECT_TRUE(contains(S, "const Idx fs_xl = fs_xa / 32 * 32;"));
+  EXPECT_TRUE(contains(S, "const Idx x0 = fs_xl + ((Idx)blockIdx.x * 32"));
+  EXPECT_TRUE(contains(S, "  if (x0 < fs_xa || x0 >= fs_xe)\n    return;"));
   // The launcher adds that block column only when there are such columns.
   EXPECT_TRUE(contains(S, "const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < "
                           "fs_hi[0];"));
-  EXPECT_TRUE(contains(S, "(fs_cols ? 1 : 0), fs_gy, fs_gz);"));
+  EXPECT_TRUE(contains(S, "fs_blocks(fs_xe - fs_xa / 32 * 32, 64, "
+                          "2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);"));
   // One point wide, the edge column needs no x guard of its own.
   EXPECT_FALSE(contains(S, "x0 >= lo0 && x0 + 1 <= hi0"));
 }
