@@ -225,6 +225,84 @@ __global__ void __launch_bounds__(BX *TY)
   }
 }
 
+// Through L1 with PX float4 groups per thread (4 PX consecutive points): a
+// row costs PX vector loads and two scalar loads for 4 PX points, and the
+// thread's setup is shared by more points, at the price of registers.
+template <bool K2, bool K1, bool K0, int NP>
+__device__ __forceinline__ void addPlaneN(const float (&v)[3][NP + 2], float (&acc)[3][NP]) {
+#pragma unroll
+  for (int i = 0; i < NP; ++i)
+#pragma unroll
+    for (int ky = 0; ky < 3; ++ky) {
+      if (K2)
+        acc[0][i] += rowSum(3 * (6 + ky), v[ky][i], v[ky][i + 1], v[ky][i + 2]);
+      if (K1)
+        acc[1][i] += rowSum(3 * (3 + ky), v[ky][i], v[ky][i + 1], v[ky][i + 2]);
+      if (K0) {
+        const float t = rowSum(3 * ky, v[ky][i], v[ky][i + 1], v[ky][i + 2]);
+        acc[2][i] = ky == 0 ? t : acc[2][i] + t;
+      }
+    }
+}
+
+template <int TY, int ZC, int PX>
+__global__ void __launch_bounds__(32 * TY)
+    l1wide(const float *__restrict__ in, float *__restrict__ out, int nx, int ny, int nz) {
+  constexpr int NP = 4 * PX;
+  const int x0 = NP * (blockIdx.x * 32 + threadIdx.x);
+  const int y = 1 + blockIdx.y * TY + threadIdx.y;
+  const int zs = 1 + blockIdx.z * ZC, ze = min(zs + ZC, nz - 1);
+  if (y >= ny - 1 || x0 >= nx)
+    return;
+  const long long sy = nx, sz = (long long)nx * ny;
+  const int xl = max(x0 - 1, 0), xr = min(x0 + NP, nx - 1);
+  float acc[3][NP] = {};
+  for (int p = zs - 1; p <= ze; ++p) {
+    float v[3][NP + 2];
+#pragma unroll
+    for (int ky = 0; ky < 3; ++ky) {
+      const long long row = (y - 1 + ky) * sy + p * sz;
+      v[ky][0] = __ldg(in + row + xl);
+#pragma unroll
+      for (int g = 0; g < PX; ++g) {
+        const float4 m = __ldg((const float4 *)(in + row + x0 + 4 * g));
+        v[ky][1 + 4 * g] = m.x, v[ky][2 + 4 * g] = m.y, v[ky][3 + 4 * g] = m.z,
+                      v[ky][4 + 4 * g] = m.w;
+      }
+      v[ky][NP + 1] = __ldg(in + row + xr);
+    }
+    const bool k2 = p - 1 >= zs, k1 = p >= zs && p < ze, k0 = p + 1 < ze;
+    if (k2 && k1 && k0)
+      addPlaneN<true, true, true, NP>(v, acc);
+    else if (k2 && k1)
+      addPlaneN<true, true, false, NP>(v, acc);
+    else if (k1 && k0)
+      addPlaneN<false, true, true, NP>(v, acc);
+    else if (k2 && k0)
+      addPlaneN<true, false, true, NP>(v, acc);
+    else if (k2)
+      addPlaneN<true, false, false, NP>(v, acc);
+    else if (k1)
+      addPlaneN<false, true, false, NP>(v, acc);
+    else if (k0)
+      addPlaneN<false, false, true, NP>(v, acc);
+    if (k2) {
+      float *o = out + x0 + y * sy + (p - 1) * sz;
+#pragma unroll
+      for (int g = 0; g < PX; ++g) {
+        const float a[4] = {acc[0][4 * g], acc[0][4 * g + 1], acc[0][4 * g + 2],
+                            acc[0][4 * g + 3]};
+        storeGroup<false>(o + 4 * g, x0 + 4 * g, nx, a);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < NP; ++i) {
+      acc[0][i] = acc[1][i];
+      acc[1][i] = acc[2][i];
+    }
+  }
+}
+
 // ---- mbarrier and bulk copy (PTX, sm_90) ----
 __device__ __forceinline__ uint32_t smemAddr(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
@@ -489,6 +567,11 @@ int main(int argc, char **argv) {
                dim3((n / 4 + bx - 1) / bx, (n - 2 + ty - 1) / ty, (n - 2 + zc - 1) / zc),
                dim3(bx, ty), 0);
   };
+  auto wide = [&](const char *name, auto kernel, int ty, int zc, int px) {
+    return run(name, kernel,
+               dim3((n / (4 * px) + 31) / 32, (n - 2 + ty - 1) / ty, (n - 2 + zc - 1) / zc),
+               dim3(32, ty), 0);
+  };
   auto ring = [&](const char *name, auto kernel, int ty, int zc, int d) {
     return run(name, kernel,
                dim3((n + 127) / 128, (n - 2 + ty - 1) / ty, (n - 2 + zc - 1) / zc),
@@ -500,6 +583,11 @@ int main(int argc, char **argv) {
   l1("L1 32x4 z8 whole", l1box<4, 8, Whole>, 4, 8);
   l1("L1 32x4 z8 light", l1box<4, 8, Light>, 4, 8);
   l1("L1 32x4 z8 light whole", l1box<4, 8, Light | Whole>, 4, 8);
+  wide("L1 32x4 z8 two groups", l1wide<4, 8, 2>, 4, 8, 2);
+  wide("L1 32x4 z8 one group (wide)", l1wide<4, 8, 1>, 4, 8, 1);
+  wide("L1 32x2 z8 two groups", l1wide<2, 8, 2>, 2, 8, 2);
+  wide("L1 32x8 z8 two groups", l1wide<8, 8, 2>, 8, 8, 2);
+  wide("L1 32x4 z16 two groups", l1wide<4, 16, 2>, 4, 16, 2);
   l1("L1 32x4 z8 atom", l1box<4, 8, Atom>, 4, 8);
   l1("L1 32x4 z8 light atom", l1box<4, 8, Light | Atom>, 4, 8);
   l1("L1 32x4 z16 atom", l1box<4, 16, Atom>, 4, 16);

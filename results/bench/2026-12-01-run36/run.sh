@@ -21,3 +21,9 @@ build-gpu/bin/fs-bench --stencil-file .carry/ir/rtm.json --shape 384 --strategy 
 # c: the box's zsum shapes with the change (vectors of 2, wider blocks, short runs).
 ids=zsum.32x4.v2.y1.z8,zsum.32x8.v2.y1.z8,zsum.64x4.v2.y1.z8,zsum.32x4.v2.y1.z8.u3,zsum.32x4.v2.y1.z16,zsum.32x4.v4.y1.z8,zsum.32x4.v4.y1.z8.u3.w,zsum.32x8.v4.y1.z8,zsum.64x4.v4.y1.z8,zsum.64x2.v4.y1.z8,zsum.32x4.v4.y1.z4,zsum.64x4.v4.y1.z4,zsum.128x2.v4.y1.z4,zsum.128x1.v4.y1.z8
 build-gpu/bin/fs-bench --stencil box3d_r1 --shape 512 --strategy $ids --reps 40 > $OUT/c-box-shapes-table.txt
+# d: the box probe with two float4 groups per thread (l1wide), same source
+# revision as this folder's commit.
+cd scripts/gpu && nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/probe-ring probe-bulk-ring.cu
+/tmp/probe-ring 512 > $OUT/d-box-probe-512-1.txt
+/tmp/probe-ring 512 > $OUT/d-box-probe-512-2.txt
+/tmp/probe-ring 384 > $OUT/d-box-probe-384.txt
