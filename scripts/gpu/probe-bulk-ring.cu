@@ -33,7 +33,8 @@
 // under a concurrent writer) so that the L2 holds the sector as written
 // whole. `lean` is the ring with the steady part of the computing loop
 // unrolled by six (constant slot offsets, partial sums renamed, not moved);
-// `minN` asks __launch_bounds__ for N blocks per SM.
+// `minN` asks __launch_bounds__ for N blocks per SM; `two groups` gives
+// each thread two float4 groups (8 points) through L1.
 // Block shapes: `L1 BXxTY` (BX threads of four points along x, TY rows),
 // `ring N rows` (N computing warps of one row of 128 points each), zC the
 // run of planes, dD the ring's slots.
@@ -229,7 +230,8 @@ __global__ void __launch_bounds__(BX *TY)
 // row costs PX vector loads and two scalar loads for 4 PX points, and the
 // thread's setup is shared by more points, at the price of registers.
 template <bool K2, bool K1, bool K0, int NP>
-__device__ __forceinline__ void addPlaneN(const float (&v)[3][NP + 2], float (&acc)[3][NP]) {
+__device__ __forceinline__ void addPlaneN(const float (&v)[3][NP + 2],
+                                          float (&acc)[3][NP]) {
 #pragma unroll
   for (int i = 0; i < NP; ++i)
 #pragma unroll
@@ -247,7 +249,8 @@ __device__ __forceinline__ void addPlaneN(const float (&v)[3][NP + 2], float (&a
 
 template <int TY, int ZC, int PX>
 __global__ void __launch_bounds__(32 * TY)
-    l1wide(const float *__restrict__ in, float *__restrict__ out, int nx, int ny, int nz) {
+    l1wide(const float *__restrict__ in, float *__restrict__ out, int nx, int ny,
+           int nz) {
   constexpr int NP = 4 * PX;
   const int x0 = NP * (blockIdx.x * 32 + threadIdx.x);
   const int y = 1 + blockIdx.y * TY + threadIdx.y;
@@ -568,9 +571,10 @@ int main(int argc, char **argv) {
                dim3(bx, ty), 0);
   };
   auto wide = [&](const char *name, auto kernel, int ty, int zc, int px) {
-    return run(name, kernel,
-               dim3((n / (4 * px) + 31) / 32, (n - 2 + ty - 1) / ty, (n - 2 + zc - 1) / zc),
-               dim3(32, ty), 0);
+    return run(
+        name, kernel,
+        dim3((n / (4 * px) + 31) / 32, (n - 2 + ty - 1) / ty, (n - 2 + zc - 1) / zc),
+        dim3(32, ty), 0);
   };
   auto ring = [&](const char *name, auto kernel, int ty, int zc, int d) {
     return run(name, kernel,
