@@ -17,37 +17,18 @@
 // timed: median of 30 runs, GB/s of the compulsory 8 bytes per point and the
 // fraction of a float4 copy kernel's on the same GPU.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-box scripts/gpu/probe-box-loads.cu && ./probe-box
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-box scripts/gpu/probe-box-loads.cu &&
+//   ./probe-box
 #include "probe-common.cuh"
 
 constexpr int N = 512;
 __constant__ float C[27];
 
-__global__ void fill(float *p, long long n, unsigned seed) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)i * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    p[i] = (float)(h & 0xffff) / 65536.0f - 0.5f;
-  }
-}
-
-__global__ void countDiff(const float *a, const float *b, long long n,
-                          unsigned long long *bad) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x)
-    if (__float_as_uint(a[i]) != __float_as_uint(b[i]))
-      atomicAdd(bad, 1ull);
-}
-
 struct Row {
   float v[6]; // columns x0-1 .. x0+4
 };
 
-template <bool SHFL>
-__device__ __forceinline__ Row loadRow(const float *c, int lane) {
+template <bool SHFL> __device__ __forceinline__ Row loadRow(const float *c, int lane) {
   Row r;
   const float4 m = __ldg((const float4 *)c);
   r.v[1] = m.x, r.v[2] = m.y, r.v[3] = m.z, r.v[4] = m.w;
@@ -154,9 +135,8 @@ int main() {
   const double copyGBs = copyRow(in, out, bytes, a, b, 26);
   bool first = true;
   auto run = [&](const char *name, auto kernel, int bx, int by, int yp, int zc) {
-    dim3 block(bx, by),
-        grid((126 + bx - 1) / bx, (N - 2 + by * yp - 1) / (by * yp),
-             (N - 2 + zc - 1) / zc);
+    dim3 block(bx, by), grid((126 + bx - 1) / bx, (N - 2 + by * yp - 1) / (by * yp),
+                             (N - 2 + zc - 1) / zc);
     float *dst = first ? ref : out;
     cudaMemset(dst, 0, bytes);
     kernel<<<grid, block>>>(in, dst);

@@ -50,25 +50,6 @@
 
 __constant__ float W[27];
 
-__global__ void fill(float *p, long long n, unsigned seed) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)i * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    p[i] = (float)(h & 0xffff) / 65536.0f - 0.5f;
-  }
-}
-
-__global__ void countDiff(const float *a, const float *b, long long n,
-                          unsigned long long *bad) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x)
-    if (__float_as_uint(a[i]) != __float_as_uint(b[i]))
-      atomicAdd(bad, 1ull);
-}
-
 // Row k of the box (k = 3 * (3 * kz + ky)): w[k] a + w[k+1] b + w[k+2] c.
 __device__ __forceinline__ float rowSum(int k, float a, float b, float c) {
   return fmaf(W[k + 2], c, fmaf(W[k + 1], b, W[k] * a));
@@ -342,6 +323,38 @@ __device__ __forceinline__ void bulkCopy(void *dst, const void *src, unsigned by
                : "memory");
 }
 
+// The rings' barriers, one pair per slot: full[s] completes when the
+// producer's copies into slot s have all arrived (one arrival, counted in
+// bytes), empty[s] when the TY computing warps are done with it.
+template <int TY, int D>
+__device__ __forceinline__ void ringInit(uint64_t *full, uint64_t *empty) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < D; ++s) {
+      mbarInit(&full[s], 1);
+      mbarInit(&empty[s], TY);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+}
+
+// A computing warp's three rows (tile rows of kRingRow floats, t at its
+// group's first point), then its release of the slot.
+constexpr int kRingRow = 136;
+__device__ __forceinline__ void takeRows(const float *t, uint64_t *empty, int lane,
+                                         Rows &r) {
+#pragma unroll
+  for (int ky = 0; ky < 3; ++ky) {
+    const float4 m = *(const float4 *)(t + ky * kRingRow);
+    r.v[ky][0] = t[ky * kRingRow - 1];
+    r.v[ky][1] = m.x, r.v[ky][2] = m.y, r.v[ky][3] = m.z, r.v[ky][4] = m.w;
+    r.v[ky][5] = t[ky * kRingRow + 4];
+  }
+  __syncwarp();
+  if (lane == 0)
+    mbarArrive(empty);
+}
+
 // The producer warp of the rings below: plane zs-1+i goes to slot i % D
 // once the computing warps have released that slot's previous plane; lane j
 // copies row y0-1+j (clamped to the grid) of the tile, x in [xt-4, xt+132)
@@ -350,7 +363,7 @@ template <int TY, int D>
 __device__ __forceinline__ void produce(float *tile, uint64_t *full, uint64_t *empty,
                                         const float *in, int xt, int y0, int zs,
                                         int planes, int lane, int nx, int ny) {
-  constexpr int RW = 136, SLOT = (TY + 2) * RW;
+  constexpr int RW = kRingRow, SLOT = (TY + 2) * RW;
   const long long sy = nx, sz = (long long)nx * ny;
   const int xs = max(xt - 4, 0), xe = min(xt + 132, nx);
   const unsigned rowBytes = 4u * (xe - xs);
@@ -377,21 +390,14 @@ template <int TY, int ZC, int D, int V = Exact>
 __global__ void __launch_bounds__(32 * (TY + 1))
     ringbox(const float *__restrict__ in, float *__restrict__ out, int nx, int ny,
             int nz) {
-  constexpr int RW = 136, SLOT = (TY + 2) * RW;
+  constexpr int RW = kRingRow, SLOT = (TY + 2) * RW;
   extern __shared__ __align__(128) float tile[];
   __shared__ __align__(8) uint64_t full[D], empty[D];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int xt = 128 * blockIdx.x, y0 = 1 + blockIdx.y * TY;
   const int zs = 1 + blockIdx.z * ZC, ze = min(zs + ZC, nz - 1);
   const int planes = ze - zs + 2; // zs-1 .. ze
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < D; ++s) {
-      mbarInit(&full[s], 1);
-      mbarInit(&empty[s], TY);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
+  ringInit<TY, D>(full, empty);
   const long long sy = nx, sz = (long long)nx * ny;
   if (warp == TY) {
     produce<TY, D>(tile, full, empty, in, xt, y0, zs, planes, lane, nx, ny);
@@ -404,17 +410,7 @@ __global__ void __launch_bounds__(32 * (TY + 1))
     const int s = i % D, p = zs - 1 + i;
     mbarWait(&full[s], (i / D) & 1);
     Rows r;
-    const float *t = tile + s * SLOT + warp * RW + 4 + 4 * lane;
-#pragma unroll
-    for (int ky = 0; ky < 3; ++ky) {
-      const float4 m = *(const float4 *)(t + ky * RW);
-      r.v[ky][0] = t[ky * RW - 1];
-      r.v[ky][1] = m.x, r.v[ky][2] = m.y, r.v[ky][3] = m.z, r.v[ky][4] = m.w;
-      r.v[ky][5] = t[ky * RW + 4];
-    }
-    __syncwarp();
-    if (lane == 0)
-      mbarArrive(&empty[s]);
+    takeRows(tile + s * SLOT + warp * RW + 4 + 4 * lane, &empty[s], lane, r);
     const bool k2 = p - 1 >= zs, k1 = p >= zs && p < ze, k0 = p + 1 < ze;
     addPlane<(V & Light) != 0>(r, acc, k2, k1, k0);
     storeShift<(V & Whole) != 0, (V & Atom) != 0>(out, x0 + y * sy + (p - 1) * sz, x0, nx,
@@ -432,7 +428,7 @@ __global__ void __launch_bounds__(32 * (TY + 1), MINB)
     ringlean(const float *__restrict__ in, float *__restrict__ out, int nx, int ny,
              int nz) {
   static_assert(6 % D == 0, "the slot of an unrolled step must be constant");
-  constexpr int RW = 136, SLOT = (TY + 2) * RW;
+  constexpr int RW = kRingRow, SLOT = (TY + 2) * RW;
   constexpr bool LT = (V & Light) != 0, WH = (V & Whole) != 0;
   extern __shared__ __align__(128) float tile[];
   __shared__ __align__(8) uint64_t full[D], empty[D];
@@ -440,14 +436,7 @@ __global__ void __launch_bounds__(32 * (TY + 1), MINB)
   const int xt = 128 * blockIdx.x, y0 = 1 + blockIdx.y * TY;
   const int zs = 1 + blockIdx.z * ZC, ze = min(zs + ZC, nz - 1);
   const int planes = ze - zs + 2;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < D; ++s) {
-      mbarInit(&full[s], 1);
-      mbarInit(&empty[s], TY);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
+  ringInit<TY, D>(full, empty);
   if (warp == TY) {
     produce<TY, D>(tile, full, empty, in, xt, y0, zs, planes, lane, nx, ny);
     return;
@@ -459,17 +448,7 @@ __global__ void __launch_bounds__(32 * (TY + 1), MINB)
   float *o = out + x0 + y * sy + (long long)(zs - 2) * sz; // output p-1 of plane p
   auto take = [&](int s, unsigned parity, Rows &r) {
     mbarWait(&full[s], parity);
-    const float *t = tb + s * SLOT;
-#pragma unroll
-    for (int ky = 0; ky < 3; ++ky) {
-      const float4 m = *(const float4 *)(t + ky * RW);
-      r.v[ky][0] = t[ky * RW - 1];
-      r.v[ky][1] = m.x, r.v[ky][2] = m.y, r.v[ky][3] = m.z, r.v[ky][4] = m.w;
-      r.v[ky][5] = t[ky * RW + 4];
-    }
-    __syncwarp();
-    if (lane == 0)
-      mbarArrive(&empty[s]);
+    takeRows(tb + s * SLOT, &empty[s], lane, r);
   };
   float acc[3][4] = {};
   int i = 0;

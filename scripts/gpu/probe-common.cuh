@@ -1,6 +1,8 @@
 // What the GPU probes (scripts/gpu/probe-*.cu) share: an error check for
 // main, the float4 copy kernel they compare against (and its row of their
-// tables), and the median of 30 timed launches after 3 warm-up launches.
+// tables), the median of 30 timed launches after 3 warm-up launches, and a
+// hashed fill and bitwise comparison for the probes that check their
+// kernels against a reference.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -22,6 +24,27 @@ __global__ void copyKernel(const float4 *__restrict__ in, float4 *__restrict__ o
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
        i += (long long)gridDim.x * blockDim.x)
     out[i] = in[i];
+}
+
+/// p[i] for i < n: values in [-0.5, 0.5) from a hash of i and seed.
+__global__ void fill(float *p, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 2654435761u ^ seed;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    p[i] = (float)(h & 0xffff) / 65536.0f - 0.5f;
+  }
+}
+
+/// Adds to *bad the number of i < n where a[i] and b[i] differ in any bit.
+__global__ void countDiff(const float *a, const float *b, long long n,
+                          unsigned long long *bad) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    if (__float_as_uint(a[i]) != __float_as_uint(b[i]))
+      atomicAdd(bad, 1ull);
 }
 
 template <class F>

@@ -27,3 +27,10 @@ cd scripts/gpu && nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/probe-ring probe-bulk-
 /tmp/probe-ring 512 > $OUT/d-box-probe-512-1.txt
 /tmp/probe-ring 512 > $OUT/d-box-probe-512-2.txt
 /tmp/probe-ring 384 > $OUT/d-box-probe-384.txt
+# e: both box probes again after their fill and comparison moved into
+# probe-common.cuh and the rings' setup into functions (this folder's last commit).
+nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/probe-ring probe-bulk-ring.cu
+/tmp/probe-ring 512 > $OUT/e-box-probe-512-1.txt
+/tmp/probe-ring 512 > $OUT/e-box-probe-512-2.txt
+/tmp/probe-ring 384 > $OUT/e-box-probe-384.txt
+nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/probe-box probe-box-loads.cu && /tmp/probe-box > $OUT/e-probe-box-loads.txt
