@@ -464,13 +464,19 @@ std::string ColumnEmitter::kernel(const std::string &Name) const {
   OS << "  const Idx fs_xa = " << alignedStart("lo0", "hi0") << ";\n"
      << "  const Idx fs_xe = fs_xa + (hi0 - fs_xa) / " << VW << " * " << VW
      << ";\n";
+  // Without whole groups (a domain narrower than a vector: fs_xa was
+  // clamped to hi0 and may not be a multiple of VW) there is no such block,
+  // only the edge column; the launcher counts the same way.
   if (!Stage) {
     const unsigned Line = lineElements(V.ir());
-    OS << "  const Idx fs_xl = fs_xa / " << Line << " * " << Line << ";\n";
+    OS << "  const Idx fs_xl = fs_xa / " << Line << " * " << Line << ";\n"
+       << "  const Idx fs_whole = fs_xe > fs_xa ? ((fs_xe - fs_xl) / " << VW
+       << " + " << BX - 1 << ") / " << BX << " : 0;\n";
+  } else {
+    OS << "  const Idx fs_whole = ((fs_xe - fs_xa) / " << VW << " + " << BX - 1
+       << ") / " << BX << ";\n";
   }
-  OS << "  const Idx fs_whole = ((fs_xe - " << Start << ") / " << VW << " + "
-     << BX - 1 << ") / " << BX << ";\n"
-     << "  if ((Idx)blockIdx.x >= fs_whole) {\n"
+  OS << "  if ((Idx)blockIdx.x >= fs_whole) {\n"
      << "    const Idx fs_head = fs_xa - lo0;\n"
      << "    const Idx fs_cols = fs_head + (hi0 - fs_xe);\n"
      << "    const Idx fs_t = (Idx)threadIdx.y * " << BX
@@ -669,9 +675,10 @@ GeneratedSource generateColumnSource(const ir::StencilIR &IR,
          << "    const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < fs_hi[0];\n";
       // From the line holding fs_xa when unstaged, as the kernel counts.
       const unsigned Line = lineElements(V->ir());
-      OS << "    const dim3 fs_grid(fs_blocks(fs_xe - "
-         << (Stage ? "fs_xa" : "fs_xa / " + std::to_string(Line) + " * " +
-                                   std::to_string(Line))
+      OS << "    const dim3 fs_grid(fs_blocks("
+         << (Stage ? "fs_xe - fs_xa"
+                   : "fs_xe > fs_xa ? fs_xe - fs_xa / " + std::to_string(Line) +
+                         " * " + std::to_string(Line) + " : 0")
          << ", " << BX * VW
          << ", 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);\n";
     } else {

@@ -219,8 +219,8 @@ TEST(CodeGen, EdgeColumnsOfVectorGroupsHaveABlockColumnOfTheirOwn) {
   // The launcher adds that block column only when there are such columns.
   EXPECT_TRUE(contains(S, "const bool fs_cols = fs_xa > fs_lo[0] || fs_xe < "
                           "fs_hi[0];"));
-  EXPECT_TRUE(contains(S, "fs_blocks(fs_xe - fs_xa / 32 * 32, 64, "
-                          "2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);"));
+  EXPECT_TRUE(contains(S, "fs_blocks(fs_xe > fs_xa ? fs_xe - fs_xa / 32 * 32 : 0, "
+                          "64, 2147483647LL) + (fs_cols ? 1 : 0), fs_gy, fs_gz);"));
   // One point wide, the edge column needs no x guard of its own.
   EXPECT_FALSE(contains(S, "x0 >= lo0 && x0 + 1 <= hi0"));
 }
