@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 __constant__ float W[27];
 
@@ -85,59 +86,65 @@ struct Rows {
 // acc[0] is output plane p-1, acc[1] plane p, acc[2] plane p+1; plane p is
 // their dz = +1, 0 and -1 rows. K2/K1/K0: whether each of them is an output of
 // this run (the first and last two planes of a run feed only some).
-template <bool K2, bool K1, bool K0, bool LIGHT>
-__device__ __forceinline__ void addPlane3(const Rows &r, float (&A)[4], float (&B)[4],
-                                          float (&C)[4]) {
+template <bool K2, bool K1, bool K0, bool LIGHT, int NP = 4>
+__device__ __forceinline__ void addPlane3(const float (&v)[3][NP + 2], float (&A)[NP],
+                                          float (&B)[NP], float (&C)[NP]) {
   float *acc[3] = {A, B, C};
   if constexpr (LIGHT) { // timing only: the loads, one multiply-add per point and plane
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < NP; ++i) {
       if (K2)
-        acc[0][i] = fmaf(W[13], r.v[0][i] + r.v[1][i + 1] + r.v[2][i + 2], acc[0][i]);
+        acc[0][i] = fmaf(W[13], v[0][i] + v[1][i + 1] + v[2][i + 2], acc[0][i]);
       if (K1)
-        acc[1][i] = fmaf(W[13], r.v[0][i + 2] + r.v[1][i + 1] + r.v[2][i], acc[1][i]);
+        acc[1][i] = fmaf(W[13], v[0][i + 2] + v[1][i + 1] + v[2][i], acc[1][i]);
       if (K0)
-        acc[2][i] = W[13] * (r.v[1][i] + r.v[1][i + 2]);
+        acc[2][i] = W[13] * (v[1][i] + v[1][i + 2]);
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < NP; ++i)
 #pragma unroll
       for (int ky = 0; ky < 3; ++ky) {
         if (K2)
-          acc[0][i] += rowSum(3 * (6 + ky), r.v[ky][i], r.v[ky][i + 1], r.v[ky][i + 2]);
+          acc[0][i] += rowSum(3 * (6 + ky), v[ky][i], v[ky][i + 1], v[ky][i + 2]);
         if (K1)
-          acc[1][i] += rowSum(3 * (3 + ky), r.v[ky][i], r.v[ky][i + 1], r.v[ky][i + 2]);
+          acc[1][i] += rowSum(3 * (3 + ky), v[ky][i], v[ky][i + 1], v[ky][i + 2]);
         if (K0) {
-          const float t = rowSum(3 * ky, r.v[ky][i], r.v[ky][i + 1], r.v[ky][i + 2]);
+          const float t = rowSum(3 * ky, v[ky][i], v[ky][i + 1], v[ky][i + 2]);
           acc[2][i] = ky == 0 ? t : acc[2][i] + t;
         }
       }
   }
 }
 
-template <bool K2, bool K1, bool K0, bool LIGHT>
-__device__ __forceinline__ void addPlane(const Rows &r, float (&acc)[3][4]) {
-  addPlane3<K2, K1, K0, LIGHT>(r, acc[0], acc[1], acc[2]);
+// f(K2, K1, K0) with the three flags as compile-time constants
+// (std::integral_constant), so each combination gets code of its own.
+template <class F>
+__device__ __forceinline__ void withFlags(bool k2, bool k1, bool k0, F f) {
+  using T = std::true_type;
+  using N = std::false_type;
+  if (k2 && k1 && k0)
+    f(T{}, T{}, T{});
+  else if (k2 && k1)
+    f(T{}, T{}, N{});
+  else if (k1 && k0)
+    f(N{}, T{}, T{});
+  else if (k2 && k0) // a run of one plane never has this
+    f(T{}, N{}, T{});
+  else if (k2)
+    f(T{}, N{}, N{});
+  else if (k1)
+    f(N{}, T{}, N{});
+  else if (k0)
+    f(N{}, N{}, T{});
 }
 
 template <bool LIGHT>
 __device__ __forceinline__ void addPlane(const Rows &r, float (&acc)[3][4], bool k2,
                                          bool k1, bool k0) {
-  if (k2 && k1 && k0)
-    addPlane<true, true, true, LIGHT>(r, acc);
-  else if (k2 && k1)
-    addPlane<true, true, false, LIGHT>(r, acc);
-  else if (k1 && k0)
-    addPlane<false, true, true, LIGHT>(r, acc);
-  else if (k2 && k0) // a run of one plane never has this
-    addPlane<true, false, true, LIGHT>(r, acc);
-  else if (k2)
-    addPlane<true, false, false, LIGHT>(r, acc);
-  else if (k1)
-    addPlane<false, true, false, LIGHT>(r, acc);
-  else if (k0)
-    addPlane<false, false, true, LIGHT>(r, acc);
+  withFlags(k2, k1, k0, [&](auto K2, auto K1, auto K0) {
+    addPlane3<K2.value, K1.value, K0.value, LIGHT>(r.v, acc[0], acc[1], acc[2]);
+  });
 }
 
 // Variant flags of the kernels below: what they leave out, for timing.
@@ -210,24 +217,6 @@ __global__ void __launch_bounds__(BX *TY)
 // Through L1 with PX float4 groups per thread (4 PX consecutive points): a
 // row costs PX vector loads and two scalar loads for 4 PX points, and the
 // thread's setup is shared by more points, at the price of registers.
-template <bool K2, bool K1, bool K0, int NP>
-__device__ __forceinline__ void addPlaneN(const float (&v)[3][NP + 2],
-                                          float (&acc)[3][NP]) {
-#pragma unroll
-  for (int i = 0; i < NP; ++i)
-#pragma unroll
-    for (int ky = 0; ky < 3; ++ky) {
-      if (K2)
-        acc[0][i] += rowSum(3 * (6 + ky), v[ky][i], v[ky][i + 1], v[ky][i + 2]);
-      if (K1)
-        acc[1][i] += rowSum(3 * (3 + ky), v[ky][i], v[ky][i + 1], v[ky][i + 2]);
-      if (K0) {
-        const float t = rowSum(3 * ky, v[ky][i], v[ky][i + 1], v[ky][i + 2]);
-        acc[2][i] = ky == 0 ? t : acc[2][i] + t;
-      }
-    }
-}
-
 template <int TY, int ZC, int PX>
 __global__ void __launch_bounds__(32 * TY)
     l1wide(const float *__restrict__ in, float *__restrict__ out, int nx, int ny,
@@ -256,20 +245,9 @@ __global__ void __launch_bounds__(32 * TY)
       v[ky][NP + 1] = __ldg(in + row + xr);
     }
     const bool k2 = p - 1 >= zs, k1 = p >= zs && p < ze, k0 = p + 1 < ze;
-    if (k2 && k1 && k0)
-      addPlaneN<true, true, true, NP>(v, acc);
-    else if (k2 && k1)
-      addPlaneN<true, true, false, NP>(v, acc);
-    else if (k1 && k0)
-      addPlaneN<false, true, true, NP>(v, acc);
-    else if (k2 && k0)
-      addPlaneN<true, false, true, NP>(v, acc);
-    else if (k2)
-      addPlaneN<true, false, false, NP>(v, acc);
-    else if (k1)
-      addPlaneN<false, true, false, NP>(v, acc);
-    else if (k0)
-      addPlaneN<false, false, true, NP>(v, acc);
+    withFlags(k2, k1, k0, [&](auto K2, auto K1, auto K0) {
+      addPlane3<K2.value, K1.value, K0.value, false, NP>(v, acc[0], acc[1], acc[2]);
+    });
     if (k2) {
       float *o = out + x0 + y * sy + (p - 1) * sz;
 #pragma unroll
@@ -476,7 +454,7 @@ __global__ void __launch_bounds__(32 * (TY + 1), MINB)
       float(&A)[4] = acc[j % 3];
       float(&B)[4] = acc[(j + 1) % 3];
       float(&C)[4] = acc[(j + 2) % 3];
-      addPlane3<true, true, true, LT>(r, A, B, C);
+      addPlane3<true, true, true, LT>(r.v, A, B, C);
       if (rowIn)
         storeGroup<WH>(o, x0, nx, A);
       o += sz;
