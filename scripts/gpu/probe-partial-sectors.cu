@@ -41,7 +41,8 @@
 // One block per row, one thread per float4 group: out[x] = 2 in[x] for x in
 // [a, b). The loads are whole groups; the stores never leave [a, b).
 // Mode: 0 nothing more, 'p' prefetch, 'l' load the partial sector first,
-// 'w' write the cut groups whole (see above).
+// 'w' write the cut groups whole, 'a' atomic no-ops outside [a, b) in the
+// cut groups (see above).
 template <char Mode>
 __global__ void rowKernel(const float *__restrict__ in, float *__restrict__ out,
                           int n, int a, int b) {
@@ -81,6 +82,26 @@ __global__ void rowKernel(const float *__restrict__ in, float *__restrict__ out,
       atomicOr((unsigned *)(out + row + x0 + l), 0u);
 }
 
+using RowKernel = void (*)(const float *__restrict__, float *__restrict__, int, int, int);
+
+// The kernel of each mode, by the letter after A:B (none: 0).
+static RowKernel kernelOf(char mode) {
+  switch (mode) {
+  case 0:
+    return rowKernel<0>;
+  case 'p':
+    return rowKernel<'p'>;
+  case 'l':
+    return rowKernel<'l'>;
+  case 'w':
+    return rowKernel<'w'>;
+  case 'a':
+    return rowKernel<'a'>;
+  default:
+    return nullptr;
+  }
+}
+
 int main(int argc, char **argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 512;
   struct Range {
@@ -92,8 +113,7 @@ int main(int argc, char **argv) {
     Range r{0, 0, 0};
     char m = 0;
     const int k = std::sscanf(argv[i], "%d:%d:%c", &r.a, &r.b, &m);
-    if (k < 2 || (k == 3 && m != 'p' && m != 'l' && m != 'w' && m != 'a') || r.a < 0 || r.b > n ||
-        r.a >= r.b) {
+    if (k < 2 || (k == 3 && (!m || !kernelOf(m))) || r.a < 0 || r.b > n || r.a >= r.b) {
       std::fprintf(stderr, "range %s: expected A:B[:p|:l|:w|:a], 0 <= A < B <= n\n",
                    argv[i]);
       return 2;
@@ -118,16 +138,7 @@ int main(int argc, char **argv) {
   CHECK(cudaEventCreate(&e1));
   const dim3 grid(1, n, n), block(n / 4);
   auto launch = [&](const Range &r) {
-    if (r.mode == 'p')
-      rowKernel<'p'><<<grid, block>>>(in, out, n, r.a, r.b);
-    else if (r.mode == 'l')
-      rowKernel<'l'><<<grid, block>>>(in, out, n, r.a, r.b);
-    else if (r.mode == 'w')
-      rowKernel<'w'><<<grid, block>>>(in, out, n, r.a, r.b);
-    else if (r.mode == 'a')
-      rowKernel<'a'><<<grid, block>>>(in, out, n, r.a, r.b);
-    else
-      rowKernel<0><<<grid, block>>>(in, out, n, r.a, r.b);
+    kernelOf(r.mode)<<<grid, block>>>(in, out, n, r.a, r.b);
   };
   for (const Range &r : ranges)
     for (int w = 0; w < 3; ++w)
