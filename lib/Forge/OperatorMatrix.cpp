@@ -2,6 +2,7 @@
 
 #include "forgestencil/Forge/OperatorMatrix.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
@@ -92,6 +93,29 @@ std::string stencilSignature(const ir::StencilIR &IR) {
     OS << ".clamp-" << Clamped;
   OS << "." << dtypeTag(IR.ElementType);
   return OS.str();
+}
+
+std::string evidenceCommand(const std::string &Tool, int Argc,
+                            const char *const *Argv,
+                            const std::vector<std::string> &DropWithValue,
+                            const std::vector<std::string> &DropAlone) {
+  auto In = [](const std::vector<std::string> &Names, const std::string &A) {
+    return std::find(Names.begin(), Names.end(), A) != Names.end();
+  };
+  std::string Command = Tool;
+  for (int I = 1; I < Argc; ++I) {
+    std::string Arg = Argv[I];
+    if (In(DropWithValue, Arg)) {
+      ++I;
+      continue;
+    }
+    std::size_t Eq = Arg.find('=');
+    if (In(DropAlone, Arg) ||
+        (Eq != std::string::npos && In(DropWithValue, Arg.substr(0, Eq))))
+      continue;
+    Command += " " + Arg;
+  }
+  return Command;
 }
 
 std::string sizeClass(const ir::StencilIR &IR, long long Points,

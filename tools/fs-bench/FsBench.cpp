@@ -359,20 +359,11 @@ int main(int Argc, char **Argv) {
       M.FractionOfCopy = Best->FractionOfCopy;
       M.FractionOfFootprint = Best->FractionOfFootprint;
       M.SpeedupVsNaive = Naive ? Naive->MedianMs / Best->MedianMs : 0;
-      // The command as typed, without the binary's directory (the
-      // knowledge must not depend on where the build was).
-      // Where files went does not change the result: leave those out.
-      std::string CommandLine = "fs-bench";
-      for (int I = 1; I < Argc; ++I) {
-        std::string Arg = Argv[I];
-        if (Arg == "--work-dir" || Arg == "--json-out" || Arg == "--record") {
-          ++I;
-          continue;
-        }
-        if (Arg == "--run-only")
-          continue;
-        CommandLine += " " + Arg;
-      }
+      // Where files went and how the run was split do not change the
+      // result: leave those out.
+      std::string CommandLine = forge::evidenceCommand(
+          "fs-bench", Argc, Argv, {"--work-dir", "--json-out", "--record"},
+          {"--run-only"});
       M.Evidence = {{"date", today()},
                     {"gpu", Result["gpu"]},
                     {"nvcc", commandOutput(Nvcc + " --version | tail -1")},

@@ -12,6 +12,7 @@
 #include "forgestencil/Agents/CandidateScreen.h"
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/BundleTune.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Version.h"
 
 #include <CLI/CLI.hpp>
@@ -119,8 +120,10 @@ int main(int argc, char **argv) {
     Opts.Screen = screen;
   Opts.Memcheck = !NoMemcheck;
   Opts.Progress = &std::cerr;
-  for (int I = 0; I < argc; ++I)
-    Opts.Command += (I ? " " : "") + std::string(argv[I]);
+  // The results' and the knowledge's evidence: what was run, not where
+  // the binary or the output files were.
+  Opts.Command =
+      forge::evidenceCommand("fs-tune", argc, argv, {"--out", "--record"});
   forge::TuneResults Results;
   std::string Error;
   if (!Import.empty()) {

@@ -162,3 +162,18 @@ TEST(OperatorMatrix, RecordWritesAtomicallyAndAccumulates) {
 }
 
 } // namespace
+
+TEST(OperatorMatrix, EvidenceCommandLeavesOutPathsOfTheHost) {
+  const char *Argv[] = {"/tmp/build/bin/fs-tune", "b",        "-j",
+                        "16",                     "--out",    "/root/r.json",
+                        "--record=/root/m.json",  "--reps",   "20",
+                        "--run-only",             "--output", "x"};
+  EXPECT_EQ(forge::evidenceCommand("fs-tune", 12, Argv, {"--out", "--record"},
+                                   {"--run-only"}),
+            "fs-tune b -j 16 --reps 20 --output x");
+  // Nothing to leave out: the arguments as given, the tool by its name.
+  EXPECT_EQ(forge::evidenceCommand("fs-bench", 3, Argv, {}), "fs-bench b -j");
+  // A dropped option given last without its value drops nothing more.
+  const char *Last[] = {"fs-tune", "b", "--out"};
+  EXPECT_EQ(forge::evidenceCommand("fs-tune", 3, Last, {"--out"}), "fs-tune b");
+}

@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace forgestencil {
 namespace forge {
@@ -47,6 +48,16 @@ struct Measurement {
   double SpeedupVsNaive = 0;
   nlohmann::json Evidence; ///< date, gpu, driver, nvcc, tool, command, ...
 };
+
+/// The command line kept as a measurement's evidence: Tool (the program's
+/// name, not the directory it was built in) and the arguments after
+/// Argv[0], less the options that say only where files went: each of
+/// DropWithValue with its value ("--out F" or "--out=F") and each of
+/// DropAlone. The knowledge must not depend on a host's paths.
+std::string evidenceCommand(const std::string &Tool, int Argc,
+                            const char *const *Argv,
+                            const std::vector<std::string> &DropWithValue,
+                            const std::vector<std::string> &DropAlone = {});
 
 /// An empty matrix document.
 nlohmann::json emptyMatrix();
