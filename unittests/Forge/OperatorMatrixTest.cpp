@@ -161,13 +161,11 @@ TEST(OperatorMatrix, RecordWritesAtomicallyAndAccumulates) {
   rmdir(Dir);
 }
 
-} // namespace
-
 TEST(OperatorMatrix, EvidenceCommandLeavesOutPathsOfTheHost) {
-  const char *Argv[] = {"/tmp/build/bin/fs-tune", "b",        "-j",
-                        "16",                     "--out",    "/root/r.json",
-                        "--record=/root/m.json",  "--reps",   "20",
-                        "--run-only",             "--output", "x"};
+  const char *Argv[] = {"/opt/fs/bin/fs-tune",   "b",        "-j",
+                        "16",                    "--out",    "/data/r.json",
+                        "--record=/data/m.json", "--reps",   "20",
+                        "--run-only",            "--output", "x"};
   EXPECT_EQ(forge::evidenceCommand("fs-tune", 12, Argv, {"--out", "--record"},
                                    {"--run-only"}),
             "fs-tune b -j 16 --reps 20 --output x");
@@ -177,3 +175,5 @@ TEST(OperatorMatrix, EvidenceCommandLeavesOutPathsOfTheHost) {
   const char *Last[] = {"fs-tune", "b", "--out"};
   EXPECT_EQ(forge::evidenceCommand("fs-tune", 3, Last, {"--out"}), "fs-tune b");
 }
+
+} // namespace
