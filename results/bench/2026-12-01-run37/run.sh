@@ -1,7 +1,15 @@
 #!/bin/bash
 # Run 37's commands on the GPU host, from the repository root ($OUT: where the
 # files go; .carry/include from scripts/gpu/carry-headers.sh; .carry/bundles/cheats
-# the cheating suite's bundle, written as test/Tune/cheats-gpu.test writes it).
+# the cheating suite's bundle, written as test/Tune/cheats-gpu.test writes it,
+# on a host with LLVM, APP a copy of test/Tune/Inputs/heat with its cc.json as
+# compile_commands.json:
+#   fs-rewrite --app heat --bundle .carry/bundles/cheats --bundle-budget 1 APP/compile_commands.json
+#   for n in honest writes_nothing interior_only cached_result other_stream \
+#            half_precision size_special out_of_bounds; do
+#     fs-tune .carry/bundles/cheats --add-only \
+#       --add-candidate heat7=test/Tune/Inputs/cheats/$n.cu:$n
+#   done
 set -u
 part=${1:-all}
 if [ $part = a ] || [ $part = all ]; then
