@@ -2,7 +2,8 @@
 # Run 37's commands on the GPU host, from the repository root ($OUT: where the
 # files go; .carry/include from scripts/gpu/carry-headers.sh; .carry/bundles/cheats
 # the cheating suite's bundle, written as test/Tune/cheats-gpu.test writes it,
-# on a host with LLVM, APP a copy of test/Tune/Inputs/heat with its cc.json as
+# on a host with LLVM, APP a copy of test/Tune/Inputs/heat with its cc.json (@DIR@
+# replaced by APP) as
 # compile_commands.json:
 #   fs-rewrite --app heat --bundle .carry/bundles/cheats --bundle-budget 1 APP/compile_commands.json
 #   for n in honest writes_nothing interior_only cached_result other_stream \
