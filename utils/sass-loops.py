@@ -1,26 +1,34 @@
 #!/usr/bin/env python3
 """Counts the instructions of each loop in `cuobjdump -sass` output.
 
-    utils/sass-loops.py FILE.sass [FIRST_LINE [LAST_LINE]]
+    utils/sass-loops.py FILE.sass [NAME]
 
-A loop is the span from a backward branch's target to the branch. For each
-one it prints the number of instructions, how many are floating-point
-(FFMA/FMUL/FADD), and every opcode's count (predicates dropped; loads,
-stores and floating-point opcodes keep their suffixes, the rest are cut at
-the first dot). FIRST_LINE and LAST_LINE, the line numbers `grep -n 'Function :'`
-prints for a function's header and the next one's, restrict it to that
-function of a file with several.
+For every function (or only those whose name contains NAME), each loop,
+the span from a backward branch's target to the branch, is printed with its
+number of instructions, how many are floating-point (FFMA/FMUL/FADD), and
+every opcode's count: predicates dropped; loads, stores and floating-point
+opcodes keep their suffixes, the rest are cut at the first dot.
 """
 import collections
 import re
 import sys
 
 
-def instructions(lines):
+def functions(lines):
+    """(name, [(address, instruction)]) per function, in listing order."""
+    name, ins = None, []
     for line in lines:
-        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", line)
+        m = re.match(r"\s*Function : (\S+)", line)
         if m:
-            yield int(m.group(1), 16), m.group(2).strip()
+            if name is not None:
+                yield name, ins
+            name, ins = m.group(1), []
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if m and name is not None:
+            ins.append((int(m.group(1), 16), m.group(2)))
+    if name is not None:
+        yield name, ins
 
 
 def opcode(text):
@@ -30,23 +38,30 @@ def opcode(text):
     return op.split(".")[0]
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    lines = open(sys.argv[1]).read().split("\n")
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    last = int(sys.argv[3]) if len(sys.argv) > 3 else len(lines)
-    ins = list(instructions(lines[first:last]))
+def loops(ins):
     for addr, text in ins:
-        m = re.search(r"BRA\s+`?\(?(0x[0-9a-f]+)", text)
-        if not m or int(m.group(1), 16) > addr:
+        m = re.search(r"\bBRA\s+(0x[0-9a-f]+)", text)
+        if m and int(m.group(1), 16) <= addr:
+            start = int(m.group(1), 16)
+            yield start, addr, collections.Counter(
+                opcode(t) for a, t in ins if start <= a <= addr)
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    want = sys.argv[2] if len(sys.argv) == 3 else ""
+    for name, ins in functions(open(sys.argv[1]).read().split("\n")):
+        if want not in name:
             continue
-        start = int(m.group(1), 16)
-        ops = collections.Counter(opcode(t) for a, t in ins if start <= a <= addr)
-        total = sum(ops.values())
-        fp = sum(n for op, n in ops.items() if op.startswith(("FFMA", "FMUL", "FADD")))
-        print(f"loop {start:#x}-{addr:#x}: {total} instr, FP {fp}, other {total - fp}")
-        print("    " + ", ".join(f"{op}:{n}" for op, n in ops.most_common()))
+        print(f"function {name}")
+        for start, end, ops in loops(ins):
+            total = sum(ops.values())
+            fp = sum(n for op, n in ops.items()
+                     if op.startswith(("FFMA", "FMUL", "FADD")))
+            print(f"loop {start:#x}-{end:#x}: {total} instr, FP {fp}, "
+                  f"other {total - fp}")
+            print("    " + ", ".join(f"{op}:{n}" for op, n in ops.most_common()))
 
 
 if __name__ == "__main__":
