@@ -54,3 +54,11 @@ for tool in ("git", "patch", "cmake", "ninja"):
         config.available_features.add(tool)
 
 llvm_config.with_environment("PATH", tool_dirs, append_path=True)
+
+# The third-party dev set (../shared/devset, extracted with its extract.sh);
+# tests that read its sources say `REQUIRES: devset` and are reported
+# UNSUPPORTED where it is absent (CI has no network to fetch it).
+devset_root = os.environ.get("DEVSET_ROOT", "/tmp/devset")
+if os.path.isdir(devset_root) and os.listdir(devset_root):
+    config.available_features.add("devset")
+    config.substitutions.append(("%devset", devset_root))
