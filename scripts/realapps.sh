@@ -93,7 +93,9 @@ done
 # A finished run replaces the previous one of the same day and commit.
 rm -rf "$run" && mv "$run.tmp" "$run"
 
-python3 - "$run" "$devset" "$fs" "$commit" "${dirs[@]}" <<'EOF' | tee "$run/summary.txt"
+# The tool as the run records it: relative to this repository, else its file name.
+case $fs in "$root"/*) fs_shown=${fs#"$root"/} ;; *) fs_shown=$(basename "$fs") ;; esac
+python3 - "$run" "$devset" "$fs_shown" "$commit" "${dirs[@]}" <<'EOF' | tee "$run/summary.txt"
 import collections, json, os, sys
 run, devset, fs, commit, dirs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 
@@ -188,7 +190,7 @@ for d in dirs:
     tot["launches"] += len(launches)
 
 w = sys.stdout.write
-w("fs-rewrite %s (commit %s) on %s\n\n" % (fs, commit, devset))
+w("tool %s (commit %s), dev set %s\n\n" % (fs, commit, devset))
 w("%-15s %-52s %-3s %-22s %7s %8s  %s\n" % ("dir", "translation unit", "rc", "status", "kernels", "launches", "verdicts"))
 for r in rows:
     st = r["status"]

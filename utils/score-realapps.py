@@ -345,7 +345,10 @@ def main(argv):
     ])
 
     if a.json:
-        json.dump({"labels": os.path.relpath(a.labels) if not os.path.isabs(a.labels) else a.labels,
+        repo = os.path.dirname(here)
+        lab = os.path.abspath(a.labels)
+        shown = os.path.relpath(lab, repo) if lab.startswith(repo + os.sep) else os.path.basename(lab)
+        json.dump({"labels": shown,
                    "total": summary, "dirs": per_dir}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
