@@ -1,6 +1,7 @@
 //===- Inventory.cpp - The kernels and launch sites of an app --------------===//
 
 #include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Analysis/PreprocessorFacts.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -49,8 +50,9 @@ namespace {
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, Inventory &Inv, const driver::TranslationUnit &TU,
-            driver::CudaSide Side)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side) {}
+            driver::CudaSide Side, const PreprocessorFacts &PP)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side),
+        PP(PP) {}
 
   // Launches inside host function templates are seen in each
   // instantiation too, where the kernel and its template arguments are known.
@@ -108,7 +110,7 @@ public:
       Inv.addAnalysis(std::move(KA));
       return;
     }
-    KernelAnalysis KA = analyzeKernel(FD, Ctx);
+    KernelAnalysis KA = analyzeKernel(FD, Ctx, &PP);
     if (KA.IR)
       KA.IR->SourceFile = KA.Pos.File;
     Inv.addAnalysis(std::move(KA));
@@ -391,17 +393,21 @@ private:
   Inventory &Inv;
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
+  const PreprocessorFacts &PP;
   Decl *CurrentFunction = nullptr;
   std::vector<const Stmt *> LoopStack;
 };
 
 class CollectorConsumer : public ASTConsumer {
 public:
-  CollectorConsumer(Inventory &Inv, const driver::TranslationUnit &TU,
-                    driver::CudaSide Side)
-      : Inv(Inv), TU(TU), Side(Side) {}
+  CollectorConsumer(CompilerInstance &CI, Inventory &Inv,
+                    const driver::TranslationUnit &TU, driver::CudaSide Side)
+      : Inv(Inv), TU(TU), Side(Side) {
+    if (CI.hasPreprocessor())
+      PP.attach(CI.getPreprocessor());
+  }
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    Collector C(Ctx, Inv, TU, Side);
+    Collector C(Ctx, Inv, TU, Side, PP);
     C.TraverseDecl(Ctx.getTranslationUnitDecl());
   }
 
@@ -409,14 +415,15 @@ private:
   Inventory &Inv;
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
+  PreprocessorFacts PP;
 };
 
 } // namespace
 
 std::unique_ptr<ASTConsumer>
-Inventory::makeConsumer(CompilerInstance &, const driver::TranslationUnit &TU,
+Inventory::makeConsumer(CompilerInstance &CI, const driver::TranslationUnit &TU,
                         driver::CudaSide Side) {
-  return std::make_unique<CollectorConsumer>(*this, TU, Side);
+  return std::make_unique<CollectorConsumer>(CI, *this, TU, Side);
 }
 
 void Inventory::addKernel(KernelInfo K, driver::CudaSide Side) {

@@ -2,6 +2,7 @@
 
 #include "forgestencil/Analysis/StencilAnalysis.h"
 #include "forgestencil/Analysis/Poly.h"
+#include "forgestencil/Analysis/PreprocessorFacts.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -11,14 +12,17 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -250,10 +254,19 @@ class Interpreter {
 public:
   /// BlockSizes: block sizes a first run found only after a loop needed
   /// them (the kernel indexes blocks by B after loading its tile).
+  /// Which named integer constants are taken as their numbers from the
+  /// start (the others stay symbols until something needs their number).
+  struct NumericConstants {
+    std::set<std::string> Names;
+    bool AllNumeric = false;
+  };
   Interpreter(ASTContext &Ctx, const FunctionDecl &Kernel,
+              const PreprocessorFacts *PP, NumericConstants Numbers,
               std::map<int, int64_t> BlockSizes = {})
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel),
-        BlockSizes(std::move(BlockSizes)) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), PP(PP),
+        Numbers(std::move(Numbers)), BlockSizes(std::move(BlockSizes)) {}
+  /// The named constants this run needed the numbers of.
+  const std::set<std::string> &assumedConstants() const { return NamedAssumed; }
 
   KernelAnalysis run();
   /// Block sizes a tile loop lacked when it ran, but that the kernel fixes
@@ -319,6 +332,8 @@ private:
   bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
 
   // Finalisation.
+  /// The IR's named constants and the assumptions its launcher must check.
+  void recordBuildFacts(ir::StencilIR &IR);
   void scanForNonStencilCalls(const Stmt *S);
   void applySplits();
   KernelAnalysis finish();
@@ -330,6 +345,8 @@ private:
   ASTContext &Ctx;
   SourceManager &SM;
   const FunctionDecl &Kernel;
+  const PreprocessorFacts *PP;
+  NumericConstants Numbers;
   std::map<const VarDecl *, Value> Env;
   std::map<std::string, ArrayInfo> Arrays;
   /// Local arrays indexed by constants (a register queue q[0..2R]): the
@@ -390,6 +407,42 @@ private:
   std::set<std::string> PartialReasons, HardReasons;
   /// What the analysis had to assume; becomes the IR's notes.
   std::set<std::string> Assumptions;
+
+  // Named compile-time constants (macros, constexpr variables, enumerators).
+  /// A named constant the kernel spells, by its Poly symbol (its C spelling).
+  struct NamedValue {
+    ir::NamedConstant Info;
+    std::optional<int64_t> Int; ///< Integer constants' value.
+  };
+  std::map<std::string, NamedValue> Named;
+  /// Named constants whose number some conclusion of the analysis rests on:
+  /// they become compile-time assumptions the launcher checks.
+  std::set<std::string> NamedAssumed;
+  /// Object-like macros in the size of an array type the kernel indexes
+  /// (float (*u)[N]): the row strides are numbers of that build.
+  std::map<std::string, NamedValue> TypeMacros;
+  /// The source ranges of the kernel and of the helpers it called, where a
+  /// conditional directive decides what the IR describes.
+  std::vector<SourceRange> BodiesRun;
+  std::optional<Value> namedConstant(const Expr *E);
+  std::optional<std::string> wholeMacro(const Expr *E, std::string &DefinedAt);
+  void noteArraySizeMacros(const DeclaratorDecl *D);
+  void noteSizeMacros(const Expr *E);
+  /// P with every named constant replaced by its number, each one recorded
+  /// as assumed; Only limits it to the constants Only accepts.
+  Poly resolved(const Poly &P,
+                const std::function<bool(const std::string &)> &Only = nullptr);
+  /// The number P stands for, resolving named constants if it must.
+  std::optional<int64_t> numberOf(const Poly &P);
+  /// Whether P >= 0, resolving named constants if it must.
+  bool nonNegative(const Poly &P);
+  /// Whether every symbol of P is the thread's place in its block, a block
+  /// size, a function of those or a named constant.
+  bool inBlock(const Poly &P) const;
+  /// solveOffset, resolving the named constants the strides do not name,
+  /// then all of them, if it must.
+  std::optional<ir::Offset> offsetAlong(const Poly &Rel,
+                                        const std::vector<Poly> &Strides);
   bool Returned = false;
   unsigned Barriers = 0;       // __syncthreads() calls so far
   bool TileReadsLost = false;  // a tile read could not be traced
@@ -460,6 +513,206 @@ bool Interpreter::splitClamps(const Poly &Index, Poly &Stripped,
 ArrayInfo *Interpreter::arrayOf(const std::string &Name) {
   auto It = Arrays.find(Name);
   return It == Arrays.end() ? nullptr : &It->second;
+}
+
+// ---------------------------------------------------------------------------
+// Named compile-time constants
+// ---------------------------------------------------------------------------
+
+/// "file:line" of a location (its spelling), or the buffer's name.
+static std::string whereSpelled(SourceLocation L, const SourceManager &SM) {
+  PresumedLoc P = SM.getPresumedLoc(SM.getSpellingLoc(L));
+  if (P.isInvalid())
+    return "";
+  return std::string(llvm::sys::path::filename(P.getFilename())) + ":" +
+         std::to_string(P.getLine());
+}
+
+std::optional<std::string> Interpreter::wholeMacro(const Expr *E,
+                                                   std::string &DefinedAt) {
+  SourceLocation B = E->getBeginLoc(), End = E->getEndLoc();
+  std::optional<std::string> Best;
+  // Walk out from the innermost expansion while E is all of it; the
+  // outermost object-like macro whose expansion E is names it (NX in
+  // #define NX (N + 2)), also inside a function-like macro's body.
+  for (unsigned Depth = 0; Depth < 64 && B.isMacroID() && End.isMacroID();
+       ++Depth) {
+    SourceLocation ExpB, ExpE;
+    // The end test wants the location just past E's last token.
+    unsigned Len = Lexer::MeasureTokenLength(SM.getSpellingLoc(End), SM,
+                                             Ctx.getLangOpts());
+    SourceLocation Last = End.getLocWithOffset(Len);
+    if (!SM.isAtStartOfImmediateMacroExpansion(B, &ExpB) ||
+        !SM.isAtEndOfImmediateMacroExpansion(Last, &ExpE))
+      break;
+    const SrcMgr::SLocEntry &Entry = SM.getSLocEntry(SM.getFileID(B));
+    if (!Entry.isExpansion())
+      break;
+    const SrcMgr::ExpansionInfo &Info = Entry.getExpansion();
+    if (!Info.isMacroArgExpansion() && !Info.isFunctionMacroExpansion() &&
+        ExpB == ExpE) {
+      SmallString<32> Buf;
+      bool Invalid = false;
+      StringRef Name = Lexer::getSpelling(SM.getSpellingLoc(ExpB), Buf, SM,
+                                          Ctx.getLangOpts(), &Invalid);
+      if (Invalid || Name.empty() ||
+          !(std::isalpha(static_cast<unsigned char>(Name[0])) ||
+            Name[0] == '_'))
+        break;
+      Best = Name.str();
+      DefinedAt = whereSpelled(B, SM);
+    }
+    B = ExpB;
+    End = ExpE;
+  }
+  return Best;
+}
+
+std::optional<Value> Interpreter::namedConstant(const Expr *E) {
+  QualType T = E->getType();
+  if (T.isNull() || T->isDependentType() || T->isBooleanType() ||
+      !(T->isIntegerType() || T->isRealFloatingType()) ||
+      E->isValueDependent())
+    return std::nullopt;
+  ir::NamedConstant C;
+  const Expr *Inner = E->IgnoreParenImpCasts();
+  if (E->getBeginLoc().isMacroID()) {
+    std::optional<std::string> Name = wholeMacro(E, C.DefinedAt);
+    if (!Name)
+      return std::nullopt;
+    C.Name = *Name;
+    C.Origin = ir::NamedConstant::Macro;
+  } else if (const auto *DR = dyn_cast<DeclRefExpr>(Inner)) {
+    const ValueDecl *D = DR->getDecl();
+    const auto *VD = dyn_cast<VarDecl>(D);
+    // clang marks constexpr variables __constant__ for device code itself
+    // (an implicit attribute); a __constant__ the app declares is memory.
+    auto Explicit = [&](const Attr *A) { return A && !A->isImplicit(); };
+    bool Var = VD && !isa<ParmVarDecl>(VD) && !VD->isLocalVarDeclOrParm() &&
+               (VD->isConstexpr() || VD->getType().isConstQualified()) &&
+               VD->hasInit() && !Explicit(VD->getAttr<CUDAConstantAttr>()) &&
+               !Explicit(VD->getAttr<CUDADeviceAttr>()) &&
+               !VD->hasAttr<CUDASharedAttr>();
+    bool Enum = isa<EnumConstantDecl>(D);
+    if (!Var && !Enum)
+      return std::nullopt;
+    // Fully qualified, so that the name means the same in any scope the
+    // generated code is compiled in.
+    C.Name = "::" + D->getQualifiedNameAsString();
+    if (C.Name.find('(') != std::string::npos ||
+        C.Name.find('<') != std::string::npos)
+      return std::nullopt; // anonymous namespaces, templates: no spelling
+    C.Origin = Enum ? ir::NamedConstant::Enumerator : ir::NamedConstant::Variable;
+    C.DefinedAt = whereSpelled(SM.getFileLoc(D->getLocation()), SM);
+  } else {
+    return std::nullopt;
+  }
+  PrintingPolicy PP(Ctx.getLangOpts());
+  C.Type = T.getCanonicalType().getUnqualifiedType().getAsString(PP);
+  NamedValue NV;
+  if (T->isIntegerType()) {
+    std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Ctx);
+    if (!V || V->getSignificantBits() > 63)
+      return std::nullopt;
+    NV.Int = V->getSExtValue();
+    C.Value = std::to_string(*NV.Int);
+  } else {
+    Expr::EvalResult R;
+    if (!E->EvaluateAsRValue(R, Ctx) || !R.Val.isFloat())
+      return std::nullopt;
+    SmallString<32> Buf;
+    R.Val.getFloat().toString(Buf, 0, 0);
+    C.Value = std::string(Buf);
+  }
+  NV.Info = C;
+  auto [It, New] = Named.emplace(C.Name, NV);
+  if (!New && It->second.Info.Value != C.Value)
+    return std::nullopt; // one name, two values (a macro redefined)
+  if (NV.Int && (Numbers.AllNumeric || Numbers.Names.count(C.Name))) {
+    // An earlier run needed its number: it is one from the start.
+    NamedAssumed.insert(C.Name);
+    return Value::index(Poly::constant(*NV.Int));
+  }
+  if (NV.Int)
+    return Value::index(Poly::symbol(C.Name));
+  DPtr N = node(DNode::ParamRef);
+  N->Name = C.Name;
+  return Value::data(N);
+}
+
+void Interpreter::noteSizeMacros(const Expr *E) {
+  if (!E)
+    return;
+  // A constexpr (or enumerator) in the size is a named constant like any.
+  if (!E->getBeginLoc().isMacroID() &&
+      isa<DeclRefExpr>(E->IgnoreParenImpCasts())) {
+    size_t Before = Named.size();
+    std::optional<Value> V = namedConstant(E);
+    if (V && V->K == Value::Index)
+      for (const auto &[Name, NV] : Named)
+        if (V->Idx == Poly::symbol(Name) && NV.Int)
+          TypeMacros.emplace(Name, NV);
+    (void)Before;
+    return;
+  }
+  std::string At;
+  if (E->getBeginLoc().isMacroID())
+    if (std::optional<std::string> Name = wholeMacro(E, At)) {
+      if (std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Ctx)) {
+        NamedValue NV;
+        NV.Info.Name = *Name;
+        NV.Info.Type = "int";
+        NV.Info.Value = std::to_string(V->getSExtValue());
+        NV.Info.DefinedAt = At;
+        NV.Int = V->getSExtValue();
+        TypeMacros.emplace(*Name, NV);
+      }
+      return;
+    }
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      noteSizeMacros(CE);
+}
+
+void Interpreter::noteArraySizeMacros(const DeclaratorDecl *D) {
+  const TypeSourceInfo *TSI = D ? D->getTypeSourceInfo() : nullptr;
+  if (!TSI)
+    return;
+  for (TypeLoc TL = TSI->getTypeLoc(); !TL.isNull(); TL = TL.getNextTypeLoc())
+    if (auto AL = TL.getAs<ArrayTypeLoc>())
+      noteSizeMacros(AL.getSizeExpr());
+}
+
+Poly Interpreter::resolved(const Poly &P,
+                           const std::function<bool(const std::string &)> &Only) {
+  Poly R = P;
+  for (const auto &[Name, NV] : Named) {
+    if (!NV.Int || !R.mentions(Name) || (Only && !Only(Name)))
+      continue;
+    R = R.substitute(Name, Poly::constant(*NV.Int));
+    NamedAssumed.insert(Name);
+  }
+  return R;
+}
+
+std::optional<int64_t> Interpreter::numberOf(const Poly &P) {
+  if (auto C = P.constantValue())
+    return C;
+  return resolved(P).constantValue();
+}
+
+bool Interpreter::nonNegative(const Poly &P) {
+  auto C = numberOf(P);
+  return C && *C >= 0;
+}
+
+bool Interpreter::inBlock(const Poly &P) const {
+  for (const auto &[M, C] : P.terms())
+    for (const std::string &S : M)
+      if (S.rfind("tid.", 0) != 0 && S.rfind("bdim.", 0) != 0 &&
+          S.rfind(ThreadFnPrefix, 0) != 0 && !Named.count(S))
+        return false;
+  return true;
 }
 
 /// Number of scalars in one element of T (T[4][8] -> 32, float -> 1).
@@ -712,7 +965,7 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
     return Value::data(N);
   }
   if (A->Kind == ArrayKind::Local) {
-    auto E = Ptr.Idx.constantValue();
+    auto E = numberOf(Ptr.Idx);
     if (!E || Ptr.UnitBytes != 0)
       return Value::unknown("a local array '" + Ptr.Array +
                             "' indexed by a non-constant");
@@ -731,13 +984,14 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
     return Value::unknown("an integer loaded from memory (indirect index)");
   }
   if (A->Kind == ArrayKind::Constant) {
-    if (!Ptr.Idx.constantValue()) {
+    std::optional<int64_t> Element = numberOf(Ptr.Idx);
+    if (!Element) {
       partial("a __constant__ array indexed by a non-constant");
       return Value::unknown("");
     }
     DPtr N = node(DNode::Coef);
     N->Name = Ptr.Array;
-    N->Index = Ptr.Idx;
+    N->Index = Poly::constant(*Element);
     return Value::data(N);
   }
   // An element this thread stored before, under the same guards, holds the
@@ -793,6 +1047,7 @@ Value Interpreter::valueOf(const VarDecl *VD) {
   if (VD->hasAttr<CUDAConstantAttr>() || VD->hasAttr<CUDADeviceAttr>()) {
     bool IsConst = VD->hasAttr<CUDAConstantAttr>();
     if (T->isArrayType()) {
+      noteArraySizeMacros(VD);
       ArrayInfo &A = Arrays[Name];
       A.Kind = IsConst ? ArrayKind::Constant : ArrayKind::Global;
       A.ElemType = scalarType(T, Ctx);
@@ -833,6 +1088,9 @@ Value Interpreter::valueOf(const VarDecl *VD) {
 Value Interpreter::eval(const Expr *E) {
   if (++Steps > 200000)
     return Value::unknown("the kernel is too large to interpret");
+  // A constant the kernel names (a macro, a constexpr): kept by its name.
+  if (std::optional<Value> NC = namedConstant(E))
+    return *NC;
   E = E->IgnoreParens();
   if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
     return castPointer(eval(C->getSubExpr()), C->getType());
@@ -1110,9 +1368,9 @@ std::string Interpreter::guardedReadsHold(
         Axis = A;
       }
     if (!Axis)
-      return atLeast0(E);
+      return nonNegative(E);
     auto C = E.coefficientOf(AxisSyms[*Axis]);
-    auto K = C ? C->constantValue() : std::nullopt;
+    auto K = C ? numberOf(*C) : std::nullopt;
     if (!K || (*K != 1 && *K != -1))
       return false;
     const std::optional<Poly> &End =
@@ -1120,7 +1378,7 @@ std::string Interpreter::guardedReadsHold(
                : (THi[*Axis] ? std::optional<Poly>(*THi[*Axis] -
                                                    Poly::constant(1))
                              : std::nullopt);
-    return End && atLeast0(E.substitute(AxisSyms[*Axis], *End));
+    return End && nonNegative(E.substitute(AxisSyms[*Axis], *End));
   };
   auto Holds = [&](const PosGuard &G) {
     const Poly &D = G.D;
@@ -1228,7 +1486,7 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
     BinaryOperatorKind Rel = Swap ? Mirror(Op) : Op;
     if (!PosTrue)
       Rel = Negate(Rel);
-    auto C = (D - (P - Bound.Idx)).constantValue();
+    auto C = numberOf(D - (P - Bound.Idx));
     if (!C)
       continue;
     // Pos is chosen when Pos - Bound >= K (max) or <= K (min); when K is the
@@ -1263,32 +1521,54 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
 
   bool Floating = B->getType()->isRealFloatingType();
   if (!Floating && L.K == Value::Index && R.K == Value::Index) {
+    // blockIdx.x * TILE + threadIdx.x fixes the block size: the number of a
+    // named constant that multiplies a block index is needed.
+    auto Fold = [&](const Poly &P) {
+      std::set<std::string> ByBlock;
+      for (const auto &[M, C] : P.terms())
+        if (std::any_of(M.begin(), M.end(), [](const std::string &S) {
+              return S.rfind("bid.", 0) == 0;
+            }))
+          ByBlock.insert(M.begin(), M.end());
+      Poly Q = resolved(P, [&](const std::string &S) { return ByBlock.count(S) > 0; });
+      return Value::index(foldGlobalThread(Q, &BlockSizes));
+    };
     switch (Op) {
     case BO_Add:
-      return Value::index(foldGlobalThread(L.Idx + R.Idx, &BlockSizes));
+      return Fold(L.Idx + R.Idx);
     case BO_Sub:
-      return Value::index(foldGlobalThread(L.Idx - R.Idx, &BlockSizes));
+      return Fold(L.Idx - R.Idx);
     case BO_Mul:
-      return Value::index(foldGlobalThread(L.Idx * R.Idx, &BlockSizes));
+      return Fold(L.Idx * R.Idx);
     case BO_Div:
     case BO_Rem: {
       auto LC = L.Idx.constantValue(), RC = R.Idx.constantValue();
       if (LC && RC && *RC != 0)
         return Value::index(
             Poly::constant(Op == BO_Div ? *LC / *RC : *LC % *RC));
+      // Sizes only (N / 2): their quotient needs the numbers.
+      if (inBlock(L.Idx) && inBlock(R.Idx) && !L.Idx.mentionsPrefix("tid.") &&
+          !L.Idx.mentionsPrefix(ThreadFnPrefix) &&
+          !R.Idx.mentionsPrefix("tid.") && !R.Idx.mentionsPrefix(ThreadFnPrefix)) {
+        LC = numberOf(L.Idx);
+        RC = numberOf(R.Idx);
+        if (LC && RC && *RC != 0)
+          return Value::index(
+              Poly::constant(Op == BO_Div ? *LC / *RC : *LC % *RC));
+      }
       if (Op == BO_Div && RC)
         if (auto Q = L.Idx.divideExactly(R.Idx))
           return Value::index(*Q);
       // A place in the block split into tile coordinates (k / (TILE + 2),
       // k % (TILE + 2)): decided thread by thread where the tile is traced.
-      if (onlyInBlock(L.Idx) && onlyInBlock(R.Idx) &&
+      if (inBlock(L.Idx) && inBlock(R.Idx) &&
           (L.Idx.mentionsPrefix("tid.") ||
            L.Idx.mentionsPrefix(ThreadFnPrefix))) {
         std::string Key = L.Idx.str() + (Op == BO_Div ? "/" : "%") +
                           R.Idx.str();
         auto [It, New] = ThreadFnIds.emplace(Key, ThreadFns.size());
         if (New)
-          ThreadFns.push_back({L.Idx, R.Idx, Op == BO_Div});
+          ThreadFns.push_back({resolved(L.Idx), resolved(R.Idx), Op == BO_Div});
         return Value::index(
             Poly::symbol(ThreadFnPrefix + std::to_string(It->second)));
       }
@@ -1423,6 +1703,7 @@ Value Interpreter::evalCall(const CallExpr *C) {
     if (!Body)
       return Value::unknown("helper " + Name);
     ++InlineDepth;
+    BodiesRun.push_back(Def->getSourceRange());
     auto SavedEnv = Env;
     if (Lambda)
       for (const auto &[Var, V] : Copies->second)
@@ -1592,10 +1873,29 @@ std::string treeKey(const DPtr &N) {
 std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                                                std::string &Why) {
   const std::string &Tile = Read.Name;
-  std::vector<const SharedStore *> Stores;
+  // Which thread stores which element is decided on numbers: the named
+  // constants of the tile's indices and conditions (TILE) are resolved.
+  std::function<ThreadCond(const ThreadCond &)> ResolveCond =
+      [&](const ThreadCond &C) {
+        ThreadCond R = C;
+        R.D = resolved(C.D);
+        for (ThreadCond &A : R.Args)
+          A = ResolveCond(A);
+        return R;
+      };
+  std::vector<SharedStore> Resolved;
   for (const SharedStore &S : SharedStores)
-    if (S.Tile == Tile)
-      Stores.push_back(&S);
+    if (S.Tile == Tile) {
+      SharedStore R = S;
+      R.Index = resolved(S.Index);
+      for (ThreadCond &C : R.Conds)
+        C = ResolveCond(C);
+      Resolved.push_back(std::move(R));
+    }
+  std::vector<const SharedStore *> Stores;
+  for (const SharedStore &S : Resolved)
+    Stores.push_back(&S);
+  const Poly ReadIndex = resolved(Read.Index);
   if (Stores.empty()) {
     Why = "the __shared__ array '" + Tile + "' is read but never stored";
     return std::nullopt;
@@ -1606,7 +1906,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     return P.mentions("tid." + Ax) || P.mentions("bdim." + Ax);
   };
   for (int D = 0; D < 3; ++D) {
-    bool Used = UsesDim(Read.Index, D);
+    bool Used = UsesDim(ReadIndex, D);
     for (const SharedStore *S : Stores)
       Used = Used || UsesDim(S->Index, D);
     if (!Used)
@@ -1685,11 +1985,11 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   for (R[2] = 0; R[2] < Extent[2]; ++R[2])
     for (R[1] = 0; R[1] < Extent[1]; ++R[1])
       for (R[0] = 0; R[0] < Extent[0]; ++R[0]) {
-        auto E = atThread(Read.Index, R, BlockSizes, ThreadFns).constantValue();
+        auto E = atThread(ReadIndex, R, BlockSizes, ThreadFns).constantValue();
         if (!E) {
           Why = "a read of the __shared__ array '" + Tile +
                 "' at an index that is not threadIdx plus a constant (" +
-                Read.Index.str() + ")";
+                ReadIndex.str() + ")";
           return std::nullopt;
         }
         auto It = Filled.find(*E);
@@ -1741,7 +2041,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
           mergeClampSets(Result, Moved);
         } else {
           Why = "a read of the __shared__ array '" + Tile + "' (" +
-                Read.Index.str() + ") sees different global elements in "
+                ReadIndex.str() + ") sees different global elements in "
                 "different threads of the block";
           return std::nullopt;
         }
@@ -2031,7 +2331,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   }
   if (A && A->Kind == ArrayKind::Local) {
     // An element at a constant index is a variable of its own.
-    auto E = Ptr.Idx.constantValue();
+    auto E = numberOf(Ptr.Idx);
     if (!E || Ptr.UnitBytes != 0) {
       partial("a local array '" + Ptr.Array + "' indexed by a non-constant "
               "holds intermediate values");
@@ -2457,10 +2757,10 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
   bool VarOnLeft = false;
   if (const auto *DR = dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts()))
     VarOnLeft = DR->getDecl() == Var;
-  auto InitC = Init.Idx.constantValue();
-  auto StepC = Step.Idx.constantValue();
+  auto InitC = numberOf(Init.Idx);
+  auto StepC = numberOf(Step.Idx);
   std::optional<int64_t> BoundC =
-      Bound.K == Value::Index ? Bound.Idx.constantValue() : std::nullopt;
+      Bound.K == Value::Index ? numberOf(Bound.Idx) : std::nullopt;
 
   // A loop that spreads a tile's elements over the block's threads:
   // for (k = threadIdx.x; k < TILE + 2*R; k += blockDim.x). Unrolled round
@@ -2488,11 +2788,11 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       Extent[D] = It->second;
     }
     BinaryOperatorKind Op = Cond->getOpcode();
-    auto StepN = atThread(Step.Idx, {0, 0, 0}, BlockSizes, ThreadFns)
+    auto StepN = atThread(resolved(Step.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
                      .constantValue();
-    auto BoundN = atThread(Bound.Idx, {0, 0, 0}, BlockSizes, ThreadFns)
+    auto BoundN = atThread(resolved(Bound.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
                       .constantValue();
-    if (!onlyInBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
+    if (!inBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
         (Op != BO_LT && Op != BO_LE) ||
         Extent[0] * Extent[1] * Extent[2] > 4096) {
       partial("the analysis does not follow " + Loop + ", which starts at "
@@ -2505,7 +2805,8 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     for (T[2] = 0; T[2] < Extent[2]; ++T[2])
       for (T[1] = 0; T[1] < Extent[1]; ++T[1])
         for (T[0] = 0; T[0] < Extent[0]; ++T[0]) {
-          auto V = atThread(Init.Idx, T, BlockSizes, ThreadFns).constantValue();
+          auto V = atThread(resolved(Init.Idx), T, BlockSizes, ThreadFns)
+                       .constantValue();
           if (!V)
             continue;
           int64_t Last = Op == BO_LT ? *BoundN - 1 : *BoundN;
@@ -2630,6 +2931,8 @@ void Interpreter::exec(const Stmt *S) {
         continue;
       QualType T = VD->getType();
       std::string Name = VD->getName().str();
+      if (T->isArrayType())
+        noteArraySizeMacros(VD);
       if (VD->hasAttr<CUDASharedAttr>()) {
         ArrayInfo &A = Arrays[Name];
         A.Kind = ArrayKind::Shared;
@@ -2837,10 +3140,142 @@ std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides
   return O;
 }
 
+std::optional<ir::Offset>
+Interpreter::offsetAlong(const Poly &Rel, const std::vector<Poly> &Strides) {
+  if (auto O = solveOffset(Rel, Strides))
+    return O;
+  // in[i + R] with R a macro: the offset is a number of this build.
+  auto InStrides = [&](const std::string &S) {
+    return std::any_of(Strides.begin(), Strides.end(),
+                       [&](const Poly &P) { return P.mentions(S); });
+  };
+  std::set<std::string> Before = NamedAssumed;
+  if (auto O = solveOffset(
+          resolved(Rel, [&](const std::string &S) { return !InStrides(S); }),
+          Strides))
+    return O;
+  std::vector<Poly> Numeric;
+  for (const Poly &S : Strides)
+    Numeric.push_back(resolved(S));
+  if (auto O = solveOffset(resolved(Rel), Numeric))
+    return O;
+  NamedAssumed = std::move(Before); // nothing was concluded from them
+  return std::nullopt;
+}
+
 std::string typeName(QualType T, ASTContext &Ctx) {
   T = T.getCanonicalType().getUnqualifiedType();
   PrintingPolicy PP(Ctx.getLangOpts());
   return T.getAsString(PP);
+}
+
+/// Whether the C expression Text names Name as a whole identifier.
+static bool namesIdentifier(const std::string &Text, const std::string &Name) {
+  auto Ident = [](char C) {
+    return std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == ':';
+  };
+  for (size_t P = Text.find(Name); P != std::string::npos;
+       P = Text.find(Name, P + 1)) {
+    size_t E = P + Name.size();
+    if ((P == 0 || !Ident(Text[P - 1])) && (E == Text.size() || !Ident(Text[E])))
+      return true;
+  }
+  return false;
+}
+
+void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
+  // Named constants the IR's expressions spell.
+  std::vector<const std::string *> Texts;
+  for (const std::string &S : IR.Strides)
+    Texts.push_back(&S);
+  for (const ir::Axis &A : IR.Axes)
+    for (const std::string *S : {&A.Lower, &A.Upper, &A.Extent, &A.ThreadOffset,
+                                 &A.LinearStep, &A.LinearModulus, &A.ClampLower,
+                                 &A.ClampUpper})
+      Texts.push_back(S);
+  std::set<std::string> InExprs;
+  std::function<void(const ir::Expr &)> Walk = [&](const ir::Expr &E) {
+    if (E.Kind == ir::Expr::ParamRef)
+      InExprs.insert(E.Name);
+    for (const ir::Expr &A : E.Args)
+      Walk(A);
+  };
+  for (const ir::Update &U : IR.Updates)
+    Walk(U.Value);
+  for (const auto &[Name, NV] : Named) {
+    bool Used = InExprs.count(Name) > 0;
+    for (const std::string *T : Texts)
+      Used = Used || namesIdentifier(*T, Name);
+    if (Used)
+      IR.Constants.push_back(NV.Info);
+  }
+  // Values the analysis needed the numbers of.
+  auto Assume = [&](const ir::NamedConstant &C, const std::string &Why) {
+    for (const ir::Assumption &A : IR.Assumptions)
+      if (A.Kind == ir::Assumption::CompileTime && A.Expr == C.Name)
+        return;
+    ir::Assumption A;
+    A.Kind = ir::Assumption::CompileTime;
+    A.Expr = C.Name;
+    A.Value = C.Value;
+    A.Why = Why + (C.DefinedAt.empty() ? "" : " (" + C.DefinedAt + ")");
+    IR.Assumptions.push_back(std::move(A));
+  };
+  for (const std::string &Name : NamedAssumed)
+    if (auto It = Named.find(Name); It != Named.end())
+      Assume(It->second.Info, "the analysis used the value of '" + Name + "'");
+  for (const auto &[Name, NV] : TypeMacros)
+    Assume(NV.Info, "an array type the kernel indexes has '" + Name +
+                        "' in its size");
+  // The element type as the kernel spells it (a typedef a macro may switch).
+  for (const ParmVarDecl *P : Kernel.parameters()) {
+    if (IR.Outputs.empty() || P->getName() != IR.Outputs.front().Param)
+      continue;
+    QualType T = P->getType();
+    while (!T.isNull() && (T->isPointerType() || T->isArrayType()))
+      T = T->isPointerType() ? T->getPointeeType()
+                             : QualType(T->getPointeeOrArrayElementType(), 0);
+    if (T.isNull() || T->isDependentType())
+      break;
+    PrintingPolicy PPol(Ctx.getLangOpts());
+    std::string Spelled = T.getUnqualifiedType().getAsString(PPol);
+    std::string Canonical =
+        T.getCanonicalType().getUnqualifiedType().getAsString(PPol);
+    if (Spelled != Canonical && !T->isIncompleteType()) {
+      ir::Assumption A;
+      A.Kind = ir::Assumption::CompileTime;
+      A.Expr = "sizeof(" + Spelled + ")";
+      A.Value =
+          std::to_string(Ctx.getTypeSizeInChars(T).getQuantity());
+      A.Why = "the element type '" + Spelled + "' is '" + Canonical +
+              "' in this build";
+      IR.Assumptions.push_back(std::move(A));
+    }
+  }
+  // Block sizes the kernel indexes by.
+  for (const auto &[D, B] : BlockSizes) {
+    ir::Assumption A;
+    A.Kind = ir::Assumption::BlockDim;
+    A.Expr = std::string(1, "xyz"[D]);
+    A.Value = std::to_string(B);
+    A.Why = "the kernel indexes blocks by " + std::to_string(B);
+    IR.Assumptions.push_back(std::move(A));
+  }
+  // What the preprocessor chose inside the kernel and its helpers.
+  if (PP) {
+    std::set<std::pair<std::string, bool>> Seen;
+    for (const SourceRange &R : BodiesRun)
+      for (const ConditionalDirective *D : PP->within(R, SM)) {
+        if (!Seen.insert({D->Condition, D->Taken}).second)
+          continue;
+        ir::Assumption A;
+        A.Kind = ir::Assumption::Preprocessor;
+        A.Expr = D->Condition;
+        A.Value = D->Taken ? "1" : "0";
+        A.Why = "a conditional directive at " + whereSpelled(D->Loc, SM);
+        IR.Assumptions.push_back(std::move(A));
+      }
+  }
 }
 
 /// Atomics and warp shuffles make a kernel a reduction or a scatter
@@ -2863,7 +3298,9 @@ void Interpreter::scanForNonStencilCalls(const Stmt *S) {
 }
 
 KernelAnalysis Interpreter::run() {
+  BodiesRun.push_back(Kernel.getSourceRange());
   for (const ParmVarDecl *P : Kernel.parameters()) {
+    noteArraySizeMacros(P);
     QualType T = P->getType();
     if (T->isPointerType() || T->isArrayType()) {
       ArrayInfo &A = Arrays[P->getName().str()];
@@ -2900,7 +3337,7 @@ std::string Interpreter::clampedBounds(
       auto C = CI.Arg.coefficientOf(AxisSyms[A]);
       if (!C || *C != Poly::constant(1))
         continue;
-      if (auto K = (CI.Arg - Poly::symbol(AxisSyms[A])).constantValue())
+      if (auto K = numberOf(CI.Arg - Poly::symbol(AxisSyms[A])))
         return Act{A, *K};
       break;
     }
@@ -2916,11 +3353,11 @@ std::string Interpreter::clampedBounds(
   auto NoOp = [&](const ClampInfo &CI, const Act &X, const ClampSet &S) {
     const size_t A = X.Axis;
     if (CI.Upper)
-      return THi[A] && atLeast0(CI.Bound - *THi[A] + Poly::constant(1 - X.KRaw));
-    if (TLo[A] && atLeast0(*TLo[A] + Poly::constant(X.KRaw) - CI.Bound))
+      return THi[A] && nonNegative(CI.Bound - *THi[A] + Poly::constant(1 - X.KRaw));
+    if (TLo[A] && nonNegative(*TLo[A] + Poly::constant(X.KRaw) - CI.Bound))
       return true;
     // The thread at threadIdx t of its block stands at blockIdx*B + t >= t.
-    auto B = CI.Bound.constantValue();
+    auto B = numberOf(CI.Bound);
     return S.InBlock && ThreadAxis(A) && B &&
            S.Reader[IR.Axes[A].ThreadDim - 'x'] + X.KRaw >= *B;
   };
@@ -3019,7 +3456,7 @@ std::string Interpreter::clampedBounds(
       if (Clamped || (O > 0 ? Up.empty() : Lo.empty()))
         continue;
       // Below: a reader at threadIdx t of its block is at least t along A.
-      auto LoC = Lo.begin()->second.constantValue();
+      auto LoC = numberOf(Lo.begin()->second);
       if (O < 0 && U.S->InBlock && ThreadAxis(A) && LoC &&
           U.S->Reader[Dim] + Shift[A] + O >= *LoC)
         continue;
@@ -3038,7 +3475,7 @@ std::string Interpreter::clampedBounds(
     // Without a bound on one side, one no read reaches.
     Poly L = Lo.empty() ? DLo + Poly::constant(MinO) : Lo.begin()->second;
     Poly H = Up.empty() ? DLast + Poly::constant(MaxO) : Up.begin()->second;
-    if (!atLeast0(DLo - L) || !atLeast0(H - DLast))
+    if (!nonNegative(DLo - L) || !nonNegative(H - DLast))
       return "the domain along '" + AxisName(A) + "' [" + DLo.str() + ", " +
              DLast.str() + "] is not within the clamp's bounds [" + L.str() +
              ", " + H.str() + "]";
@@ -3244,7 +3681,7 @@ KernelAnalysis Interpreter::finish() {
 
   // The thread-to-array offset of each axis, from the main write.
   Poly MainRest = Main.Index.without(AxisSyms);
-  auto Shift = solveOffset(MainRest, Strides);
+  auto Shift = offsetAlong(MainRest, Strides);
   if (!Shift) {
     partial("the store index " + Main.Index.str() +
             " has a constant part that is not a whole number of rows");
@@ -3278,7 +3715,7 @@ KernelAnalysis Interpreter::finish() {
                 "store does not";
           return std::nullopt;
         }
-    auto O = solveOffset(Index.without(AxisSyms) - Base, Strides);
+    auto O = offsetAlong(Index.without(AxisSyms) - Base, Strides);
     if (!O)
       Why = "an access (" + Index.str() + ") at an offset that is not a "
             "whole number of elements along each axis";
@@ -3540,7 +3977,7 @@ KernelAnalysis Interpreter::finish() {
     case DNode::Coef:
       E.Kind = ir::Expr::Coef;
       E.Name = N->Name;
-      E.Index = static_cast<int>(N->Index.constantValue().value_or(-1));
+      E.Index = static_cast<int>(numberOf(N->Index).value_or(-1));
       break;
     case DNode::ParamRef:
       E.Kind = ir::Expr::ParamRef;
@@ -3627,6 +4064,7 @@ KernelAnalysis Interpreter::finish() {
       partial("the array '" + In.Param + "' is not a kernel parameter");
 
   IR.Notes.assign(Assumptions.begin(), Assumptions.end());
+  recordBuildFacts(IR);
   IR.computeDerived();
   bool Understood = HardReasons.empty() && PartialReasons.empty();
   if (!Understood) {
@@ -3645,11 +4083,43 @@ KernelAnalysis Interpreter::finish() {
 
 } // namespace
 
-KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx) {
-  Interpreter I(Ctx, Kernel);
-  KernelAnalysis KA = I.run();
-  if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty())
-    KA = Interpreter(Ctx, Kernel, std::move(Late)).run();
+KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
+                             const PreprocessorFacts *PP) {
+  // Named constants stay symbols unless the analysis needs their numbers;
+  // a constant needed somewhere is a number from the start of the next run,
+  // so that every value derived from it agrees. Where that still leaves the
+  // kernel less understood than with every constant a number, the numbers
+  // win (each one an assumption the launcher checks).
+  auto RunWith = [&](const Interpreter::NumericConstants &Numbers,
+                     std::set<std::string> &Assumed) {
+    Interpreter I(Ctx, Kernel, PP, Numbers);
+    KernelAnalysis R = I.run();
+    Assumed = I.assumedConstants();
+    if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty()) {
+      Interpreter Again(Ctx, Kernel, PP, Numbers, std::move(Late));
+      R = Again.run();
+      Assumed = Again.assumedConstants();
+    }
+    return R;
+  };
+  Interpreter::NumericConstants Numbers;
+  std::set<std::string> Assumed;
+  KernelAnalysis KA = RunWith(Numbers, Assumed);
+  for (int Round = 0; Round < 4; ++Round) {
+    if (std::includes(Numbers.Names.begin(), Numbers.Names.end(),
+                      Assumed.begin(), Assumed.end()))
+      break;
+    Numbers.Names.insert(Assumed.begin(), Assumed.end());
+    KA = RunWith(Numbers, Assumed);
+  }
+  if (KA.Result != KernelAnalysis::Stencil && KA.IR &&
+      !KA.IR->Constants.empty()) {
+    Interpreter::NumericConstants All;
+    All.AllNumeric = true;
+    KernelAnalysis Numeric = RunWith(All, Assumed);
+    if (Numeric.Result == KernelAnalysis::Stencil)
+      KA = std::move(Numeric);
+  }
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Loc = SM.getFileLoc(Kernel.getLocation());
   if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(SM.getFileID(Loc))) {

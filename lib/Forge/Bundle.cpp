@@ -244,15 +244,11 @@ std::string launchShape(const ir::StencilIR &IR) {
   const unsigned Preferred[3] = {hasLinearAxes(IR) ? 256u : 32u, 4, 2};
   // A kernel that indexes blocks by a fixed size (blockIdx.x * 16 +
   // threadIdx.x, a 16x16 shared tile) runs only with blocks of that size; the
-  // analysis states it as the note "blockDim.x == 16 (...)".
+  // analysis states it as a block-dim assumption.
   unsigned Fixed[3] = {0, 0, 0};
-  for (const std::string &N : IR.Notes) {
-    unsigned B = 0;
-    char D = 0;
-    if (std::sscanf(N.c_str(), "blockDim.%c == %u", &D, &B) == 2 && B > 0 &&
-        B <= 1024 && (D == 'x' || D == 'y' || D == 'z'))
-      Fixed[D - 'x'] = B;
-  }
+  for (int D = 0; D < 3; ++D)
+    if (unsigned B = IR.fixedBlockDim(D); B > 0 && B <= 1024)
+      Fixed[D] = B;
   for (int D : axisThreadDims(IR))
     if (D >= 0)
       Block[D] = Preferred[D];

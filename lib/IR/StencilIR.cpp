@@ -44,6 +44,9 @@ const char *const RoleNames[] = {"input", "output", "inout",
                                  "scalar", "size", "other"};
 const char *const CoefKindNames[] = {"literal", "scalar-param",
                                      "constant-array", "constant-scalar"};
+const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
+const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
+                                           "block-dim"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
 
@@ -140,6 +143,21 @@ unsigned elementSize(const std::string &Type) {
   if (Type == "char" || Type == "unsigned char" || Type == "uint8_t")
     return 1;
   return 0;
+}
+
+unsigned StencilIR::fixedBlockDim(int D) const {
+  for (const Assumption &A : Assumptions)
+    if (A.Kind == Assumption::BlockDim && A.Expr.size() == 1 &&
+        A.Expr[0] == "xyz"[D])
+      return static_cast<unsigned>(std::strtoul(A.Value.c_str(), nullptr, 10));
+  return 0;
+}
+
+const NamedConstant *StencilIR::constant(const std::string &Name) const {
+  for (const NamedConstant &C : Constants)
+    if (C.Name == Name)
+      return &C;
+  return nullptr;
 }
 
 void StencilIR::computeDerived() {
@@ -377,6 +395,26 @@ json toJson(const StencilIR &IR) {
   J["flops_per_point"] = IR.FlopsPerPoint;
   J["bytes_per_point"] = IR.BytesPerPoint;
   J["notes"] = IR.Notes;
+  // Optional members (absent means none): older documents stay valid.
+  if (!IR.Constants.empty()) {
+    json Cs = json::array();
+    for (const NamedConstant &C : IR.Constants)
+      Cs.push_back({{"name", C.Name},
+                    {"type", C.Type},
+                    {"value", C.Value},
+                    {"origin", ConstantOriginNames[C.Origin]},
+                    {"defined_at", C.DefinedAt}});
+    J["constants"] = std::move(Cs);
+  }
+  if (!IR.Assumptions.empty()) {
+    json As = json::array();
+    for (const Assumption &A : IR.Assumptions)
+      As.push_back({{"kind", AssumptionKindNames[A.Kind]},
+                    {"expr", A.Expr},
+                    {"value", A.Value},
+                    {"why", A.Why}});
+    J["assumptions"] = std::move(As);
+  }
   return J;
 }
 
@@ -493,6 +531,39 @@ std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
   IR.FlopsPerPoint = R.opt<unsigned>(J, "flops_per_point", 0, "ir");
   IR.BytesPerPoint = R.opt<unsigned>(J, "bytes_per_point", 0, "ir");
   IR.Notes = R.opt<std::vector<std::string>>(J, "notes", {}, "ir");
+  json Cs = R.opt<json>(J, "constants", json::array(), "ir");
+  for (size_t I = 0; I < Cs.size() && Cs.is_array(); ++I) {
+    const std::string Path = "ir.constants[" + std::to_string(I) + "]";
+    NamedConstant C;
+    C.Name = R.get<std::string>(Cs[I], "name", Path);
+    C.Type = R.get<std::string>(Cs[I], "type", Path);
+    C.Value = R.get<std::string>(Cs[I], "value", Path);
+    int O = indexOf(ConstantOriginNames,
+                    R.opt<std::string>(Cs[I], "origin", "macro", Path));
+    if (O < 0)
+      R.fail(Path + ".origin: unknown origin");
+    else
+      C.Origin = static_cast<enum NamedConstant::Origin>(O);
+    C.DefinedAt = R.opt<std::string>(Cs[I], "defined_at", "", Path);
+    IR.Constants.push_back(std::move(C));
+  }
+  json As = R.opt<json>(J, "assumptions", json::array(), "ir");
+  for (size_t I = 0; I < As.size() && As.is_array(); ++I) {
+    const std::string Path = "ir.assumptions[" + std::to_string(I) + "]";
+    Assumption A;
+    int K = indexOf(AssumptionKindNames, R.get<std::string>(As[I], "kind", Path));
+    if (K < 0)
+      R.fail(Path + ".kind: unknown assumption kind");
+    else
+      A.Kind = static_cast<enum Assumption::Kind>(K);
+    A.Expr = R.get<std::string>(As[I], "expr", Path);
+    A.Value = R.get<std::string>(As[I], "value", Path);
+    A.Why = R.opt<std::string>(As[I], "why", "", Path);
+    if (A.Kind == Assumption::BlockDim &&
+        (A.Expr.size() != 1 || A.Expr[0] < 'x' || A.Expr[0] > 'z'))
+      R.fail(Path + ".expr: a block-dim assumption names x, y or z");
+    IR.Assumptions.push_back(std::move(A));
+  }
   if (!R.ok())
     return std::nullopt;
   return IR;

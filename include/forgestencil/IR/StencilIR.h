@@ -106,12 +106,44 @@ struct Coefficient {
   std::vector<unsigned> Shape;
 };
 
+/// A compile-time constant the kernel names (an object-like macro, a const
+/// or constexpr variable at namespace or class scope, an enumerator) that the
+/// IR keeps by name: the strides, bounds and update expressions that mention
+/// it are right for whatever value the app is built with. Generated code
+/// sees the same names, since it is compiled in the kernel's own scope.
+struct NamedConstant {
+  std::string Name;   ///< C spelling: "N", "TILE", "::ns::kRadius".
+  std::string Type;   ///< "int", "long long", "float", "double".
+  std::string Value;  ///< Its value where the analysis parsed the kernel.
+  enum Origin { Macro, Variable, Enumerator } Origin = Macro;
+  std::string DefinedAt; ///< "file:line" of its definition, if known.
+};
+
+/// A value the IR holds only for one build or one launch: the generated
+/// launcher checks it and runs the original kernel where it does not hold.
+struct Assumption {
+  enum Kind {
+    CompileTime,  ///< Expr == Value for a C constant expression: a named
+                  ///< constant whose number the analysis needed (a radius
+                  ///< loop's bound, a tile's size).
+    Preprocessor, ///< A conditional directive inside the kernel (or a
+                  ///< helper it calls): Expr is its condition and Value "1"
+                  ///< when the branch after it was taken, "0" when not.
+    BlockDim,     ///< blockDim.<Expr> == Value at every launch (the kernel
+                  ///< indexes blocks by a fixed size).
+  } Kind = CompileTime;
+  std::string Expr, Value;
+  std::string Why; ///< Where it comes from, for the generated comment.
+};
+
 /// A node of the update expression tree.
 struct Expr {
   enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select } Kind =
       Literal;
   std::string Op;     ///< "+", "-", "*", "/", "neg" or the function name.
-  std::string Name;   ///< Array (Read), coefficient (Coef) or parameter.
+  /// Array (Read), coefficient (Coef), or for ParamRef a scalar parameter
+  /// or a named constant of the IR's Constants.
+  std::string Name;
   Offset Off{0, 0, 0};///< Read offset.
   int Index = -1;     ///< Element of a coefficient array, -1 for scalars.
   std::string Value;  ///< Literal spelling, e.g. "2.0f".
@@ -140,6 +172,10 @@ struct StencilIR {
   std::vector<OutputArray> Outputs;
   std::vector<Coefficient> Coefficients;
   std::vector<Update> Updates;
+  /// Compile-time constants the expressions above name.
+  std::vector<NamedConstant> Constants;
+  /// What holds only for the build and launches the analysis saw.
+  std::vector<Assumption> Assumptions;
   /// Derived facts.
   std::string Shape;        ///< "star", "box" or "other".
   unsigned Radius = 0;
@@ -153,6 +189,10 @@ struct StencilIR {
   /// Recomputes Shape, Radius, Points, FlopsPerPoint and BytesPerPoint
   /// from the arrays and updates.
   void computeDerived();
+  /// The block size along D (0 = x) that every launch must have, 0 if none.
+  unsigned fixedBlockDim(int D) const;
+  /// The named constant Name, or null.
+  const NamedConstant *constant(const std::string &Name) const;
 };
 
 /// Element size in bytes of a C type name; 0 when unknown.
