@@ -446,6 +446,11 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
 
 std::optional<ir::StencilIR> loadStencilFile(const std::string &Path,
                                              std::string &Error) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode)) {
+    Error = "cannot read " + Path + ": it is a directory";
+    return std::nullopt;
+  }
   std::ifstream In(Path, std::ios::binary);
   if (!In) {
     Error = "cannot read " + Path + ": " + std::strerror(errno);
@@ -453,6 +458,10 @@ std::optional<ir::StencilIR> loadStencilFile(const std::string &Path,
   }
   std::stringstream Text;
   Text << In.rdbuf();
+  if (Text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+    Error = Path + ": empty file (expected a Stencil IR JSON document)";
+    return std::nullopt;
+  }
   json J;
   try {
     J = json::parse(Text.str());
