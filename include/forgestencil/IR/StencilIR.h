@@ -198,9 +198,35 @@ struct StencilIR {
 /// Element size in bytes of a C type name; 0 when unknown.
 unsigned elementSize(const std::string &Type);
 
+/// The most elements a `__constant__` coefficient array may have (64 KiB of
+/// constant memory holds 16384 floats).
+inline constexpr long long MaxCoefficientElements = 16384;
+
+/// Checks that \p IR can be given to a code generator: every name that
+/// reaches generated code is a C identifier (or a member access of one),
+/// every type is a C type, every literal is a number and every bound,
+/// extent and stride a C expression over names and integers; the element
+/// type is one the generators know; there are axes (as many as dims, with
+/// one stride each), inputs, outputs and updates; offsets are within
+/// +-1024 and 0 beyond dims; every read names an input at one of its
+/// listed offsets, every update an output, every coefficient and parameter
+/// reference a declared one, with its index in range. Returns the empty
+/// string, or "<path>: <reason>" for the first problem, the path as in the
+/// JSON form below \p Path (`inputs[0].offsets[3][1]`).
+std::string validate(const StencilIR &IR, const std::string &Path = "");
+
+/// True for a C identifier.
+bool isIdentifier(const std::string &S);
+
 nlohmann::json toJson(const StencilIR &IR);
 /// Parses an IR document; throws nothing: an error message is returned in
-/// Error and std::nullopt when the document is not valid IR.
+/// Error and std::nullopt when the document is not valid IR. Every member
+/// is type- and range-checked, the result is validate()d, and the derived
+/// facts (shape, radius, points, flops, bytes) are recomputed from the
+/// offsets and updates, whatever the document states. Error names the
+/// member's path below \p Path (e.g. "kernels[2].ir") and the reason.
+std::optional<StencilIR> fromJson(const nlohmann::json &J, std::string &Error,
+                                  const std::string &Path);
 std::optional<StencilIR> fromJson(const nlohmann::json &J, std::string &Error);
 
 nlohmann::json toJson(const Expr &E);
