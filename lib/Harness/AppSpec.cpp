@@ -206,8 +206,8 @@ void readOutput(FieldReader &Reader, const json &Root, AppSpec &Spec) {
 
 /// Placeholders the harness fills itself; a variant may not redefine them.
 bool isHarnessPlaceholder(const std::string &Name) {
-  return Name == "SRC_DIR" || Name == "BUILD_DIR" || Name == "OUT_FILE" ||
-         Name == "OUT_DIR" || Name == "VARIANT";
+  return Name == "SRC_DIR" || Name == "BUILD_DIR" || Name == "APP_DIR" ||
+         Name == "OUT_FILE" || Name == "OUT_DIR" || Name == "VARIANT";
 }
 
 void readVariants(FieldReader &Reader, const json &Root, AppSpec &Spec) {

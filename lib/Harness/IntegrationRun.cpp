@@ -235,6 +235,16 @@ private:
   size_t plannedRuns() const {
     return size_t(Options.Rounds) * (App.CheckArgs ? 4 : 2);
   }
+  /// ${SRC_DIR}, ${BUILD_DIR} and ${APP_DIR} (the directory of app.json,
+  /// for files of the project's own that a build or run needs).
+  PlaceholderValues placeholders() const {
+    std::error_code Error;
+    return {{"SRC_DIR", SourceDir},
+            {"BUILD_DIR", BuildDir},
+            {"APP_DIR", fs::absolute(fs::path(AppJsonPath).parent_path(), Error)
+                            .lexically_normal()
+                            .string()}};
+  }
   /// "demo" or "demo [variant n4096]", for messages.
   std::string appLabel() const {
     return VariantName.empty() ? App.Name
@@ -433,7 +443,7 @@ Status IntegrationRun::build() {
   fs::create_directories(BuildDir, Error);
   if (Error)
     return fail(BuildDir + ": cannot create: " + Error.message());
-  PlaceholderValues Values = {{"SRC_DIR", SourceDir}, {"BUILD_DIR", BuildDir}};
+  PlaceholderValues Values = placeholders();
   for (const std::string &Command : App.BuildCommands) {
     std::string Expanded = expandPlaceholders(Command, Values);
     Progress << "fs-harness: build" << (VariantName.empty() ? "" : " " + VariantName)
@@ -500,7 +510,7 @@ Status IntegrationRun::prepareOutputDirectory() {
 
 RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
                                   bool IsCheckRun) {
-  PlaceholderValues Values = {{"SRC_DIR", SourceDir}, {"BUILD_DIR", BuildDir}};
+  PlaceholderValues Values = placeholders();
   ProcessSpec Spec;
   Spec.Argv.push_back(Binary);
   for (const std::string &Arg : IsCheckRun ? *App.CheckArgs : RunArgs)

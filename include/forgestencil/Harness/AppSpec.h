@@ -94,8 +94,8 @@ Expected<AppSpec> parseAppSpec(const std::string &JsonText,
 /// Reads and parses the app.json at \p Path.
 Expected<AppSpec> loadAppSpec(const std::string &Path);
 
-/// Placeholder values for ${SRC_DIR}, ${BUILD_DIR}, ${OUT_FILE}, ${OUT_DIR}
-/// and a variant's own names.
+/// Placeholder values for ${SRC_DIR}, ${BUILD_DIR}, ${APP_DIR}, ${OUT_FILE},
+/// ${OUT_DIR} and a variant's own names.
 using PlaceholderValues = std::map<std::string, std::string>;
 
 /// \p App as its variant \p Variant builds and runs: the variant's build
