@@ -315,6 +315,16 @@ Expected<AppSpec> parseAppSpec(const std::string &JsonText,
   }
   readRun(Reader, Root, Spec);
   readTimer(Reader, Root, Spec);
+  if (auto Failure = Reader.string(Root, "failure_regex", "failure_regex", false)) {
+    Spec.FailureRegex = *Failure;
+    try {
+      std::regex Compiled(*Failure, std::regex::ECMAScript);
+      (void)Compiled;
+    } catch (const std::regex_error &Error) {
+      Reader.report("failure_regex", "invalid regular expression '" + *Failure +
+                                         "': " + Error.what());
+    }
+  }
   readCheck(Reader, Root, Spec);
   readOutput(Reader, Root, Spec);
   readVariants(Reader, Root, Spec);

@@ -542,6 +542,7 @@ RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
   RunExpectations Expect;
   Expect.NeedsTimer = !IsCheckRun;
   Expect.NeedsCheck = IsCheckRun || !App.CheckArgs;
+  Expect.FailureRegex = App.FailureRegex;
   judgeRun(runProcess(Spec), App.Timer, App.Check ? &*App.Check : nullptr,
            Expect, Record);
   if (Record.Problem.empty() && WritesOutput) {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <random>
+#include <regex>
 
 namespace forgestencil {
 namespace harness {
@@ -68,10 +69,16 @@ void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
       Record.Check = *Verdict;
   }
 
+  std::smatch FailureMatch;
   // The first reason in this order is the one reported: how the process
   // ended explains a missing timer or check line, not the other way round.
   if (!Result.succeeded())
     Record.Problem = describeAbnormalEnd(Result);
+  else if (!Expect.FailureRegex.empty() &&
+           std::regex_search(Output, FailureMatch,
+                             std::regex(Expect.FailureRegex, std::regex::ECMAScript)))
+    Record.Problem = "the app printed '" + lastLines(FailureMatch.str(0), 1) +
+                     "', which app.json's failure_regex names a failure";
   else if (Check && Expect.NeedsCheck && !Verdict)
     Record.Problem = "check line missing: " + Verdict.error();
   else if (Check && Verdict && !Verdict->Passed)

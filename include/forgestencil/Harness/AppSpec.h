@@ -64,6 +64,9 @@ struct AppSpec {
   /// still pass).
   std::optional<std::vector<std::string>> CheckArgs;
   TimerPattern Timer;
+  /// A line that means the run failed even though the app exits with 0 (an
+  /// app that prints a CUDA error and carries on); empty when there is none.
+  std::string FailureRegex;
   /// The app's correctness line; absent for an app without a check of its
   /// own, which must then have OutputArgs: its outputs are the check.
   std::optional<CheckPattern> Check;

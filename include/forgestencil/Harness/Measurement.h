@@ -72,6 +72,9 @@ struct RunExpectations {
   /// The check line. When false a check line that is printed still counts:
   /// one that fails fails the run.
   bool NeedsCheck = true;
+  /// When not empty, a run whose output matches it fails (app.json
+  /// failure_regex).
+  std::string FailureRegex;
 };
 
 /// Fills \p Record from how the process ended and what it printed, and sets
