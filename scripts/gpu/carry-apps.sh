@@ -13,17 +13,22 @@
 # it, fetches each pinned commit from its url. Then vendors each app from the
 # carried repository into a scratch directory with its patches, so a pin,
 # path or patch that does not work shows here, not on the GPU host.
+#
+#   FS_MIRROR=DIR      where the repositories are (else the urls)
+#   FS_CARRY_APPS=DIR  where to put them (default .carry/apps)
+#   FS_APPS_DIR=DIR    the apps (default apps/), as for vendor.sh
 set -euo pipefail
 export LC_ALL=C
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dest=${FS_CARRY_APPS:-$root/.carry/apps}
+apps_dir=${FS_APPS_DIR:-$root/apps}
 note() { echo "carry-apps: $*" >&2; }
 die() { echo "carry-apps: error: $*" >&2; exit 1; }
 g() { git -c safe.directory='*' -c init.defaultBranch=main "$@"; }
 
 apps=("$@")
 if [ ${#apps[@]} -eq 0 ]; then
-  mapfile -t apps < <(python3 - "$root/apps" <<'PY'
+  mapfile -t apps < <(python3 - "$apps_dir" <<'PY'
 import glob, json, os, sys
 for p in sorted(glob.glob(os.path.join(sys.argv[1], "*", "app.json"))):
     if json.load(open(p)).get("source", {}).get("kind") == "git":
@@ -37,7 +42,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 for app in "${apps[@]}"; do
-  json=$root/apps/$app/app.json
+  json=$apps_dir/$app/app.json
   [ -f "$json" ] || die "no $json"
   mapfile -t f < <(python3 - "$json" <<'PY'
 import json, sys
@@ -86,7 +91,7 @@ PY
   g --git-dir="$repo.new" update-ref refs/heads/main "$commit"
   rm -rf "$repo" && mv "$repo.new" "$repo"
   # Prove it: vendor from the carried repository alone, patches applied.
-  FS_MIRROR=$dest FS_WORK_DIR=$scratch/work bash "$root/scripts/vendor.sh" "$app" >/dev/null 2>"$scratch/$app.log" ||
+  FS_APPS_DIR=$apps_dir FS_MIRROR=$dest FS_WORK_DIR=$scratch/work bash "$root/scripts/vendor.sh" "$app" >/dev/null 2>"$scratch/$app.log" ||
     { cat "$scratch/$app.log" >&2; die "$app: does not vendor from $repo"; }
   note "$app: $(du -sh "$repo" | cut -f1) in $repo ($(wc -l <"$objects") objects, commit ${commit:0:12})"
 done
