@@ -9,6 +9,10 @@
 # build variant, and prints one table last. The MPI apps get Debian's Open
 # MPI from .carry/mpi when the host has none (scripts/gpu/mpi-env.sh).
 #
+# A session may split it: --build-only first, then --no-build with some apps
+# per call (the builds stay in build-gpu/work); the table then covers every
+# app measured into the same <out>.
+#
 # Records: <out>/<app>-runs.json (every run), <out>/<app>-harness.log,
 # <out>/<app>-build.log, <out>/table.txt, <out>/gpu.txt, and the registry
 # entries in results/integration_registry.json (copied to <out>), where
@@ -27,7 +31,7 @@ while [ $# -gt 0 ]; do
   --build-only) mode=build; shift ;;
   --no-build) mode=measure; shift ;;
   --jobs) jobs=$2; shift 2 ;;
-  -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "apps-e2e: unknown option $1" >&2; exit 2 ;;
   *) apps+=("$1"); shift ;;
   esac
@@ -108,6 +112,11 @@ cp "$root/results/integration_registry.json" "$out/" 2>/dev/null || true
 python3 - "$out" "${apps[@]}" <<'PY' | tee "$out/table.txt"
 import json, os, sys
 out, apps = sys.argv[1], sys.argv[2:]
+# Also the apps measured into the same directory by earlier calls (a session
+# split into several commands), so the last table covers all of them.
+for name in sorted(os.listdir(out)):
+    if name.endswith("-runs.json") and name[:-len("-runs.json")] not in apps:
+        apps.append(name[:-len("-runs.json")])
 rows = [("app", "variant", "status", "t0 ms", "t1 ms", "speed-up", "95% CI", "check", "output")]
 for app in apps:
     path = os.path.join(out, app + "-runs.json")
