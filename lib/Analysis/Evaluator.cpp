@@ -839,15 +839,12 @@ Value Interpreter::evalCall(const CallExpr *C) {
         Env[Var] = V;
     for (auto &[P, V] : Bound)
       Env[P] = V;
-    Value Result = Value::unknown("helper '" + Name + "' has no return");
-    for (const Stmt *S : Body->body()) {
-      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
-        if (R->getRetValue())
-          Result = eval(R->getRetValue());
-        break;
-      }
-      exec(S);
-    }
+    Frames.push_back({});
+    exec(Body);
+    Value Result = Frames.back().Returned
+                       ? Frames.back().Result
+                       : Value::unknown("helper '" + Name + "' has no return");
+    Frames.pop_back();
     Env = std::move(SavedEnv);
     --InlineDepth;
     return Result;

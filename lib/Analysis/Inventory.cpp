@@ -158,6 +158,10 @@ public:
                            E->getDirectCallee() == nullptr;
     if (const FunctionDecl *FD = E->getDirectCallee()) {
       L.Kernel = FD->getQualifiedNameAsString();
+      const FunctionDecl *Def = FD->getTemplateInstantiationPattern();
+      Def = Def ? Def : FD;
+      if (const FunctionDecl *D = Def->getDefinition())
+        L.KernelPos = position(D->getLocation());
       if (const TemplateArgumentList *TA = FD->getTemplateSpecializationArgs())
         L.TemplateArgs = templateArgs(*TA);
     } else {
@@ -436,8 +440,44 @@ void Inventory::addKernel(KernelInfo K, driver::CudaSide Side) {
 }
 
 void Inventory::addAnalysis(KernelAnalysis A) {
+  auto It = Analyses.find(A.Kernel);
+  if (It == Analyses.end()) {
+    Analyses.emplace(A.Kernel, std::move(A));
+    return;
+  }
   // The same kernel seen through several TUs: the first analysis stands.
-  Analyses.emplace(A.Kernel, std::move(A));
+  KernelAnalysis &First = It->second;
+  if (First.Pos.File == A.Pos.File && First.Pos.Offset == A.Pos.Offset)
+    return;
+  for (const KernelAnalysis &S : SameName)
+    if (S.Pos.File == A.Pos.File && S.Pos.Offset == A.Pos.Offset)
+      return;
+  // Two kernels of one name: launches, tuning results and patches find a
+  // kernel by its name, so neither may be rewritten.
+  auto Where = [](const KernelAnalysis &K) {
+    return llvm::sys::path::filename(K.Pos.File).str() + ":" +
+           std::to_string(K.Pos.Line);
+  };
+  const std::string Why = "another kernel named '" + A.Kernel +
+                          "' is defined at ";
+  First.NotRewritten = Why + Where(A);
+  A.NotRewritten = Why + Where(First);
+  SameName.push_back(std::move(A));
+}
+
+const KernelAnalysis *Inventory::analysisFor(const LaunchSite &L) const {
+  auto It = Analyses.find(L.kernelKey());
+  if (It == Analyses.end())
+    return nullptr;
+  auto Same = [&](const KernelAnalysis &A) {
+    return A.Pos.File == L.KernelPos.File && A.Pos.Offset == L.KernelPos.Offset;
+  };
+  if (L.KernelPos.File.empty() || Same(It->second))
+    return &It->second;
+  for (const KernelAnalysis &A : SameName)
+    if (A.Kernel == L.kernelKey() && Same(A))
+      return &A;
+  return &It->second;
 }
 
 void Inventory::addLaunch(LaunchSite L) {

@@ -437,6 +437,18 @@ private:
   std::optional<ir::Offset> offsetAlong(const Poly &Rel,
                                         const std::vector<Poly> &Strides);
   bool Returned = false;
+  /// One frame per inline helper being run: where its return went.
+  struct HelperFrame {
+    bool Returned = false;
+    Value Result;
+  };
+  std::vector<HelperFrame> Frames;
+  /// The value Cond has whatever the thread, when it has one (a helper's
+  /// if (dim == 0) for a constant argument, do { } while (0), #define'd
+  /// switches): only the branch it takes is run.
+  std::optional<bool> constantCondition(const Expr *Cond);
+  /// Whether S contains a return statement.
+  static bool containsReturn(const Stmt *S);
   unsigned Barriers = 0;       // __syncthreads() calls so far
   bool TileReadsLost = false;  // a tile read could not be traced
   unsigned InlineDepth = 0;

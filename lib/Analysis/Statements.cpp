@@ -152,9 +152,90 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards});
 }
 
+bool Interpreter::containsReturn(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (containsReturn(C))
+      return true;
+  return false;
+}
+
+std::optional<bool> Interpreter::constantCondition(const Expr *Cond) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot) {
+    std::optional<bool> V = constantCondition(U->getSubExpr());
+    return V ? std::optional<bool>(!*V) : std::nullopt;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
+      const bool And = B->getOpcode() == BO_LAnd;
+      std::optional<bool> L = constantCondition(B->getLHS());
+      if (L && *L != And)
+        return !And; // false && ..., true || ...
+      std::optional<bool> R = constantCondition(B->getRHS());
+      if (R && *R != And)
+        return !And;
+      if (L && R)
+        return And;
+      return std::nullopt;
+    }
+    if (B->isComparisonOp()) {
+      size_t ReadsBefore = Reads.size();
+      Value L = eval(B->getLHS()), R = eval(B->getRHS());
+      Reads.resize(ReadsBefore);
+      if (L.K != Value::Index || R.K != Value::Index)
+        return std::nullopt;
+      Poly D = L.Idx - R.Idx;
+      std::optional<int64_t> C = D.constantValue();
+      if (!C && !D.mentionsPrefix("@") && !D.mentionsPrefix("tid.") &&
+          !D.mentionsPrefix("bid.") && !D.mentionsPrefix("mod[") &&
+          !D.mentionsPrefix("div["))
+        C = resolved(D).constantValue() ? numberOf(D) : std::nullopt;
+      if (!C)
+        return std::nullopt;
+      switch (B->getOpcode()) {
+      case BO_LT: return *C < 0;
+      case BO_LE: return *C <= 0;
+      case BO_GT: return *C > 0;
+      case BO_GE: return *C >= 0;
+      case BO_EQ: return *C == 0;
+      case BO_NE: return *C != 0;
+      default: return std::nullopt;
+      }
+    }
+  }
+  if (E->getType()->isIntegerType() || E->getType()->isBooleanType()) {
+    size_t ReadsBefore = Reads.size();
+    Value V = eval(E);
+    Reads.resize(ReadsBefore);
+    if (V.K == Value::Index)
+      if (std::optional<int64_t> C = V.Idx.constantValue())
+        return *C != 0;
+  }
+  return std::nullopt;
+}
+
 void Interpreter::execIf(const IfStmt *If) {
   std::vector<Constraint> Cs;
   const Stmt *Then = If->getThen();
+  if (std::optional<bool> Taken = constantCondition(If->getCond())) {
+    exec(*Taken ? Then : If->getElse());
+    return;
+  }
+  // A helper that returns under a condition the analysis cannot decide
+  // has no one value.
+  if (!Frames.empty() &&
+      (containsReturn(Then) || containsReturn(If->getElse()))) {
+    partial("a helper returns under a condition that depends on the "
+            "thread: " + text(If->getCond()));
+    Frames.back().Result = Value::unknown("");
+    Frames.back().Returned = true;
+    return;
+  }
   // if (g >= 0 && g < n) a[k] = in[g]; else a[k] = 0.0f;  is the store
   // a[k] = g >= 0 && g < n ? in[g] : 0.0f (a tile load kept inside the array).
   if (const Stmt *Else = If->getElse()) {
@@ -230,7 +311,7 @@ void Interpreter::execIf(const IfStmt *If) {
 }
 
 void Interpreter::exec(const Stmt *S) {
-  if (!S || Returned)
+  if (!S || Returned || (!Frames.empty() && Frames.back().Returned))
     return;
   if (++Steps > 200000) {
     partial("the kernel is too large to interpret");
@@ -287,10 +368,24 @@ void Interpreter::exec(const Stmt *S) {
     return;
   }
   if (const auto *D = dyn_cast<DoStmt>(S)) {
+    // do { ... } while (0), the macro writer's statement: its body once.
+    if (constantCondition(D->getCond()) == false) {
+      exec(D->getBody());
+      return;
+    }
     execWhile(D->getCond(), D->getBody(), true);
     return;
   }
-  if (isa<ReturnStmt>(S)) {
+  if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+    // In a helper the analysis runs inline, the helper's value; in the
+    // kernel, the thread's end.
+    if (!Frames.empty()) {
+      Frames.back().Result = R->getRetValue()
+                                 ? eval(R->getRetValue())
+                                 : Value::unknown("a helper returns no value");
+      Frames.back().Returned = true;
+      return;
+    }
     Returned = true;
     return;
   }

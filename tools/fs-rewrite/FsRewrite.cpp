@@ -170,6 +170,11 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   for (const auto &[Name, A] : Inv.analyses()) {
     if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
       continue;
+    if (!A.NotRewritten.empty()) {
+      errs() << "fs-rewrite: " << Name << ": not tuned: " << A.NotRewritten
+             << "\n";
+      continue;
+    }
     // An instantiation "k<double>" is defined by its template "k".
     std::string Defined =
         rewrite::KernelInstanceName::parse(A.IR->Kernel).Kernel;
@@ -420,6 +425,11 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
   for (const auto &[Name, A] : Inv.analyses()) {
     if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
       continue;
+    if (!A.NotRewritten.empty()) {
+      Log << "fs-rewrite: " << Name << ": keeps the original ("
+          << A.NotRewritten << ")\n";
+      continue;
+    }
     rewrite::KernelVariant V;
     V.IR = *A.IR;
     V.ComputeCapability = 90;

@@ -38,6 +38,9 @@ struct KernelAnalysis {
   std::vector<std::string> Reasons;
   std::optional<ir::StencilIR> IR; ///< Set for Stencil (and Partial when the
                                    ///< understood part is still useful).
+  /// Why no launch of this kernel may be rewritten although it is a
+  /// stencil (another kernel of the same name, say); empty when it may.
+  std::string NotRewritten;
   std::string reasonText() const;
 };
 
