@@ -284,10 +284,28 @@ std::string Interpreter::clampedBounds(
                                  " of the block)"
                            : std::string());
     }
-    if (!TLo[A] || !THi[A])
-      return "the domain along '" + AxisName(A) + "' is not one interval";
     const Poly Sh = Poly::constant(Shift[A]);
-    const Poly DLo = *TLo[A] + Sh, DLast = *THi[A] + Sh - Poly::constant(1);
+    std::optional<Poly> Hi = THi[A];
+    if (!Hi && !Up.empty() && IR.Axes[A].Source == ir::AxisSource::Thread &&
+        IR.Axes[A].Upper.empty()) {
+      // No guard bounds the thread axis, the launch's grid does: the reads
+      // are a replicated boundary where the grid ends within the clamp's
+      // bound, which the launcher checks before it runs a variant.
+      const Poly End = Up.begin()->second + Poly::constant(1) - Sh;
+      Hi = End;
+      ir::Assumption G;
+      G.Kind = ir::Assumption::GridExtent;
+      G.Expr = std::string(1, IR.Axes[A].ThreadDim);
+      G.Value = End.str();
+      G.Why = "no guard bounds '" + AxisName(A) +
+              "': the grid must end within the clamp's bound " +
+              Up.begin()->second.str();
+      IR.Assumptions.push_back(std::move(G));
+      IR.Axes[A].Upper = End.str();
+    }
+    if (!TLo[A] || !Hi)
+      return "the domain along '" + AxisName(A) + "' is not one interval";
+    const Poly DLo = *TLo[A] + Sh, DLast = *Hi + Sh - Poly::constant(1);
     // Without a bound on one side, one no read reaches.
     Poly L = Lo.empty() ? DLo + Poly::constant(MinO) : Lo.begin()->second;
     Poly H = Up.empty() ? DLast + Poly::constant(MaxO) : Up.begin()->second;

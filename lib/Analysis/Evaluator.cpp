@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 namespace forgestencil {
@@ -442,6 +443,74 @@ Value Interpreter::valueOf(const VarDecl *VD) {
   return Value::unknown("the variable '" + Name + "' is not followed");
 }
 
+/// The literal that spells V, a value of the floating type T, exactly.
+static std::string floatLiteral(const llvm::APFloat &V, QualType T) {
+  // The fewest digits that read back as the same value.
+  std::string S;
+  for (unsigned Digits = 1; Digits <= 40 && S.empty(); ++Digits) {
+    SmallString<48> Buf;
+    V.toString(Buf, Digits, 8);
+    llvm::APFloat Back(V.getSemantics());
+    auto St = Back.convertFromString(Buf, llvm::APFloat::rmNearestTiesToEven);
+    if (St && Back.bitwiseIsEqual(V))
+      S = std::string(Buf);
+  }
+  if (S.empty()) {
+    SmallString<48> Buf;
+    V.toString(Buf, 0, 8);
+    S = std::string(Buf);
+  }
+  if (S.find_first_of(".eE") == std::string::npos)
+    S += ".0";
+  if (T->isSpecificBuiltinType(BuiltinType::Float))
+    S += "f";
+  else if (T->isSpecificBuiltinType(BuiltinType::LongDouble))
+    S += "L";
+  return S;
+}
+
+Value Interpreter::convertedTo(const Value &V, QualType To, QualType From,
+                               const Expr *Whole) {
+  To = To.getCanonicalType().getUnqualifiedType();
+  From = From.getCanonicalType().getUnqualifiedType();
+  if (V.K != Value::Data || !To->isRealFloatingType() || To == From ||
+      !From->isRealFloatingType())
+    return V;
+  // A constant (const float c = 15.0 / 118): its value in To, exactly;
+  // unless it names a constant the generated code must keep by name
+  // (float c = W0 with -DW0=... in another build).
+  std::function<bool(const DPtr &)> Named = [&](const DPtr &N) {
+    if (!N)
+      return false;
+    if (N->K == DNode::ParamRef)
+      return true;
+    for (const DPtr &A : N->Args)
+      if (Named(A))
+        return true;
+    return false;
+  };
+  Expr::EvalResult R;
+  if (Whole && !Whole->isValueDependent() && !Named(V.D) &&
+      Whole->EvaluateAsRValue(R, Ctx) && R.Val.isFloat() &&
+      R.Val.getFloat().isFinite()) {
+    DPtr N = node(DNode::Literal);
+    N->Value = floatLiteral(R.Val.getFloat(), To);
+    return Value::data(N);
+  }
+  bool IsFloat = To->isSpecificBuiltinType(BuiltinType::Float);
+  if (V.D && V.D->K == DNode::Unary &&
+      V.D->Op == (IsFloat ? "to_float" : "to_double"))
+    return V; // converted already (an implicit conversion of a constant)
+  if (!IsFloat && !To->isSpecificBuiltinType(BuiltinType::Double)) {
+    partial("a conversion to '" + To.getAsString() + "' in the update");
+    return Value::unknown("");
+  }
+  DPtr N = node(DNode::Unary);
+  N->Op = IsFloat ? "to_float" : "to_double";
+  N->Args = {V.D};
+  return Value::data(N);
+}
+
 Value Interpreter::eval(const Expr *E) {
   if (++Steps > 200000)
     return Value::unknown("the kernel is too large to interpret");
@@ -449,10 +518,25 @@ Value Interpreter::eval(const Expr *E) {
   if (std::optional<Value> NC = namedConstant(E))
     return *NC;
   E = E->IgnoreParens();
-  if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
-    return castPointer(eval(C->getSubExpr()), C->getType());
-  if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
-    return castPointer(eval(C->getSubExpr()), C->getType());
+  if (const auto *C = dyn_cast<ImplicitCastExpr>(E)) {
+    Value V = castPointer(eval(C->getSubExpr()), C->getType());
+    // A named floating constant converted (float w = WD): the conversion
+    // is the original's arithmetic. Other implicit conversions follow from
+    // the operand types in generated code as they do in the original.
+    if (C->getCastKind() == CK_FloatingCast && V.K == Value::Data && V.D &&
+        V.D->K == DNode::ParamRef)
+      return convertedTo(V, C->getType(),
+                         C->getSubExpr()->IgnoreParens()->getType(), nullptr);
+    return V;
+  }
+  if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+    const Expr *Sub = C->getSubExpr();
+    Value V = castPointer(eval(Sub), C->getType());
+    // (double)a + b adds in double: the conversion is part of the update.
+    if (V.K == Value::Data && C->getType()->isRealFloatingType())
+      return convertedTo(V, C->getType(), Sub->IgnoreParenImpCasts()->getType(), C);
+    return V;
+  }
   if (const auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
     return eval(S->getReplacement());
   if (const auto *C = dyn_cast<ConstantExpr>(E))

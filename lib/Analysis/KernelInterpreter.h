@@ -418,6 +418,14 @@ private:
   /// conditional directive decides what the IR describes.
   std::vector<SourceRange> BodiesRun;
   std::optional<Value> namedConstant(const Expr *E);
+  /// V (a value of type From) as a value of type To: where both are
+  /// floating types that differ, the conversion the original makes (an
+  /// exact literal where clang folds Whole, a to_float/to_double node
+  /// otherwise). Other values are returned as they are.
+  Value convertedTo(const Value &V, QualType To, QualType From,
+                    const Expr *Whole);
+  /// A local array's elements from its initializer list, as variables.
+  void initLocalArray(const VarDecl *VD);
   std::optional<std::string> wholeMacro(const Expr *E, std::string &DefinedAt);
   void noteArraySizeMacros(const DeclaratorDecl *D);
   void noteSizeMacros(const Expr *E);

@@ -81,6 +81,11 @@ std::optional<Value> Interpreter::namedConstant(const Expr *E) {
       !(T->isIntegerType() || T->isRealFloatingType()) ||
       E->isValueDependent())
     return std::nullopt;
+  // A floating constant converted to another floating type is the
+  // constant in its own type, converted (float w = WD with WD a double).
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(E->IgnoreParens()))
+    if (IC->getCastKind() == CK_FloatingCast)
+      return std::nullopt;
   ir::NamedConstant C;
   const Expr *Inner = E->IgnoreParenImpCasts();
   if (E->getBeginLoc().isMacroID()) {

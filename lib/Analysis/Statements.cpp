@@ -66,10 +66,17 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     if (!VD)
       return;
     Value R = Pre ? *Pre : eval(RHS);
+    // The type the value had before it was stored in the variable (for
+    // s += x, the type s + x has).
+    QualType From = RHS->IgnoreParenImpCasts()->getType();
+    if (IsCompound && From->isRealFloatingType() &&
+        VD->getType()->isRealFloatingType() &&
+        Ctx.getTypeSize(VD->getType()) > Ctx.getTypeSize(From))
+      From = VD->getType();
     if (IsCompound)
       R = compound(Env.count(VD) ? Env[VD] : Value::unknown(""), R, Op, LHS,
                    RHS);
-    Env[VD] = R;
+    Env[VD] = convertedTo(R, VD->getType(), From, IsCompound ? nullptr : RHS);
     return;
   }
   // A store through a subscript or a pointer.
@@ -150,6 +157,46 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     Reads.push_back({Ptr.Array, Ptr.Idx, false});
   }
   Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards});
+}
+
+void Interpreter::initLocalArray(const VarDecl *VD) {
+  const auto *List = dyn_cast_or_null<InitListExpr>(
+      VD->getInit() ? VD->getInit()->IgnoreParenImpCasts() : nullptr);
+  if (!List)
+    return;
+  const std::string Name = VD->getName().str();
+  int64_t Next = 0;
+  // Elements in row-major order, nested lists for rows (float k[3][3]).
+  std::function<void(const InitListExpr *, QualType)> Walk =
+      [&](const InitListExpr *L, QualType T) {
+        const auto *AT = Ctx.getAsConstantArrayType(T);
+        if (!AT)
+          return;
+        QualType Elem = AT->getElementType();
+        const int64_t Count = AT->getSize().getSExtValue();
+        const int64_t Start = Next;
+        for (unsigned I = 0; I < L->getNumInits() && I < Count; ++I) {
+          const Expr *X = L->getInit(I);
+          if (const auto *Sub = dyn_cast<InitListExpr>(X->IgnoreParenImpCasts())) {
+            Walk(Sub, Elem);
+            continue;
+          }
+          LocalElems[Name][Next++] = convertedTo(
+              eval(X), Elem, X->IgnoreParenImpCasts()->getType(), X);
+        }
+        // Elements the list leaves out are zero.
+        auto Scalars = scalarsIn(T, Ctx);
+        if (Scalars && Elem->isRealFloatingType())
+          for (; Next < Start + *Scalars; ++Next) {
+            DPtr Z = node(DNode::Literal);
+            Z->Value = Elem->isSpecificBuiltinType(BuiltinType::Float) ? "0.0f"
+                                                                       : "0.0";
+            LocalElems[Name][Next] = Value::data(Z);
+          }
+        else if (Scalars)
+          Next = Start + *Scalars;
+      };
+  Walk(List, VD->getType());
 }
 
 bool Interpreter::containsReturn(const Stmt *S) {
@@ -342,11 +389,16 @@ void Interpreter::exec(const Stmt *S) {
       if (T->isArrayType()) {
         Arrays[Name].Kind = ArrayKind::Local;
         Env[VD] = Value::pointer(Name, Poly());
+        initLocalArray(VD);
         continue;
       }
-      Env[VD] = VD->hasInit() ? eval(VD->getInit())
-                              : Value::unknown("'" + Name +
-                                               "' is used before it is set");
+      if (!VD->hasInit()) {
+        Env[VD] = Value::unknown("'" + Name + "' is used before it is set");
+        continue;
+      }
+      const Expr *Init = VD->getInit();
+      Env[VD] = convertedTo(eval(Init), T,
+                            Init->IgnoreParenImpCasts()->getType(), Init);
     }
     return;
   }

@@ -301,6 +301,10 @@ std::string emitExpr(const Expr &E, const ReadEmitter &Read,
   case Expr::Literal:
     return E.Value;
   case Expr::Unary:
+    // A conversion the original makes where it stores a value in a local of
+    // another type (float c = 15.0 / 118) or casts it explicitly.
+    if (E.Op == "to_float" || E.Op == "to_double")
+      return "((" + E.Op.substr(3) + ")" + Arg(0) + ")";
     return "(" + std::string(E.Op == "neg" ? "-" : E.Op) + Arg(0) + ")";
   case Expr::Binary:
     return "(" + Arg(0) + " " + E.Op + " " + Arg(1) + ")";

@@ -49,7 +49,7 @@ const char *const CoefKindNames[] = {"literal", "scalar-param",
                                      "constant-array", "constant-scalar"};
 const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
 const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
-                                           "block-dim"};
+                                           "block-dim", "grid-extent"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
 
@@ -594,7 +594,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     if (K < 0 && R.ok())
       R.fail(memberPath(AP, "kind"),
              "unknown assumption kind '" + Kind +
-                 "' (known: compile-time, preprocessor, block-dim)");
+                 "' (known: compile-time, preprocessor, block-dim, grid-extent)");
     else
       A.Kind = static_cast<enum Assumption::Kind>(K < 0 ? 0 : K);
     A.Expr = R.string(Assumed[I], "expr", AP);

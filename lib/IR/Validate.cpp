@@ -658,9 +658,11 @@ private:
                               "floating literal such as 0.25f)");
       return;
     case Expr::Unary:
-      if (E.Op != "neg" && E.Op != "-" && E.Op != "+")
+      if (E.Op != "neg" && E.Op != "-" && E.Op != "+" && E.Op != "to_float" &&
+          E.Op != "to_double")
         fail(memberPath(Where, "op"),
-             "unknown unary operator " + shown(E.Op) + " (known: neg)");
+             "unknown unary operator " + shown(E.Op) +
+                 " (known: neg, to_float, to_double)");
       Arity(1, "a unary operator");
       break;
     case Expr::Binary:
@@ -736,6 +738,13 @@ private:
                shown(A.Value) + " is not a block size from 1 to 1024");
         break;
       }
+      case Assumption::GridExtent:
+        if (A.Expr != "x" && A.Expr != "y" && A.Expr != "z")
+          fail(memberPath(Where, "expr"),
+               shown(A.Expr) + ": a grid-extent assumption names x, y or z");
+        else
+          expression(memberPath(Where, "value"), A.Value, false);
+        break;
       case Assumption::CompileTime:
       case Assumption::Preprocessor:
         if (A.Kind == Assumption::Preprocessor && A.Value != "0" &&

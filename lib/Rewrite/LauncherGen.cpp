@@ -2,6 +2,8 @@
 
 #include "forgestencil/Rewrite/LauncherGen.h"
 
+#include "forgestencil/Forge/CodeGen.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -208,6 +210,12 @@ static VariantConditions variantConditions(const ir::StencilIR &IR) {
       And(C.Runtime, "fs_block." + A.Expr + " == " + A.Value + "u");
       C.Comment += "//   blockDim." + A.Expr + " == " + A.Value;
       break;
+    case ir::Assumption::GridExtent:
+      And(C.Runtime, "(long long)fs_grid." + A.Expr + " * fs_block." + A.Expr +
+                         " == (long long)(" + A.Value + ")");
+      C.Comment += "//   gridDim." + A.Expr + " * blockDim." + A.Expr +
+                   " == " + A.Value;
+      break;
     }
     C.Comment += A.Why.empty() ? "\n" : ": " + A.Why + "\n";
   }
@@ -309,9 +317,28 @@ static std::string variantTable(const KernelDefinition &K,
     S += "/// `" + K.QualifiedName + "<" + Args +
          ">`: the variant verified for the running GPU, if any.\n";
     S += "template <>\nstruct " + Table + "<" + Args + "> {\n";
-    S += "  template <typename... FsArgs>\n";
-    S += "  static bool launch(dim3 fs_grid, dim3 fs_block, size_t fs_shmem,\n"
-         "                     cudaStream_t fs_stream, FsArgs... fs_args) {\n";
+    // A condition on the kernel's arguments (how far the grid may reach)
+    // needs them by name: the instantiation's own parameters.
+    bool Named = false;
+    for (const EmittedVariant *E : Variants)
+      for (const ir::Assumption &A : E->Variant->Variant->IR.Assumptions)
+        Named |= A.Kind == ir::Assumption::GridExtent;
+    std::vector<std::string> Forward = {"fs_args..."};
+    if (Named) {
+      const ir::StencilIR &IR = Variants.front()->Variant->Variant->IR;
+      Forward.clear();
+      S += "  static bool launch(dim3 fs_grid, dim3 fs_block, size_t fs_shmem,\n"
+           "                     cudaStream_t fs_stream";
+      for (const ir::Param &P : IR.Params) {
+        S += ", " + forge::declareParam(P.Type, P.Name);
+        Forward.push_back(P.Name);
+      }
+      S += ") {\n";
+    } else {
+      S += "  template <typename... FsArgs>\n";
+      S += "  static bool launch(dim3 fs_grid, dim3 fs_block, size_t fs_shmem,\n"
+           "                     cudaStream_t fs_stream, FsArgs... fs_args) {\n";
+    }
     S += "    switch (forgestencil::compute_capability()) {\n";
     for (const EmittedVariant *E : Variants) {
       VariantConditions C = variantConditions(E->Variant->Variant->IR);
@@ -321,7 +348,7 @@ static std::string variantTable(const KernelDefinition &K,
            std::to_string(E->Variant->Variant->ComputeCapability) + ":\n";
       if (!C.Runtime.empty())
         S += "      if (!(" + C.Runtime + "))\n        return false;\n";
-      S += "      " + forwardingCall(E->Launcher, {"fs_args..."}) + ";\n";
+      S += "      " + forwardingCall(E->Launcher, Forward) + ";\n";
       S += "      return true;\n";
       if (!C.Preprocessor.empty())
         S += "#endif\n";

@@ -131,6 +131,9 @@ struct Assumption {
                   ///< when the branch after it was taken, "0" when not.
     BlockDim,     ///< blockDim.<Expr> == Value at every launch (the kernel
                   ///< indexes blocks by a fixed size).
+    GridExtent,   ///< gridDim.<Expr> * blockDim.<Expr> == Value, a C
+                  ///< expression over the kernel's parameters: an unguarded
+                  ///< thread axis covers exactly what the analysis assumed.
   } Kind = CompileTime;
   std::string Expr, Value;
   std::string Why; ///< Where it comes from, for the generated comment.

@@ -24,6 +24,8 @@ def expr(e):
     if kind == "literal":
         return e["value"]
     if kind == "unary":
+        if e["op"].startswith("to_"):
+            return "(" + e["op"][3:] + ")" + args[0]
         return ("-" if e["op"] == "neg" else e["op"]) + args[0]
     if kind == "binary":
         return "(" + args[0] + " " + e["op"] + " " + args[1] + ")"
