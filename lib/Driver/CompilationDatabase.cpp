@@ -25,6 +25,25 @@ Error jsonError(StringRef Path, const Twine &Msg) {
                            Path.str().c_str(), Msg.str().c_str());
 }
 
+/// "a number", "null", ... for a JSON value that should have been a string.
+std::string jsonKindName(const json::Value &V) {
+  switch (V.kind()) {
+  case json::Value::Null:
+    return "null";
+  case json::Value::Boolean:
+    return "a boolean";
+  case json::Value::Number:
+    return "a number";
+  case json::Value::String:
+    return "a string";
+  case json::Value::Array:
+    return "an array";
+  case json::Value::Object:
+    return "an object";
+  }
+  return "not a string";
+}
+
 /// Whether clang's driver knows Flag; host-compiler flags that only gcc
 /// understands would make the clang invocation fail.
 bool clangKnowsFlag(StringRef Flag) {
@@ -85,6 +104,7 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
 
   auto DB = std::unique_ptr<CudaCompilationDatabase>(new CudaCompilationDatabase);
   DB->JsonPath = JsonPath.str();
+  DB->Options = Opts;
   StringRef DbDir = sys::path::parent_path(JsonPath);
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
@@ -123,10 +143,25 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
     std::string Source(SourcePath);
 
     std::vector<std::string> Argv;
+    if (const json::Value *Raw = E->get("arguments"); Raw && !Raw->getAsArray()) {
+      DB->Problems.push_back({Where + " (" + FileName->str() + ")",
+                              "\"arguments\" is " + jsonKindName(*Raw) +
+                                  ", not an array of strings"});
+      continue;
+    }
     if (const json::Array *Args = E->getArray("arguments")) {
-      for (const json::Value &A : *Args)
-        if (auto S = A.getAsString())
+      std::string Bad;
+      for (size_t K = 0; K < Args->size() && Bad.empty(); ++K) {
+        if (auto S = (*Args)[K].getAsString())
           Argv.push_back(S->str());
+        else
+          Bad = "\"arguments\" element " + std::to_string(K) + " is " +
+                jsonKindName((*Args)[K]) + ", not a string";
+      }
+      if (!Bad.empty()) {
+        DB->Problems.push_back({Where + " (" + FileName->str() + ")", Bad});
+        continue;
+      }
     } else if (auto Cmd = E->getString("command")) {
       SmallVector<const char *, 64> Toks;
       cl::TokenizeGNUCommandLine(*Cmd, Saver, Toks);
