@@ -62,9 +62,13 @@ struct EnclosingLoop {
   bool LooksLikeTimeLoop = false;
 };
 
-/// A kernel<<<grid, block, shmem, stream>>>(args) expression.
+/// A kernel<<<grid, block, shmem, stream>>>(args) expression, or a call of
+/// the runtime's launch API (cudaLaunchKernel and friends).
 struct LaunchSite {
   SourcePos Pos;                ///< Start of the launch expression.
+  /// "chevron" for <<< >>>, else the API called: "cudaLaunchKernel",
+  /// "cudaLaunchCooperativeKernel" or "cudaLaunchKernelEx".
+  std::string Kind = "chevron";
   std::string Kernel;           ///< Qualified name of the launched kernel.
   std::string TemplateArgs;     ///< "float, 4" when a template is launched.
   std::string Grid, Block, SharedMem, Stream; ///< As written; "" if absent.
@@ -73,6 +77,11 @@ struct LaunchSite {
   bool InMacro = false;          ///< The launch is spelled in a macro body.
   std::string MacroName;         ///< The macro it is expanded from.
   bool InDependentContext = false; ///< Inside an uninstantiated template.
+  /// The kernel is called through a pointer (Kernel is its spelling).
+  bool ThroughPointer = false;
+  /// For a launch through a pointer: the kernels whose address the
+  /// enclosing function takes, which it may launch.
+  std::vector<std::string> PossibleKernels;
   std::string TranslationUnit;
   std::vector<EnclosingLoop> Loops; ///< Innermost first.
   /// Further kernels launched here by other instantiations of the
@@ -99,6 +108,10 @@ public:
   const std::map<std::string, KernelAnalysis> &analyses() const {
     return Analyses;
   }
+
+  /// For a launch inside an uninstantiated template: the instantiations of
+  /// its kernel template that were analysed anywhere ("k<float, 4>").
+  std::vector<std::string> instantiationsOf(const LaunchSite &L) const;
 
   void addKernel(KernelInfo K, driver::CudaSide Side);
   void addLaunch(LaunchSite L);
