@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -230,6 +231,20 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
           Side == CudaSide::Host ? "cuda-host" : "cuda-device";
     }
     TU.Job.Notes.push_back(describeParses(TU.Job));
+    // The commands themselves, to rerun a parse by hand (the prelude is in
+    // lib/Driver/Prelude/ of the source tree).
+    for (const CompileCommand &C : TU.Commands) {
+      std::string Line;
+      raw_string_ostream OS(Line);
+      for (const std::string &A : C.CommandLine) {
+        OS << (Line.empty() ? "" : " ");
+        sys::printArg(OS, A, /*Quote=*/A.find_first_of(" \t\"'$()*?;&|<>") !=
+                                 std::string::npos);
+      }
+      TU.Job.Notes.push_back(std::string("clang command, ") +
+                             (C.Heuristic == "cuda-host" ? "host" : "device") +
+                             " side: " + Line);
+    }
     DB->Order.push_back(TU.Job.File);
     DB->Units.emplace(TU.Job.File, std::move(TU));
   }
