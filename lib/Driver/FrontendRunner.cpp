@@ -453,9 +453,9 @@ public:
     Preprocessor &PP = CI.getPreprocessor();
     PP.addPPCallbacks(std::make_unique<StandInCallbacks>(Session, SM));
     // Every "<<<" the parser is given, to find launches errors swallowed.
-    PP.setTokenWatcher([this, &SM](const Token &T) {
+    PP.setTokenWatcher([&S = Session, &SM](const Token &T) {
       if (T.is(tok::lesslessless) && !SM.isInSystemHeader(T.getLocation()))
-        Session.LaunchTokens.push_back(T.getLocation());
+        S.LaunchTokens.push_back(T.getLocation());
     });
     activeParse() = {&CI, &Session};
     std::vector<std::unique_ptr<ASTConsumer>> Consumers;
