@@ -1,6 +1,7 @@
 //===- Inventory.cpp - The kernels and launch sites of an app --------------===//
 
 #include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Analysis/PreprocessorFacts.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -50,9 +51,10 @@ namespace {
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, Inventory &Inv, const driver::TranslationUnit &TU,
-            driver::CudaSide Side, const driver::ParseLog *Log)
+            driver::CudaSide Side, const PreprocessorFacts &PP,
+            const driver::ParseLog *Log)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side),
-        Log(Log) {}
+        PP(PP), Log(Log) {}
 
   // Launches inside host function templates are seen in each
   // instantiation too, where the kernel and its template arguments are known.
@@ -114,7 +116,7 @@ public:
       Inv.addAnalysis(std::move(KA));
       return;
     }
-    KernelAnalysis KA = analyzeKernel(FD, Ctx);
+    KernelAnalysis KA = analyzeKernel(FD, Ctx, &PP);
     if (KA.IR)
       KA.IR->SourceFile = KA.Pos.File;
     Inv.addAnalysis(std::move(KA));
@@ -538,6 +540,7 @@ private:
   Inventory &Inv;
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
+  const PreprocessorFacts &PP;
   const driver::ParseLog *Log;
   Decl *CurrentFunction = nullptr;
   std::vector<const Stmt *> LoopStack;
@@ -545,11 +548,15 @@ private:
 
 class CollectorConsumer : public ASTConsumer {
 public:
-  CollectorConsumer(Inventory &Inv, const driver::TranslationUnit &TU,
-                    driver::CudaSide Side, const driver::ParseLog *Log)
-      : Inv(Inv), TU(TU), Side(Side), Log(Log) {}
+  CollectorConsumer(CompilerInstance &CI, Inventory &Inv,
+                    const driver::TranslationUnit &TU, driver::CudaSide Side,
+                    const driver::ParseLog *Log)
+      : Inv(Inv), TU(TU), Side(Side), Log(Log) {
+    if (CI.hasPreprocessor())
+      PP.attach(CI.getPreprocessor());
+  }
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    Collector C(Ctx, Inv, TU, Side, Log);
+    Collector C(Ctx, Inv, TU, Side, PP, Log);
     C.TraverseDecl(Ctx.getTranslationUnitDecl());
   }
 
@@ -558,6 +565,7 @@ private:
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
   const driver::ParseLog *Log;
+  PreprocessorFacts PP;
 };
 
 } // namespace
@@ -565,7 +573,7 @@ private:
 std::unique_ptr<ASTConsumer>
 Inventory::makeConsumer(CompilerInstance &CI, const driver::TranslationUnit &TU,
                         driver::CudaSide Side) {
-  return std::make_unique<CollectorConsumer>(*this, TU, Side,
+  return std::make_unique<CollectorConsumer>(CI, *this, TU, Side,
                                              driver::parseLogOf(CI));
 }
 

@@ -43,9 +43,14 @@ struct KernelAnalysis {
 
 const char *verdictName(KernelAnalysis::Verdict V);
 
-/// Analyses one kernel definition (an instantiation for templates).
+class PreprocessorFacts;
+
+/// Analyses one kernel definition (an instantiation for templates). PP, when
+/// given, holds the conditional directives of the parse: those inside the
+/// kernel become assumptions of its IR.
 KernelAnalysis analyzeKernel(const clang::FunctionDecl &Kernel,
-                             clang::ASTContext &Ctx);
+                             clang::ASTContext &Ctx,
+                             const PreprocessorFacts *PP = nullptr);
 
 } // namespace analysis
 } // namespace forgestencil
