@@ -3,14 +3,18 @@
 # its extract.sh) and scores its analysis against test/RealApps/labels.json.
 #
 #   scripts/realapps.sh [--fs-rewrite PATH] [--devset DIR] [--out DIR]
-#                       [--commit HASH] [--labels FILE] [--no-score] [dir...]
+#                       [--commit HASH] [--labels FILE] [--no-score]
+#                       [--cost [--runs N]] [dir...]
 #
 # For every dir (default: every subdirectory of the dev set with a
 # compile_commands.json) it runs, from the dir,
 #   fs-rewrite --list --json --dump-ir=ir.json --source-root=<dir> compile_commands.json
 # (one parse gives both documents), keeps the exit status, and prints one row per
 # translation unit of the dir's compile database: status, kernels, launches and the
-# verdicts of its kernels; then a summary line, then utils/score-realapps.py.
+# verdicts of its kernels; then one row per dir (TUs by status, kernels, launches,
+# the tool's exit code, the labelled __global__ functions of the dir the listing
+# lacks, and with --cost the analysis cost); then a summary line (with the crashes:
+# an exit code other than 0, 1 or 2, or no JSON), then utils/score-realapps.py.
 # A TU's status comes from the "translation_units" member of the --list JSON when the
 # tool writes one, and otherwise from "parse_failures" (a TU with a failure on either
 # side is "failed", with its first error).
@@ -19,6 +23,9 @@
 # short HEAD of this repository or --commit): per dir list.json and ir.json (the tool's
 # documents, re-written without indentation), stderr.txt, rc and seconds; at the top
 # summary.txt (the printed text), run.json (the rows) and score.json.
+# --cost also runs utils/analysis-cost.py per dir (--runs N times, default 3:
+# fs-rewrite --list's CPU time against clang -fsyntax-only of both sides of every
+# TU) into <dir>/cost.json.
 #
 # Defaults: --fs-rewrite build/bin/fs-rewrite, --devset $DEVSET_ROOT or /tmp/devset,
 # --labels test/RealApps/labels.json (what the scorer reads).
@@ -32,8 +39,10 @@ out=$root/results/realapps
 commit=
 labels=$root/test/RealApps/labels.json
 score=1
+cost=0
+runs=3
 dirs=()
-usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --fs-rewrite) fs=${2:?--fs-rewrite needs a path}; shift 2 ;;
@@ -47,6 +56,9 @@ while [[ $# -gt 0 ]]; do
     --labels) labels=${2:?--labels needs a file}; shift 2 ;;
     --labels=*) labels=${1#*=}; shift ;;
     --no-score) score=0; shift ;;
+    --cost) cost=1; shift ;;
+    --runs) runs=${2:?--runs needs a number}; shift 2 ;;
+    --runs=*) runs=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "realapps.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     *) dirs+=("$1"); shift ;;
@@ -88,6 +100,10 @@ json.dump(doc, open(sys.argv[1], "w"), separators=(",", ":"))' "$run.tmp/$d/$j.j
   done
   end=$(date +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f\n", b - a }' >"$run.tmp/$d/seconds"
+  if [[ $cost -eq 1 ]]; then
+    nice -n 10 python3 "$root/utils/analysis-cost.py" --fs-rewrite "$fs" --runs "$runs" \
+      "$devset/$d" >"$run.tmp/$d/cost.json" 2>>"$run.tmp/$d/stderr.txt"
+  fi
 done
 
 # A finished run replaces the previous one of the same day and commit.
@@ -95,9 +111,10 @@ rm -rf "$run" && mv "$run.tmp" "$run"
 
 # The tool as the run records it: relative to this repository, else its file name.
 case $fs in "$root"/*) fs_shown=${fs#"$root"/} ;; *) fs_shown=$(basename "$fs") ;; esac
-python3 - "$run" "$devset" "$fs_shown" "$commit" "${dirs[@]}" <<'EOF' | tee "$run/summary.txt"
+python3 - "$run" "$devset" "$fs_shown" "$commit" "$labels" "${dirs[@]}" <<'EOF' | tee "$run/summary.txt"
 import collections, json, os, sys
-run, devset, fs, commit, dirs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+run, devset, fs, commit, labels_file, dirs = (sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4],
+                                              sys.argv[5], sys.argv[6:])
 
 def norm(p):
     p = (p or "").replace("\\", "/")
@@ -118,6 +135,13 @@ def load(path):
 
 def base(name):
     return (name or "").split("<", 1)[0].strip().rsplit("::", 1)[-1]
+
+# The labelled __global__ functions compiled with each dir's flags: every one
+# should be in the listing.
+labelled = collections.defaultdict(list)
+for k in (load(labels_file) or {}).get("kernels") or []:
+    if k.get("in_build", True) is not False:
+        labelled[k.get("dir")].append(k)
 
 rows, dir_rows = [], []
 tot = collections.Counter()
@@ -183,9 +207,22 @@ for d in dirs:
         rows.append(row)
         tot["tus"] += 1
         tot[row["status"]] += 1
-    dir_rows.append(collections.OrderedDict(dir=d, rc=int(rc) if rc.lstrip("-").isdigit() else rc,
-                                            seconds=float(secs), tus=len(tus), kernels=len(kernels),
-                                            launches=len(launches), ir_entries=len(irk)))
+    listed = {(base(k.get("name")), norm(k.get("file"))) for k in kernels}
+    unlisted = ["%s (%s)" % (k.get("kernel"), k.get("file")) for k in labelled.get(d, [])
+                if not any(n == base(k.get("kernel")) and same(f, k.get("file")) for n, f in listed)]
+    st = collections.Counter(r["status"] for r in rows if r["dir"] == d)
+    rcv = int(rc) if rc.lstrip("-").isdigit() else rc
+    crashed = lst is None or rcv not in (0, 1, 2)
+    dr = collections.OrderedDict(dir=d, rc=rcv, crashed=crashed, seconds=float(secs), tus=len(tus),
+                                 status=dict(sorted(st.items())), kernels=len(kernels),
+                                 launches=len(launches), ir_entries=len(irk),
+                                 labelled=len(labelled.get(d, [])), labelled_not_listed=unlisted)
+    c = load(os.path.join(run, d, "cost.json"))
+    if c is not None:
+        dr["cost"] = c
+    dir_rows.append(dr)
+    tot["crashes"] += crashed
+    tot["unlisted"] += len(unlisted)
     tot["kernels"] += len(kernels)
     tot["launches"] += len(launches)
 
@@ -205,18 +242,37 @@ for r in rows:
         w("%-15s   stand-ins: %s\n" % ("", ", ".join(map(str, r["stand_ins"]))[:160]))
     if r["first_error"] and r["status"] != "parsed":
         w("%-15s   first error: %s\n" % ("", r["first_error"][:160]))
+has_cost = any("cost" in x for x in dir_rows)
+w("\n%-15s %4s %6s %9s %6s %7s %8s %3s %9s%s\n" % (
+    "dir", "TUs", "parsed", "stand-ins", "failed", "kernels", "launches", "rc", "unlisted",
+    "  fs-rewrite/clang CPU s" if has_cost else ""))
+for x in dir_rows:
+    s = x["status"]
+    cs = ""
+    if "cost" in x:
+        c = x["cost"]
+        cs = "  %.2f/%.2f = %sx" % (c.get("fs_rewrite_median_s", 0), c.get("clang_median_s", 0),
+                                    c.get("ratio"))
+    w("%-15s %4d %6d %9d %6d %7d %8d %3s %9s%s\n" % (
+        x["dir"], x["tus"], s.get("parsed", 0), s.get("parsed with stand-ins", 0), s.get("failed", 0),
+        x["kernels"], x["launches"], str(x["rc"]) + ("!" if x["crashed"] else ""),
+        "%d/%d" % (len(x["labelled_not_listed"]), x["labelled"]), cs))
+    if x["labelled_not_listed"]:
+        w("%-15s   not listed: %s\n" % ("", ", ".join(x["labelled_not_listed"])[:160]))
 rcs = collections.Counter(str(x["rc"]) for x in dir_rows)
 w("\nsummary: %d dirs, %d TUs: %d parsed, %d parsed with stand-ins, %d failed%s; %d kernels, %d launches; "
-  "dump: %s; exit codes: %s; %.0f s\n" % (
+  "dump: %s; exit codes: %s; %d crashes; %d labelled kernels not listed; %.0f s\n" % (
       len(dirs), tot["tus"], tot["parsed"], tot["parsed with stand-ins"], tot["failed"],
       "".join(", %d %s" % (tot[s], s) for s in ("no output", "not listed") if tot[s]),
       tot["kernels"], tot["launches"],
       ", ".join("%s %d" % kv for kv in sorted(verdicts_all.items())) or "empty",
-      ", ".join("%s x%d" % kv for kv in sorted(rcs.items())), sum(x["seconds"] for x in dir_rows)))
+      ", ".join("%s x%d" % kv for kv in sorted(rcs.items())), tot["crashes"], tot["unlisted"],
+      sum(x["seconds"] for x in dir_rows)))
 json.dump({"fs_rewrite": fs, "commit": commit, "devset": devset, "dirs": dir_rows, "translation_units": rows,
            "summary": {"tus": tot["tus"], "parsed": tot["parsed"],
                        "parsed_with_stand_ins": tot["parsed with stand-ins"], "failed": tot["failed"],
                        "kernels": tot["kernels"], "launches": tot["launches"],
+                       "crashes": tot["crashes"], "labelled_not_listed": tot["unlisted"],
                        "verdicts": dict(sorted(verdicts_all.items()))}},
           open(os.path.join(run, "run.json"), "w"), indent=1)
 EOF

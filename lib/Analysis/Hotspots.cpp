@@ -129,6 +129,11 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
     HotspotRow R;
     R.Launch = &L;
     R.Analysis = Inv.analysisFor(L);
+    // A launch in an uninstantiated template stands for the instantiations
+    // of its kernel that were analysed (in this TU or another).
+    std::vector<std::string> Instances = Inv.instantiationsOf(L);
+    if (!R.Analysis && !Instances.empty())
+      R.Analysis = &Inv.analyses().at(Instances.front());
 
     for (const EnclosingLoop &Loop : L.Loops) {
       if (Loop.ConstantTrips) {
@@ -176,10 +181,26 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
       R.Cost = static_cast<double>(R.LaunchesPerRun) * Points * Bytes;
     }
 
-    if (L.InMacro) {
+    if (L.Kind != "chevron") {
+      R.WhyNot = "launched through " + L.Kind +
+                 "(): the rewriter guards only <<< >>> launches";
+    } else if (L.InMacro) {
       R.WhyNot = "the launch is spelled inside the macro '" + L.MacroName + "'";
+    } else if (L.ThroughPointer) {
+      R.WhyNot = "the kernel is called through the pointer '" + L.Kernel + "'";
+      if (!L.PossibleKernels.empty()) {
+        R.WhyNot += ", which may hold";
+        for (size_t I = 0; I < L.PossibleKernels.size(); ++I)
+          R.WhyNot += (I ? ", " : " ") + L.PossibleKernels[I];
+      }
     } else if (L.InDependentContext) {
       R.WhyNot = "the launch is inside a template that is not instantiated";
+      if (!Instances.empty()) {
+        R.WhyNot += " here; its kernel's instantiations";
+        for (size_t I = 0; I < Instances.size(); ++I)
+          R.WhyNot += (I ? ", " : " ") + Instances[I];
+        R.WhyNot += " are analysed";
+      }
     } else if (!R.Analysis) {
       R.WhyNot = "the kernel was not analysed (no definition seen on the "
                  "device side)";

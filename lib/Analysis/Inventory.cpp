@@ -11,6 +11,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,9 +51,10 @@ namespace {
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, Inventory &Inv, const driver::TranslationUnit &TU,
-            driver::CudaSide Side, const PreprocessorFacts &PP)
+            driver::CudaSide Side, const PreprocessorFacts &PP,
+            const driver::ParseLog *Log)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side),
-        PP(PP) {}
+        PP(PP), Log(Log) {}
 
   // Launches inside host function templates are seen in each
   // instantiation too, where the kernel and its template arguments are known.
@@ -98,12 +100,16 @@ public:
   }
 
   void analyse(const FunctionDecl &FD) {
-    if (bodyHasErrors(FD)) {
+    // Errors anywhere in the kernel or in what it calls (the parse's log
+    // knows where each error is), or clang's recovery inside its body.
+    std::optional<driver::ParseDiagnostic> Error;
+    if (Log)
+      Error = Log->errorAffecting(FD);
+    if (Error || bodyHasErrors(FD)) {
       KernelAnalysis KA;
       KA.Kernel = FD.getNameAsString();
       KA.Result = KernelAnalysis::NotStencil;
-      KA.Reasons.push_back("the kernel's body did not parse cleanly; it is "
-                           "neither analysed nor rewritten");
+      KA.Reasons.push_back(notParsedReason(Error));
       KA.Pos = position(FD.getLocation());
       if (const TemplateArgumentList *TA = FD.getTemplateSpecializationArgs())
         KA.Kernel += "<" + templateArgs(*TA) + ">";
@@ -114,6 +120,22 @@ public:
     if (KA.IR)
       KA.IR->SourceFile = KA.Pos.File;
     Inv.addAnalysis(std::move(KA));
+  }
+
+  /// Why a kernel with errors is left alone: the first error, and the
+  /// includes stood in for, whose declarations it may have needed.
+  std::string notParsedReason(const std::optional<driver::ParseDiagnostic> &E) {
+    std::string S = "the kernel's body did not parse cleanly";
+    if (E)
+      S += " (" + E->File + ":" + std::to_string(E->Line) + ":" +
+           std::to_string(E->Column) + ": " + E->Message + ")";
+    if (Log && !Log->standIns().empty()) {
+      S += "; the TU was parsed with empty stand-ins for";
+      for (const driver::StandIn &SI : Log->standIns())
+        S += " " + SI.spelled();
+      S += ", which may declare what it uses";
+    }
+    return S + "; it is neither analysed nor rewritten";
   }
 
   /// Whether clang recovered from errors inside the function: an invalid
@@ -154,8 +176,7 @@ public:
     L.Pos = position(Begin);
     if (L.Pos.File.empty())
       return true;
-    L.InDependentContext = E->isInstantiationDependent() ||
-                           E->getDirectCallee() == nullptr;
+    L.InDependentContext = E->isInstantiationDependent();
     if (const FunctionDecl *FD = E->getDirectCallee()) {
       L.Kernel = FD->getQualifiedNameAsString();
       const FunctionDecl *Def = FD->getTemplateInstantiationPattern();
@@ -164,9 +185,11 @@ public:
         L.KernelPos = position(D->getLocation());
       if (const TemplateArgumentList *TA = FD->getTemplateSpecializationArgs())
         L.TemplateArgs = templateArgs(*TA);
-    } else {
-      // A dependent callee inside a template: keep the spelling.
+    } else if (!nameDependentKernel(E->getCallee(), L)) {
+      // A pointer, or a callee that only instantiation resolves: keep the
+      // spelling.
       L.Kernel = text(E->getCallee()->getSourceRange());
+      L.ThroughPointer = !L.InDependentContext;
     }
     const CallExpr *Config = E->getConfig();
     auto ConfigArg = [&](unsigned I) -> std::string {
@@ -184,11 +207,76 @@ public:
     for (const Expr *A : E->arguments())
       if (!isa<CXXDefaultArgExpr>(A))
         L.Args.push_back(text(A->getSourceRange()));
-    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(CurrentFunction))
-      L.EnclosingFunction = FD->getQualifiedNameAsString();
-    L.TranslationUnit = TU.Job.File;
-    L.Loops = enclosingLoops(E);
-    Inv.addLaunch(std::move(L));
+    finishLaunch(E, L);
+    return true;
+  }
+
+  /// cudaLaunchKernel(func, grid, block, args, shmem, stream) and the
+  /// cooperative and extensible forms, called from the app's code.
+  bool VisitCallExpr(CallExpr *E) {
+    if (isa<CUDAKernelCallExpr>(E))
+      return true;
+    const FunctionDecl *Callee = E->getDirectCallee();
+    if (!Callee || !Callee->getDeclName().isIdentifier())
+      return true;
+    StringRef Name = Callee->getName();
+    Name.consume_back("_ptsz");
+    bool Ex = Name == "cudaLaunchKernelEx" || Name == "cudaLaunchKernelExC";
+    if (!Ex && Name != "cudaLaunchKernel" &&
+        Name != "cudaLaunchCooperativeKernel")
+      return true;
+    SourceLocation Begin = E->getBeginLoc();
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Begin)))
+      return true; // The runtime's own wrappers.
+    LaunchSite L;
+    L.Kind = Ex ? "cudaLaunchKernelEx" : Name.str();
+    L.InMacro = Begin.isMacroID();
+    if (L.InMacro) {
+      L.MacroName =
+          Lexer::getImmediateMacroName(Begin, SM, Ctx.getLangOpts()).str();
+      Begin = SM.getExpansionLoc(Begin);
+    }
+    L.Pos = position(Begin);
+    if (L.Pos.File.empty())
+      return true;
+    L.InDependentContext = E->isInstantiationDependent();
+    // cudaLaunchKernelEx(config, kernel, args...); the others
+    // (kernel, grid, block, args, shmem, stream).
+    unsigned KernelArg = Ex ? 1 : 0;
+    auto Arg = [&](unsigned I) -> std::string {
+      if (I >= E->getNumArgs() || isa<CXXDefaultArgExpr>(E->getArg(I)))
+        return "";
+      return text(E->getArg(I)->getSourceRange());
+    };
+    if (KernelArg < E->getNumArgs()) {
+      const Expr *K = E->getArg(KernelArg)->IgnoreParenCasts();
+      if (const auto *U = dyn_cast<UnaryOperator>(K);
+          U && U->getOpcode() == UO_AddrOf)
+        K = U->getSubExpr()->IgnoreParenCasts();
+      const auto *Ref = dyn_cast<DeclRefExpr>(K);
+      const auto *FD = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+      if (FD && FD->hasAttr<CUDAGlobalAttr>()) {
+        L.Kernel = FD->getQualifiedNameAsString();
+        if (const TemplateArgumentList *TA =
+                FD->getTemplateSpecializationArgs())
+          L.TemplateArgs = templateArgs(*TA);
+      } else if (!nameDependentKernel(K, L)) {
+        L.Kernel = Arg(KernelArg);
+        L.ThroughPointer = !L.InDependentContext;
+      }
+    }
+    if (Ex) {
+      L.Grid = Arg(0); // The cudaLaunchConfig_t holds the configuration.
+      for (unsigned I = 2; I < E->getNumArgs(); ++I)
+        L.Args.push_back(Arg(I));
+    } else {
+      L.Grid = Arg(1);
+      L.Block = Arg(2);
+      L.Args.push_back(Arg(3));
+      L.SharedMem = Arg(4);
+      L.Stream = Arg(5);
+    }
+    finishLaunch(E, L);
     return true;
   }
 
@@ -215,6 +303,65 @@ public:
   }
 
 private:
+  /// A launch inside a template names its kernel template with dependent
+  /// arguments ("k<T, 4>"): the template's name and the arguments as written.
+  bool nameDependentKernel(const Expr *Callee, LaunchSite &L) {
+    const auto *ULE =
+        dyn_cast<UnresolvedLookupExpr>(Callee->IgnoreParenImpCasts());
+    if (!ULE || ULE->getNumDecls() == 0)
+      return false;
+    const NamedDecl *D = (*ULE->decls_begin())->getUnderlyingDecl();
+    const FunctionDecl *FD = D->getAsFunction();
+    if (!FD || !FD->hasAttr<CUDAGlobalAttr>())
+      return false;
+    L.Kernel = FD->getQualifiedNameAsString();
+    std::string Args;
+    for (const TemplateArgumentLoc &A : ULE->template_arguments())
+      Args += (Args.empty() ? "" : ", ") + text(A.getSourceRange());
+    L.TemplateArgs = Args;
+    return true;
+  }
+
+  /// What every launch records about where it is.
+  void finishLaunch(const Expr *E, LaunchSite &L) {
+    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(CurrentFunction))
+      L.EnclosingFunction = FD->getQualifiedNameAsString();
+    if (L.ThroughPointer)
+      L.PossibleKernels = kernelsReferencedIn(CurrentFunction);
+    L.TranslationUnit = TU.Job.File;
+    L.Loops = enclosingLoops(E);
+    Inv.addLaunch(std::move(L));
+  }
+
+  /// The kernels a function names without launching them (their address
+  /// goes into a pointer that a launch may call).
+  static std::vector<std::string> kernelsReferencedIn(const Decl *D) {
+    std::vector<std::string> Names;
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (!FD || !FD->getBody())
+      return Names;
+    struct Finder : RecursiveASTVisitor<Finder> {
+      std::vector<std::string> &Names;
+      llvm::DenseSet<const Expr *> Callees;
+      explicit Finder(std::vector<std::string> &N) : Names(N) {}
+      bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+        Callees.insert(E->getCallee()->IgnoreParenImpCasts());
+        return true;
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *E) {
+        const auto *K = dyn_cast<FunctionDecl>(E->getDecl());
+        if (!K || !K->hasAttr<CUDAGlobalAttr>() || Callees.contains(E))
+          return true;
+        std::string Name = K->getQualifiedNameAsString();
+        if (std::find(Names.begin(), Names.end(), Name) == Names.end())
+          Names.push_back(Name);
+        return true;
+      }
+    } F(Names);
+    F.TraverseStmt(FD->getBody());
+    return Names;
+  }
+
   /// The host loops around the current point of the traversal, innermost
   /// first. A stack kept while traversing, rather than the AST parent map,
   /// which would be built for every declaration of the CUDA headers too.
@@ -398,6 +545,7 @@ private:
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
   const PreprocessorFacts &PP;
+  const driver::ParseLog *Log;
   Decl *CurrentFunction = nullptr;
   std::vector<const Stmt *> LoopStack;
 };
@@ -405,13 +553,14 @@ private:
 class CollectorConsumer : public ASTConsumer {
 public:
   CollectorConsumer(CompilerInstance &CI, Inventory &Inv,
-                    const driver::TranslationUnit &TU, driver::CudaSide Side)
-      : Inv(Inv), TU(TU), Side(Side) {
+                    const driver::TranslationUnit &TU, driver::CudaSide Side,
+                    const driver::ParseLog *Log)
+      : Inv(Inv), TU(TU), Side(Side), Log(Log) {
     if (CI.hasPreprocessor())
       PP.attach(CI.getPreprocessor());
   }
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    Collector C(Ctx, Inv, TU, Side, PP);
+    Collector C(Ctx, Inv, TU, Side, PP, Log);
     C.TraverseDecl(Ctx.getTranslationUnitDecl());
   }
 
@@ -419,6 +568,7 @@ private:
   Inventory &Inv;
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
+  const driver::ParseLog *Log;
   PreprocessorFacts PP;
 };
 
@@ -427,7 +577,8 @@ private:
 std::unique_ptr<ASTConsumer>
 Inventory::makeConsumer(CompilerInstance &CI, const driver::TranslationUnit &TU,
                         driver::CudaSide Side) {
-  return std::make_unique<CollectorConsumer>(CI, *this, TU, Side);
+  return std::make_unique<CollectorConsumer>(CI, *this, TU, Side,
+                                             driver::parseLogOf(CI));
 }
 
 void Inventory::addKernel(KernelInfo K, driver::CudaSide Side) {
@@ -500,6 +651,18 @@ void Inventory::addLaunch(LaunchSite L) {
     Old.OtherInstantiations.push_back(L.kernelKey());
 }
 
+std::vector<std::string>
+Inventory::instantiationsOf(const LaunchSite &L) const {
+  std::vector<std::string> Keys;
+  if (!L.InDependentContext)
+    return Keys;
+  std::string Prefix = L.Kernel + "<";
+  for (auto It = Analyses.lower_bound(Prefix);
+       It != Analyses.end() && StringRef(It->first).starts_with(Prefix); ++It)
+    Keys.push_back(It->first);
+  return Keys;
+}
+
 std::string relativeTo(StringRef Path, StringRef Root) {
   if (Root.empty())
     return Path.str();
@@ -529,7 +692,13 @@ json::Object toJSON(const LaunchSite &L, StringRef Root) {
   json::Array Args;
   for (const std::string &A : L.Args)
     Args.push_back(A);
+  json::Array Possible;
+  for (const std::string &K : L.PossibleKernels)
+    Possible.push_back(K);
   return json::Object{{"kernel", L.Kernel},
+                      {"kind", L.Kind},
+                      {"through_pointer", L.ThroughPointer},
+                      {"possible_kernels", std::move(Possible)},
                       {"template_args", L.TemplateArgs},
                       {"file", relativeTo(L.Pos.File, Root)},
                       {"line", L.Pos.Line},

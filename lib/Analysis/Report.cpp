@@ -2,6 +2,9 @@
 
 #include "forgestencil/Analysis/Report.h"
 
+#include "forgestencil/Driver/ParseStatus.h"
+
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -34,7 +37,52 @@ json::Value irValue(const ir::StencilIR &IR, StringRef Root) {
   return Parsed ? std::move(*Parsed) : json::Value(nullptr);
 }
 
+/// "file:line:col: message", the file as other paths are printed.
+std::string errorText(const driver::ParseDiagnostic &D, StringRef Root) {
+  std::string S = relativeTo(canonicalPath(D.File), Root);
+  if (D.Line)
+    S += ":" + std::to_string(D.Line) + ":" + std::to_string(D.Column);
+  return S + ": " + D.Message;
+}
+
 } // namespace
+
+void printTranslationUnits(raw_ostream &OS,
+                           const std::vector<driver::ParseResult> &Results,
+                           StringRef Root) {
+  std::vector<driver::UnitStatus> Units = driver::summarizeUnits(Results);
+  OS << "translation units: " << Units.size() << "\n";
+  for (const driver::UnitStatus &U : Units) {
+    OS << "  tu " << relativeTo(U.File, Root) << ": "
+       << driver::statusName(U.Overall);
+    if (!U.StandIns.empty()) {
+      OS << " (";
+      for (size_t I = 0; I < U.StandIns.size(); ++I)
+        OS << (I ? ", " : "") << U.StandIns[I].spelled();
+      OS << ")";
+    }
+    if (U.Host != U.Device)
+      OS << " [host: " << driver::statusName(U.Host)
+         << ", device: " << driver::statusName(U.Device) << "]";
+    if (U.Overall == driver::ParseStatus::Failed) {
+      if (!U.Blockers.empty())
+        OS << " -- not analysed: "
+           << U.Blockers.front().what([&](StringRef F) {
+                return relativeTo(canonicalPath(F), Root);
+              })
+           << (U.Blockers.size() > 1
+                   ? " and " + std::to_string(U.Blockers.size() - 1) + " more"
+                   : "");
+      if (U.FirstError)
+        OS << " -- " << errorText(*U.FirstError, Root);
+    } else if (U.FirstError) {
+      OS << " -- " << U.NumErrors
+         << " error(s) outside every kernel and launch, tolerated; first: "
+         << errorText(*U.FirstError, Root);
+    }
+    OS << "\n";
+  }
+}
 
 void printListText(raw_ostream &OS, const Inventory &Inv,
                    const std::vector<HotspotRow> &Rows, StringRef Root) {
@@ -47,13 +95,25 @@ void printListText(raw_ostream &OS, const Inventory &Inv,
   }
   OS << "launches: " << Inv.launches().size() << "\n";
   for (const auto &[Pos, L] : Inv.launches()) {
-    OS << "  launch " << location(Pos, Root) << " " << L.kernelKey() << " <<<"
-       << L.Grid << ", " << L.Block;
+    bool Chevron = L.Kind == "chevron";
+    OS << "  launch " << location(Pos, Root) << " " << L.kernelKey()
+       << (Chevron ? " <<<" : " via " + L.Kind + "(") << L.Grid;
+    if (!L.Block.empty() || Chevron)
+      OS << ", " << L.Block;
     if (!L.SharedMem.empty())
       OS << ", " << L.SharedMem;
     if (!L.Stream.empty())
       OS << ", " << L.Stream;
-    OS << ">>>";
+    OS << (Chevron ? ">>>" : ")");
+    if (L.ThroughPointer)
+      OS << " [through a pointer"
+         << (L.PossibleKernels.empty()
+                 ? std::string()
+                 : ": " + join(L.PossibleKernels, ", "))
+         << "]";
+    std::vector<std::string> Instances = Inv.instantiationsOf(L);
+    if (!Instances.empty())
+      OS << " [instantiations: " << join(Instances, ", ") << "]";
     if (L.InMacro)
       OS << " [in macro " << L.MacroName << "]";
     if (!L.EnclosingFunction.empty())
@@ -115,8 +175,14 @@ json::Object listJson(const Inventory &Inv, const std::vector<HotspotRow> &Rows,
   json::Array Kernels, Launches, Hotspots, Failures;
   for (const auto &[Pos, K] : Inv.kernels())
     Kernels.push_back(toJSON(K, Root));
-  for (const auto &[Pos, L] : Inv.launches())
-    Launches.push_back(toJSON(L, Root));
+  for (const auto &[Pos, L] : Inv.launches()) {
+    json::Object O = toJSON(L, Root);
+    json::Array Instances;
+    for (const std::string &K : Inv.instantiationsOf(L))
+      Instances.push_back(K);
+    O["instantiations"] = std::move(Instances);
+    Launches.push_back(std::move(O));
+  }
   unsigned Rank = 0;
   for (const HotspotRow &R : Rows) {
     json::Array Assumptions;
@@ -148,10 +214,25 @@ json::Object listJson(const Inventory &Inv, const std::vector<HotspotRow> &Rows,
                                     {"errors", R.NumErrors},
                                     {"first_errors", std::move(Errors)}});
   }
+  json::Array Units;
+  for (const driver::UnitStatus &U : driver::summarizeUnits(Results)) {
+    json::Array StandIns;
+    for (const driver::StandIn &SI : U.StandIns)
+      StandIns.push_back(SI.Name);
+    Units.push_back(json::Object{
+        {"file", relativeTo(U.File, Root)},
+        {"side_status",
+         json::Object{{"host", driver::statusName(U.Host)},
+                      {"device", driver::statusName(U.Device)}}},
+        {"status", driver::statusName(U.Overall)},
+        {"stand_ins", std::move(StandIns)},
+        {"first_error", U.FirstError ? errorText(*U.FirstError, Root) : ""}});
+  }
   return json::Object{{"kernels", std::move(Kernels)},
                       {"launches", std::move(Launches)},
                       {"hotspots", std::move(Hotspots)},
-                      {"parse_failures", std::move(Failures)}};
+                      {"parse_failures", std::move(Failures)},
+                      {"translation_units", std::move(Units)}};
 }
 
 json::Value analysesJson(const Inventory &Inv, StringRef Root) {

@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -23,6 +24,25 @@ namespace {
 Error jsonError(StringRef Path, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), "%s: %s",
                            Path.str().c_str(), Msg.str().c_str());
+}
+
+/// "a number", "null", ... for a JSON value that should have been a string.
+std::string jsonKindName(const json::Value &V) {
+  switch (V.kind()) {
+  case json::Value::Null:
+    return "null";
+  case json::Value::Boolean:
+    return "a boolean";
+  case json::Value::Number:
+    return "a number";
+  case json::Value::String:
+    return "a string";
+  case json::Value::Array:
+    return "an array";
+  case json::Value::Object:
+    return "an object";
+  }
+  return "not a string";
 }
 
 /// Whether clang's driver knows Flag; host-compiler flags that only gcc
@@ -85,6 +105,7 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
 
   auto DB = std::unique_ptr<CudaCompilationDatabase>(new CudaCompilationDatabase);
   DB->JsonPath = JsonPath.str();
+  DB->Options = Opts;
   StringRef DbDir = sys::path::parent_path(JsonPath);
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
@@ -123,10 +144,25 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
     std::string Source(SourcePath);
 
     std::vector<std::string> Argv;
+    if (const json::Value *Raw = E->get("arguments"); Raw && !Raw->getAsArray()) {
+      DB->Problems.push_back({Where + " (" + FileName->str() + ")",
+                              "\"arguments\" is " + jsonKindName(*Raw) +
+                                  ", not an array of strings"});
+      continue;
+    }
     if (const json::Array *Args = E->getArray("arguments")) {
-      for (const json::Value &A : *Args)
-        if (auto S = A.getAsString())
+      std::string Bad;
+      for (size_t K = 0; K < Args->size() && Bad.empty(); ++K) {
+        if (auto S = (*Args)[K].getAsString())
           Argv.push_back(S->str());
+        else
+          Bad = "\"arguments\" element " + std::to_string(K) + " is " +
+                jsonKindName((*Args)[K]) + ", not a string";
+      }
+      if (!Bad.empty()) {
+        DB->Problems.push_back({Where + " (" + FileName->str() + ")", Bad});
+        continue;
+      }
     } else if (auto Cmd = E->getString("command")) {
       SmallVector<const char *, 64> Toks;
       cl::TokenizeGNUCommandLine(*Cmd, Saver, Toks);
@@ -195,6 +231,20 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
           Side == CudaSide::Host ? "cuda-host" : "cuda-device";
     }
     TU.Job.Notes.push_back(describeParses(TU.Job));
+    // The commands themselves, to rerun a parse by hand (the prelude is in
+    // lib/Driver/Prelude/ of the source tree).
+    for (const CompileCommand &C : TU.Commands) {
+      std::string Line;
+      raw_string_ostream OS(Line);
+      for (const std::string &A : C.CommandLine) {
+        OS << (Line.empty() ? "" : " ");
+        sys::printArg(OS, A, /*Quote=*/A.find_first_of(" \t\"'$()*?;&|<>") !=
+                                 std::string::npos);
+      }
+      TU.Job.Notes.push_back(std::string("clang command, ") +
+                             (C.Heuristic == "cuda-host" ? "host" : "device") +
+                             " side: " + Line);
+    }
     DB->Order.push_back(TU.Job.File);
     DB->Units.emplace(TU.Job.File, std::move(TU));
   }

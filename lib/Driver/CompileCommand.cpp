@@ -2,6 +2,8 @@
 
 #include "forgestencil/Driver/CompileCommand.h"
 
+#include "forgestencil/Driver/AnalysisPrelude.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -145,6 +147,16 @@ bool isSourceFile(StringRef Path) {
       .Default(false);
 }
 
+/// Objects, libraries and device images: what a link step reads.
+bool isLinkInput(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return StringSwitch<bool>(Ext.lower())
+      .Cases({".o", ".obj", ".a", ".so", ".lib", ".dll", ".dylib", ".ptx",
+              ".cubin", ".fatbin", ".res"},
+             true)
+      .Default(StringRef(Path).contains(".so."));
+}
+
 std::string absolutePath(StringRef Path, StringRef Directory) {
   SmallString<256> P(Path);
   if (!sys::path::is_absolute(P)) {
@@ -230,6 +242,9 @@ struct NvccParser {
   StringRef Spelling;
   std::vector<std::string> Unknown;
   std::vector<std::string> Inputs;
+  /// Positional files with no source extension ("kernels.cuknl"): inputs
+  /// when -x names their language.
+  std::vector<std::string> OtherInputs;
   unsigned OptionsFileDepth = 0;
 
   /// Parses Args and then decides about the options it did not know.
@@ -247,6 +262,8 @@ Error NvccParser::parse(ArrayRef<std::string> Args) {
     if (Arg[0] != '-') {
       if (isSourceFile(Arg))
         Inputs.push_back(absolutePath(Arg, Directory));
+      else if (!isLinkInput(Arg))
+        OtherInputs.push_back(absolutePath(Arg, Directory));
       continue;
     }
     Spelling = Arg.split('=').first;
@@ -456,9 +473,12 @@ SourceLanguage languageFromExtension(StringRef File) {
   return SourceLanguage::Other;
 }
 
+/// Picks the job's source. LanguageGiven: a -x option names the language,
+/// so a file of any extension (.cuknl, .inc) is a source.
 Error finishInputs(CompileJob &Job, ArrayRef<std::string> Inputs,
-                   StringRef File) {
-  if (!File.empty() && Inputs.empty() && !isSourceFile(File)) {
+                   StringRef File, bool LanguageGiven = false) {
+  if (!File.empty() && Inputs.empty() &&
+      !(isSourceFile(File) || (LanguageGiven && !isLinkInput(File)))) {
     // bear records link steps with an object file as "file".
     Job.File = absolutePath(File, Job.Directory);
     if (!Job.Skip) {
@@ -519,7 +539,9 @@ Expected<CompileJob> parseNvccCommand(ArrayRef<std::string> Argv,
   NvccParser P(Job, Directory);
   if (Error E = P.run(Argv.drop_front()))
     return E;
-  if (Error E = finishInputs(Job, P.Inputs, File))
+  if (P.LanguageGiven)
+    P.Inputs.insert(P.Inputs.end(), P.OtherInputs.begin(), P.OtherInputs.end());
+  if (Error E = finishInputs(Job, P.Inputs, File, P.LanguageGiven))
     return E;
   if (!P.LanguageGiven && !Job.File.empty()) {
     // nvcc compiles .cu as CUDA and hands .cpp/.c to the host compiler.
@@ -533,15 +555,18 @@ Expected<CompileJob> parseGccStyleCommand(ArrayRef<std::string> Argv,
   CompileJob Job;
   Job.Directory = Directory.str();
   Job.Compiler = Argv.empty() ? "" : Argv.front();
-  std::vector<std::string> Inputs;
+  std::vector<std::string> Inputs, OtherInputs;
   std::optional<SourceLanguage> Lang;
   for (size_t I = 1; I < Argv.size(); ++I) {
     StringRef A = Argv[I];
     if (A.empty())
       continue;
     if (A[0] != '-') {
+      std::string Path = absolutePath(A, Directory);
       if (isSourceFile(A))
-        Inputs.push_back(absolutePath(A, Directory));
+        Inputs.push_back(Path);
+      else if (!isLinkInput(A) && sys::fs::is_regular_file(Path))
+        OtherInputs.push_back(Path);
       continue;
     }
     auto TakeValue = [&](StringRef Flag) -> std::optional<std::string> {
@@ -610,14 +635,54 @@ Expected<CompileJob> parseGccStyleCommand(ArrayRef<std::string> Argv,
         !A.starts_with("-fdiagnostics"))
       Job.HostFlags.push_back(A.str());
   }
-  if (Error E = finishInputs(Job, Inputs, File))
+  if (Lang)
+    Inputs.insert(Inputs.end(), OtherInputs.begin(), OtherInputs.end());
+  if (Error E = finishInputs(Job, Inputs, File, Lang.has_value()))
     return E;
   Job.Language = Lang ? *Lang : languageFromExtension(Job.File);
   return Job;
 }
 
-Expected<CompileJob> parseCompileCommand(ArrayRef<std::string> Argv,
+/// Replaces each "@file" argument by the arguments the file holds (GNU
+/// quoting, nested files too), relative paths from Directory.
+static Error expandResponseFiles(std::vector<std::string> &Args,
+                                 StringRef Directory, unsigned Depth = 0) {
+  std::vector<std::string> Out;
+  for (const std::string &A : Args) {
+    if (A.size() < 2 || A[0] != '@') {
+      Out.push_back(A);
+      continue;
+    }
+    if (Depth >= 8)
+      return createStringError(inconvertibleErrorCode(),
+                               "response file '%s' nests too deeply",
+                               A.c_str());
+    std::string Path = absolutePath(StringRef(A).drop_front(), Directory);
+    auto Buf = MemoryBuffer::getFile(Path);
+    if (!Buf)
+      return createStringError(Buf.getError(),
+                               "cannot read response file '%s' (%s): %s",
+                               A.c_str(), Path.c_str(),
+                               Buf.getError().message().c_str());
+    BumpPtrAllocator Alloc;
+    StringSaver Saver(Alloc);
+    SmallVector<const char *, 32> Toks;
+    cl::TokenizeGNUCommandLine((*Buf)->getBuffer(), Saver, Toks);
+    std::vector<std::string> Inner(Toks.begin(), Toks.end());
+    if (Error E = expandResponseFiles(Inner, Directory, Depth + 1))
+      return E;
+    Out.insert(Out.end(), Inner.begin(), Inner.end());
+  }
+  Args = std::move(Out);
+  return Error::success();
+}
+
+Expected<CompileJob> parseCompileCommand(ArrayRef<std::string> Arguments,
                                          StringRef Directory, StringRef File) {
+  std::vector<std::string> Expanded(Arguments.begin(), Arguments.end());
+  if (Error E = expandResponseFiles(Expanded, Directory))
+    return std::move(E);
+  ArrayRef<std::string> Argv = Expanded;
   // CMake's <LANG>_COMPILER_LAUNCHER and wrapper-based build caches put
   // their own program before the compiler.
   while (Argv.size() > 1 &&
@@ -793,8 +858,12 @@ std::vector<std::string> buildClangCommand(const CompileJob &Job,
     else
       Cmd.insert(Cmd.end(), {"--cuda-device-only",
                              "--cuda-gpu-arch=" + Job.deviceArch()});
-    if (Job.BuiltByNvcc)
+    if (Job.BuiltByNvcc) {
       addNvccMacros(Cmd, Job, TC);
+      // nvcc accepts the 'register' storage class that C++17 removed (it
+      // warns); clang rejects it unless told not to.
+      Cmd.push_back("-Wno-register");
+    }
     if (Job.RelocatableDeviceCode) {
       Cmd.push_back("-fgpu-rdc");
       Cmd.push_back("-D__CUDACC_RDC__=1");
@@ -806,6 +875,10 @@ std::vector<std::string> buildClangCommand(const CompileJob &Job,
   }
   Cmd.push_back("-resource-dir=" + TC.ResourceDir);
   Cmd.push_back("-fsyntax-only");
+  // Before the command's own -include files, so that it sees the toolkit's
+  // headers first (lib/Driver/Prelude/analysis-prelude.h).
+  if (Cuda)
+    Cmd.insert(Cmd.end(), {"-include", analysisPreludePath().str()});
   Cmd.insert(Cmd.end(), Job.CommonFlags.begin(), Job.CommonFlags.end());
   // After the command's own paths, as nvcc puts them.
   for (const std::string &Dir : TC.ToolkitSystemIncludes)

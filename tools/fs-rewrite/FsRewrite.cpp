@@ -11,6 +11,7 @@
 #include "forgestencil/Analysis/Report.h"
 #include "forgestencil/Driver/CompilationDatabase.h"
 #include "forgestencil/Driver/FrontendRunner.h"
+#include "forgestencil/Driver/ParseStatus.h"
 #include "forgestencil/Rewrite/PatchEmission.h"
 #include "forgestencil/Rewrite/RewritePlanner.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
@@ -39,17 +40,47 @@ using namespace forgestencil;
 
 static cl::OptionCategory Category("fs-rewrite options");
 
+/// Exit codes (documented in the overview below and in the README).
+enum ExitCode {
+  ExitAnalysed = 0,    ///< Every TU analysed (stand-ins reported).
+  ExitNotAnalysed = 1, ///< Some kernel or launch was not, or a step failed.
+  ExitUsage = 2,       ///< Bad options or a bad compile database.
+};
+
 /// Prints "fs-rewrite: error: Msg"; returns the exit code of a failure.
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "fs-rewrite") << Msg << "\n";
-  return 1;
+  return ExitNotAnalysed;
+}
+
+/// fail() for a usage or compile-database error.
+static int usageError(const Twine &Msg) {
+  fail(Msg);
+  return ExitUsage;
 }
 
 static const char Overview[] =
     "fs-rewrite: find the stencil kernels of a CUDA application and rewrite\n"
     "their launches to faster, verified kernels behind USE_OURS.\n"
     "\n"
-    "  fs-rewrite --app NAME --list build/compile_commands.json\n";
+    "  fs-rewrite --app NAME --list build/compile_commands.json\n"
+    "\n"
+    "Every parse first includes an analysis-only prelude (built in; never\n"
+    "part of a patch or bundle) that lets CUDA 13's headers configure for\n"
+    "clang and declares APIs CUDA 12/13 removed (cudaThreadSynchronize,\n"
+    "texture references, ...); -v names what it supplied.\n"
+    "An #include that names no existing file is parsed as an empty stand-in\n"
+    "and reported (--strict-includes: an error instead). Errors outside every\n"
+    "kernel and launch are reported and tolerated. --list ends with each\n"
+    "translation unit's status per side and overall (--json:\n"
+    "\"translation_units\"): parsed, parsed with stand-ins (which includes) or\n"
+    "failed (the first error).\n"
+    "\n"
+    "Exit status: 0 when every translation unit was analysed (stand-ins are\n"
+    "reported); 1 when some kernel or launch could not be analysed because\n"
+    "of errors, or a requested step (patch, bundle, tuning) failed; 2 for\n"
+    "usage errors and compile-database errors (an entry that cannot be\n"
+    "read; the other entries are still analysed).\n";
 
 static cl::opt<std::string> DatabasePath(cl::Positional, cl::Required,
                                          cl::desc("<compile_commands.json or its directory>"),
@@ -85,8 +116,16 @@ static cl::opt<std::string>
                 cl::desc("Rank by measured kernel times: CSV from `nsys stats "
                          "--report cuda_gpu_kern_sum --format csv`"),
                 cl::value_desc("csv"), cl::cat(Category));
-static cl::opt<bool> Verbose("v", cl::desc("Say what was translated and skipped"),
+static cl::opt<bool> Verbose("v",
+                             cl::desc("Say what was translated and skipped, and "
+                                      "which removed CUDA APIs the analysis "
+                                      "prelude supplied"),
                              cl::cat(Category));
+static cl::opt<bool> StrictIncludes(
+    "strict-includes",
+    cl::desc("A missing #include fails its translation unit instead of "
+             "being parsed as an empty stand-in"),
+    cl::cat(Category));
 
 namespace {
 
@@ -474,10 +513,10 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
 static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
                             const analysis::Inventory &Inv) {
   if (!PatchToStdout && AppName.empty())
-    return fail("--emit-patch needs --app NAME (or use --stdout)");
+    return usageError("--emit-patch needs --app NAME (or use --stdout)");
   Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
   if (!Strat)
-    return fail(toString(Strat.takeError()));
+    return usageError(toString(Strat.takeError()));
   rewrite::EmitOptions Opts;
   SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
                                            : SourceRoot.getValue());
@@ -556,7 +595,7 @@ static std::string fsTuneBeside(const char *Argv0) {
 /// Decides --tune before any analysis; returns the exit code (0 to go on).
 static int startTuning(const char *Argv0) {
   if (TuneMode != "auto" && TuneMode != "always" && TuneMode != "never")
-    return fail("--tune must be auto, always or never, not '" + TuneMode +
+    return usageError("--tune must be auto, always or never, not '" + TuneMode +
                 "'");
   if (!wantsPatch() || RewriteStrategy != "forge" || !TuningResults.empty() ||
       TuneMode == "never")
@@ -617,7 +656,8 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](raw_ostream &OS) {
     OS << "fs-rewrite (ForgeStencil) " << FORGESTENCIL_VERSION << "\n";
   });
-  cl::ParseCommandLineOptions(argc, argv, Overview);
+  if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))
+    return ExitUsage;
   if (int RC = startLlmAgent(argv[0])) // LLM agent (lib/Agents).
     return RC;
   if (int RC = startTuning(argv[0])) // One-command tuning.
@@ -626,13 +666,14 @@ int main(int argc, char **argv) {
   Opts.CudaPath = CudaPath;
   Opts.ResourceDir = ResourceDir;
   Opts.ExtraArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  Opts.StrictIncludes = StrictIncludes;
   auto DB = driver::CudaCompilationDatabase::load(DatabasePath, Opts);
   if (!DB)
-    return fail(toString(DB.takeError()));
-  bool Failed = false;
+    return usageError(toString(DB.takeError()));
+  bool DatabaseProblems = false;
   for (const driver::EntryProblem &P : (*DB)->problems()) {
     fail(P.File + ": " + P.Message);
-    Failed = true;
+    DatabaseProblems = true;
   }
   if (Verbose) {
     for (const driver::EntryProblem &S : (*DB)->skipped())
@@ -643,21 +684,19 @@ int main(int argc, char **argv) {
         errs() << "fs-rewrite: note: " << F << ": " << N << "\n";
   }
   if ((*DB)->cudaFiles().empty())
-    return fail((*DB)->path() + ": no CUDA translation units in the database");
+    return usageError((*DB)->path() +
+                      ": no CUDA translation units in the database");
   analysis::Inventory Inv;
   auto Results = driver::runFrontend(
       **DB, {},
       [&](clang::CompilerInstance &CI, const driver::TranslationUnit &TU,
           driver::CudaSide Side) { return Inv.makeConsumer(CI, TU, Side); });
-  for (const driver::ParseResult &R : Results) {
-    if (R.ok())
-      continue;
-    Failed = true;
-    fail(Twine("failed to parse ") + R.File + " (" + driver::sideName(R.Side) +
-        " side): " + Twine(R.NumErrors) + " error(s); first:");
-    for (const driver::ParseDiagnostic &D : R.Errors)
-      errs() << "  " << D.format() << "\n";
-  }
+  driver::reportParses(errs(), Results, Verbose);
+  // The exit code when every requested step succeeds.
+  int Outcome = DatabaseProblems ? ExitUsage
+                : driver::anyFailed(driver::summarizeUnits(Results))
+                    ? ExitNotAnalysed
+                    : ExitAnalysed;
 
   std::string Root = SourceRoot.empty() ? commonDirectory((*DB)->cudaFiles())
                                         : SourceRoot.getValue();
@@ -672,7 +711,7 @@ int main(int argc, char **argv) {
       if (int RC = tuneForPatch(**DB, Inv, Root))
         return RC;
     int RC = runPatchEmission(**DB, Inv);
-    return RC ? RC : (Failed ? 1 : 0);
+    return RC ? RC : Outcome;
   }
   if (!BundleDir.empty()) { // Tuning bundle (lib/Forge), LLM agent.
     int RC = runBundle(**DB, Inv, Root);
@@ -717,7 +756,8 @@ int main(int argc, char **argv) {
       outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
     } else {
       analysis::printListText(outs(), Inv, Rows, Root);
+      analysis::printTranslationUnits(outs(), Results, Root);
     }
   }
-  return Failed ? 1 : 0;
+  return Outcome;
 }

@@ -6,10 +6,13 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "forgestencil/Driver/AnalysisPrelude.h"
 #include "forgestencil/Driver/CompileCommand.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include <algorithm>
 
 using namespace forgestencil::driver;
 using ::testing::Contains;
@@ -108,6 +111,38 @@ TEST(ClangCommand, NonCudaJobIsPlainCxx) {
   EXPECT_THAT(Cmd, Contains("c++"));
   EXPECT_THAT(Cmd, Not(Contains("cuda")));
   EXPECT_THAT(Cmd, Not(Contains("-D__NVCC__=1")));
+}
+
+TEST(ClangCommand, AnalysisPreludeComesBeforeTheCommandsOwnIncludes) {
+  auto Job = parseNvccCommand(
+      {"nvcc", "-include", "first.h", "-DX=1", "-c", "k.cu"}, "/b", "");
+  ASSERT_TRUE(bool(Job));
+  for (CudaSide Side : {CudaSide::Host, CudaSide::Device}) {
+    std::vector<std::string> Cmd =
+        buildClangCommand(*Job, fakeToolchain(), Side);
+    auto Prelude = std::find(Cmd.begin(), Cmd.end(), analysisPreludePath());
+    auto Own = std::find(Cmd.begin(), Cmd.end(), "/b/first.h");
+    ASSERT_NE(Prelude, Cmd.end());
+    ASSERT_NE(Own, Cmd.end());
+    EXPECT_EQ(*(Prelude - 1), "-include");
+    EXPECT_LT(Prelude, Own);
+    // nvcc accepts 'register'; clang is told to.
+    EXPECT_THAT(Cmd, Contains("-Wno-register"));
+  }
+}
+
+TEST(ClangCommand, NonCudaJobGetsNoPrelude) {
+  auto Job = parseCompileCommand({"g++", "-c", "m.cpp"}, "/b", "");
+  ASSERT_TRUE(bool(Job));
+  std::vector<std::string> Cmd =
+      buildClangCommand(*Job, fakeToolchain(), CudaSide::Host);
+  EXPECT_THAT(Cmd, Not(Contains(analysisPreludePath().str())));
+  EXPECT_THAT(Cmd, Not(Contains("-Wno-register")));
+}
+
+TEST(AnalysisPrelude, TextIsBuiltIn) {
+  EXPECT_TRUE(analysisPreludeText().contains("FORGESTENCIL_ANALYSIS_PRELUDE_H"));
+  EXPECT_TRUE(analysisPreludeText().contains("cudaThreadSynchronize"));
 }
 
 TEST(Toolchain, ExplicitCudaPathMustBeValid) {

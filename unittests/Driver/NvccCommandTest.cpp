@@ -439,3 +439,62 @@ TEST(CompileCommandDispatch, HostCompilerKeepsItsLanguage) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(NvccLanguage, XCuMakesAnyExtensionASource) {
+  auto Job = parseNvccCommand({"nvcc", "-x", "cu", "-c", "kernels.cuknl"},
+                              Dir, "kernels.cuknl");
+  ASSERT_TRUE(bool(Job)) << llvm::toString(Job.takeError());
+  EXPECT_FALSE(Job->Skip);
+  EXPECT_EQ(Job->Language, SourceLanguage::Cuda);
+  EXPECT_EQ(Job->File, "/src/app/build/kernels.cuknl");
+  // Without the "file" entry, the positional file is the source too.
+  auto Bare = parseNvccCommand({"nvcc", "-x", "cu", "-c", "k.inc", "-o", "k.o"},
+                               Dir, "");
+  ASSERT_TRUE(bool(Bare)) << llvm::toString(Bare.takeError());
+  EXPECT_EQ(Bare->File, "/src/app/build/k.inc");
+}
+
+TEST(NvccLanguage, OtherExtensionWithoutXIsNoSource) {
+  auto Job = parseNvccCommand({"nvcc", "-c", "kernels.cuknl"}, Dir,
+                              "kernels.cuknl");
+  ASSERT_TRUE(bool(Job)) << llvm::toString(Job.takeError());
+  EXPECT_TRUE(Job->Skip);
+}
+
+/// A response file in a fresh temporary directory.
+std::string writeResponseFile(llvm::StringRef Name, llvm::StringRef Text,
+                              llvm::SmallString<128> &DirOut) {
+  if (DirOut.empty())
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("fs-rsp", DirOut));
+  llvm::SmallString<128> Path(DirOut);
+  llvm::sys::path::append(Path, Name);
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC);
+  EXPECT_FALSE(EC);
+  OS << Text;
+  return std::string(Path);
+}
+
+TEST(ResponseFiles, ExpandedForNvccAndNested) {
+  llvm::SmallString<128> Tmp;
+  writeResponseFile("inner.rsp", "-DINNER \"-DSPACED=a b\"", Tmp);
+  writeResponseFile("outer.rsp", "-arch=sm_90 @inner.rsp", Tmp);
+  auto Job = parseCompileCommand({"nvcc", "@outer.rsp", "-c", "k.cu"},
+                                 std::string(Tmp), "");
+  ASSERT_TRUE(bool(Job)) << llvm::toString(Job.takeError());
+  EXPECT_THAT(Job->GpuArchs, ElementsAre("sm_90"));
+  EXPECT_THAT(Job->CommonFlags, ElementsAre("-DINNER", "-DSPACED=a b"));
+  llvm::sys::fs::remove_directories(Tmp);
+}
+
+TEST(ResponseFiles, MissingOneIsAnErrorNamingIt) {
+  auto Job = parseCompileCommand({"clang++", "@gone.rsp", "-c", "k.cu"},
+                                 "/nonexistent", "");
+  ASSERT_FALSE(bool(Job));
+  EXPECT_THAT(llvm::toString(Job.takeError()),
+              HasSubstr("cannot read response file '@gone.rsp'"));
+}
+
+} // namespace

@@ -62,9 +62,13 @@ struct EnclosingLoop {
   bool LooksLikeTimeLoop = false;
 };
 
-/// A kernel<<<grid, block, shmem, stream>>>(args) expression.
+/// A kernel<<<grid, block, shmem, stream>>>(args) expression, or a call of
+/// the runtime's launch API (cudaLaunchKernel and friends).
 struct LaunchSite {
   SourcePos Pos;                ///< Start of the launch expression.
+  /// "chevron" for <<< >>>, else the API called: "cudaLaunchKernel",
+  /// "cudaLaunchCooperativeKernel" or "cudaLaunchKernelEx".
+  std::string Kind = "chevron";
   std::string Kernel;           ///< Qualified name of the launched kernel.
   /// Where the launched kernel's name is in its definition (the template's
   /// for an instantiation); empty when no definition is visible.
@@ -76,6 +80,11 @@ struct LaunchSite {
   bool InMacro = false;          ///< The launch is spelled in a macro body.
   std::string MacroName;         ///< The macro it is expanded from.
   bool InDependentContext = false; ///< Inside an uninstantiated template.
+  /// The kernel is called through a pointer (Kernel is its spelling).
+  bool ThroughPointer = false;
+  /// For a launch through a pointer: the kernels whose address the
+  /// enclosing function takes, which it may launch.
+  std::vector<std::string> PossibleKernels;
   std::string TranslationUnit;
   std::vector<EnclosingLoop> Loops; ///< Innermost first.
   /// Further kernels launched here by other instantiations of the
@@ -111,6 +120,10 @@ public:
   /// The analysis of the kernel L launches: by its key, and where several
   /// kernels share the name, the one defined where L's kernel is.
   const KernelAnalysis *analysisFor(const LaunchSite &L) const;
+
+  /// For a launch inside an uninstantiated template: the instantiations of
+  /// its kernel template that were analysed anywhere ("k<float, 4>").
+  std::vector<std::string> instantiationsOf(const LaunchSite &L) const;
 
   void addKernel(KernelInfo K, driver::CudaSide Side);
   void addLaunch(LaunchSite L);

@@ -20,7 +20,13 @@ namespace analysis {
 void printListText(llvm::raw_ostream &OS, const Inventory &Inv,
                    const std::vector<HotspotRow> &Rows, llvm::StringRef Root);
 
-/// The same rows as JSON, plus parse failures.
+/// Each translation unit's status ("parsed", "parsed with stand-ins" or
+/// "failed"), with its stand-ins or the error that decided it.
+void printTranslationUnits(llvm::raw_ostream &OS,
+                           const std::vector<driver::ParseResult> &Results,
+                           llvm::StringRef Root);
+
+/// The same rows as JSON, plus parse failures and "translation_units".
 llvm::json::Object listJson(const Inventory &Inv,
                             const std::vector<HotspotRow> &Rows,
                             const std::vector<driver::ParseResult> &Results,

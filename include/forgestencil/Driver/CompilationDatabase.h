@@ -28,6 +28,9 @@ struct DatabaseOptions {
   std::string CudaPath;    ///< Overrides the toolkit found per command.
   std::string ResourceDir; ///< Overrides clang's resource directory.
   std::vector<std::string> ExtraArgs; ///< Appended to every clang command.
+  /// A missing #include stops the parse (clang's own behaviour) instead of
+  /// being parsed as an empty stand-in.
+  bool StrictIncludes = false;
 };
 
 /// One database entry after translation.
@@ -70,9 +73,11 @@ public:
   const std::vector<EntryProblem> &problems() const { return Problems; }
   const std::vector<EntryProblem> &skipped() const { return Skipped; }
   const std::string &path() const { return JsonPath; }
+  const DatabaseOptions &options() const { return Options; }
 
 private:
   std::string JsonPath;
+  DatabaseOptions Options;
   std::vector<std::string> Order;
   std::map<std::string, TranslationUnit> Units;
   std::vector<EntryProblem> Problems;
