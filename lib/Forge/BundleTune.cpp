@@ -115,6 +115,128 @@ std::string isoDate() {
   return Buf;
 }
 
+/// The first error in a compiler's log and the lines after it that belong
+/// to it (nvcc echoes the source line and a caret), with the number of
+/// errors: what a reader needs first, not the tail ("Error limit reached").
+std::string firstCompileError(const std::string &Log) {
+  std::vector<std::string> Lines;
+  std::istringstream In(Log);
+  for (std::string L; std::getline(In, L);)
+    Lines.push_back(L);
+  auto IsError = [](const std::string &L) {
+    static const char *const Marks[] = {": error", ": fatal error",
+                                        ": catastrophic error", "ptxas error",
+                                        "ptxas fatal", "nvlink error",
+                                        "undefined reference to"};
+    for (const char *M : Marks)
+      if (L.find(M) != std::string::npos)
+        return true;
+    return L.rfind("error:", 0) == 0 || L.rfind("fatal error", 0) == 0;
+  };
+  size_t First = Lines.size(), Count = 0;
+  for (size_t I = 0; I < Lines.size(); ++I)
+    if (IsError(Lines[I])) {
+      First = std::min(First, I);
+      ++Count;
+    }
+  if (First == Lines.size())
+    return harness::lastLines(Log, 4);
+  std::string Out = Lines[First];
+  // The echoed source line and its caret, up to the next message.
+  for (size_t I = First + 1; I < Lines.size() && I <= First + 2; ++I) {
+    if (IsError(Lines[I]) || Lines[I].empty() ||
+        Lines[I].find(": warning") != std::string::npos)
+      break;
+    Out += "\n" + Lines[I];
+  }
+  if (Count > 1)
+    Out += "\n(" + std::to_string(Count - 1) + " more error" +
+           (Count > 2 ? "s" : "") + " in the log)";
+  return Out;
+}
+
+/// A program that starts the CUDA runtime on device 0 the way every driver
+/// does, and says what it found.
+constexpr const char *GpuProbeSource = R"(#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess && n == 0) {
+    std::printf("FSTUNE_NO_GPU no CUDA device\n");
+    return 1;
+  }
+  if (e == cudaSuccess) e = cudaSetDevice(0);
+  if (e == cudaSuccess) e = cudaFree(0);
+  cudaDeviceProp p;
+  if (e == cudaSuccess) e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) {
+    std::printf("FSTUNE_NO_GPU %s (%s)\n", cudaGetErrorString(e), cudaGetErrorName(e));
+    return 1;
+  }
+  std::printf("FSTUNE_GPU %d%d %s\n", p.major, p.minor, p.name);
+  return 0;
+}
+)";
+
+/// The compute capability of "sm_90" (90), or 0.
+int archNumber(const std::string &Arch) {
+  size_t At = Arch.find_first_of("0123456789");
+  return At == std::string::npos ? 0 : std::atoi(Arch.c_str() + At);
+}
+
+/// Builds and runs the GPU probe in Build: "" when a GPU that runs Arch's
+/// code is usable here, else why not.
+std::string probeGpu(const TuneOptions &O, const std::string &Arch,
+                     const std::string &Build) {
+  const std::string Src = Build + "/gpu-probe.cu", Bin = Build + "/gpu-probe";
+  std::ofstream(Src) << GpuProbeSource;
+  harness::ProcessResult C = harness::runProcess(
+      {{O.Nvcc, "-arch=" + Arch, Src, "-o", Bin}, {}, {}, Build,
+       O.CompileTimeout});
+  if (!C.succeeded())
+    return "the GPU probe did not compile (" + C.describeEnd() +
+           "): " + firstCompileError(C.Stderr + C.Stdout);
+  harness::ProcessResult R = harness::runProcess({{Bin}, {}, {}, Build, 120.0});
+  const std::string Out = R.Stdout;
+  size_t At = Out.find("FSTUNE_GPU ");
+  if (!R.succeeded() || At == std::string::npos) {
+    size_t No = Out.find("FSTUNE_NO_GPU ");
+    std::string Why = No != std::string::npos
+                          ? Out.substr(No + 14, Out.find('\n', No) - No - 14)
+                          : R.describeEnd() + ": " +
+                                harness::lastLines(R.Stderr + R.Stdout, 2);
+    return "no usable GPU: the CUDA runtime says: " + Why;
+  }
+  int Have = std::atoi(Out.c_str() + At + 11);
+  int Want = archNumber(Arch);
+  if (Want > 0 && Have > 0 && Have < Want) {
+    std::string Name = Out.substr(At + 11, Out.find('\n', At) - At - 11);
+    return "the GPU (" + Name.substr(Name.find(' ') + 1) + ", sm_" +
+           std::to_string(Have) + ") cannot run code built for " + Arch +
+           " (give --arch sm_" + std::to_string(Have) + ")";
+  }
+  return "";
+}
+
+/// Text with the bundle's absolute path left out: paths in compiler
+/// messages become relative to the bundle (`candidates/k/x.cu(2)`).
+std::string withinBundle(std::string Text, const std::string &Dir) {
+  const std::string Prefix = Dir + "/";
+  for (size_t At; (At = Text.find(Prefix)) != std::string::npos;) {
+    size_t End = At + Prefix.size();
+    // drivers/<kernel>/../../ is where a driver includes a candidate from.
+    if (Text.compare(End, 8, "drivers/") == 0) {
+      size_t Up = Text.find("/../../", End + 8);
+      size_t Slash = Text.find('/', End + 8);
+      if (Up != std::string::npos && Up == Slash)
+        End = Up + 7;
+    }
+    Text.erase(At, End - At);
+  }
+  return Text;
+}
+
 /// A driver's last FSBENCH_RESULT line.
 std::optional<json> driverResult(const std::string &Stdout) {
   const std::string Tag = "FSBENCH_RESULT ";
@@ -204,6 +326,15 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
   const std::string Build = Dir + "/build";
   std::error_code EC;
   fs::create_directories(Build, EC);
+  // Without a GPU every driver would only crash: say so before compiling.
+  if (!O.CompileOnly) {
+    std::string Why = probeGpu(O, Arch, Build);
+    if (!Why.empty()) {
+      Error = Why + "; nothing was compiled or run (--compile-only builds "
+                    "every driver without a GPU)";
+      return false;
+    }
+  }
 
   // The app's other units, once, main renamed so the driver's is the one.
   std::vector<std::string> Objects;
@@ -219,7 +350,7 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
         harness::runProcess({Argv, {}, {}, Dir, O.CompileTimeout});
     if (!P.succeeded()) {
       LinkError = "app unit " + U.File + " did not compile (" +
-                  P.describeEnd() + "): " + harness::lastLines(P.Stderr, 5);
+                  P.describeEnd() + "): " + firstCompileError(P.Stderr + P.Stdout);
       break;
     }
     Objects.push_back(Obj);
@@ -302,7 +433,7 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
       J.Result.Compile = "failed";
       J.Result.Verdict = "FAIL";
       J.Result.Reason = "nvcc " + P.describeEnd() + ": " +
-                        harness::lastLines(P.Stderr, 4);
+                        withinBundle(firstCompileError(P.Stderr + P.Stdout), Dir);
     }
     progress(O, "[compile " + std::to_string(Done) + "/" +
                     std::to_string(ToCompile) + "] " + J.Result.Kernel + " " +
