@@ -2,6 +2,7 @@
 
 #include "forgestencil/Forge/Bench.h"
 
+#include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/CodeGen.h"
 
 #include <algorithm>
@@ -177,6 +178,23 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     Small[A] = SmallByDims[IR.Dims - 1][A];
     Medium[A] = MediumByDims[IR.Dims - 1][A];
     Bench[A] = static_cast<int>(C.Shape[A]);
+  }
+  // Sizes the original handles in bounds, as far as the IR tells (a literal
+  // extent, strides and bounds that must agree): for the stencils whose
+  // extents are parameters nothing changes.
+  {
+    std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
+                                                : originalBlock(IR.Dims);
+    const std::array<unsigned, 3> Block = {B[0], B[1], B[2]};
+    auto Derive = [&](int *E, bool Odd) {
+      Extents W{E[0], E[1], E[2]};
+      DerivedExtents D = deriveExtents(IR, W, Block, Odd);
+      for (unsigned A = 0; A < IR.Dims; ++A)
+        E[A] = static_cast<int>(D.Ext[A]);
+    };
+    Derive(Small, true);
+    Derive(Medium, true);
+    Derive(Bench, false);
   }
   auto Extents = [&](const char *Name, const int *E) {
     OS << "static const int " << Name << "[3] = {" << E[0] << ", " << E[1]
@@ -416,7 +434,21 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
                                              Bindings, Scalars) +
                                       DriverBody});
   S.Units.push_back("driver.cu");
+  // A small timed size for the CPU emulation (utils/cpu-emulate.py), where
+  // timing means nothing: derived like the others.
+  std::string EmulationExt;
+  {
+    const Extents Small = IR.Dims == 1   ? Extents{1001, 1, 1}
+                          : IR.Dims == 2 ? Extents{35, 19, 1}
+                                         : Extents{35, 19, 11};
+    std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
+                                                : originalBlock(IR.Dims);
+    DerivedExtents D = deriveExtents(IR, Small, {B[0], B[1], B[2]}, true);
+    for (unsigned A = 0; A < IR.Dims && A < 3; ++A)
+      EmulationExt += (A ? "," : "") + std::to_string(D.Ext[A]);
+  }
   json Manifest = {{"stencil", toJson(IR)},
+                   {"emulation_time_ext", EmulationExt},
                    {"shape", C.Shape},
                    {"reps", C.Reps},
                    {"units", S.Units},
