@@ -9,8 +9,14 @@
 #   workdir         default ${FS_WORK_DIR:-$HOME/.cache/forgestencil/work}/<app>
 #   FS_APPS_DIR     where <app>/app.json lives (default: <repo>/apps)
 #   FS_PATCH_DIR    the patches to apply (default: <repo>/patches/<app>)
-#   FS_MIRROR=DIR   for git sources: clone DIR/<basename of url> (also tried
-#                   without a trailing .git) instead of the url
+#   FS_MIRROR=DIR   for git sources: read the repository from DIR instead of
+#                   the url (no network): DIR/<app>, DIR/<owner>+<name>/repo,
+#                   DIR/<owner>+<name>, DIR/<basename of url> or the same
+#                   without .git, each a bare git directory or a work tree
+#
+# A git source may name source.paths: only those files and directories of
+# the commit are vendored (a large repository of which the app is a part;
+# a mirror that lacks the repository's other, large files).
 #
 # Running it again gives the same tree: the result is rebuilt in a scratch
 # directory and either matches the existing work directory (which is then
@@ -28,7 +34,7 @@ die() {
 note() { echo "$prog: $*" >&2; }
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -76,6 +82,14 @@ for key in ("kind", "path", "url", "commit", "license"):
     if not isinstance(value, str) or "\n" in value:
         sys.exit("%s: field 'source.%s' must be a one-line string" % (path, key))
     out.append(value)
+paths = src.get("paths", [])
+if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+    sys.exit("%s: field 'source.paths' must be a list of strings" % path)
+for p in paths:
+    parts = p.split("/")
+    if not p or "\n" in p or "\t" in p or p.startswith("/") or ".." in parts or "." in parts or "" in parts[:-1]:
+        sys.exit("%s: field 'source.paths': '%s' is not a path inside the repository" % (path, p))
+out.append(" ".join(p.rstrip("/") for p in paths))
 print("\n".join(out))
 PY
 ) || die "cannot read the source of '$app' from $app_json"
@@ -85,6 +99,7 @@ src_path=${fields[1]:-}
 url=${fields[2]:-}
 commit=${fields[3]:-}
 license=${fields[4]:-}
+read -r -a src_paths <<<"${fields[5]:-}"
 
 # --- the work directory ----------------------------------------------------
 workdir=${2:-${FS_WORK_DIR:-$HOME/.cache/forgestencil/work}/$app}
@@ -130,7 +145,7 @@ export GIT_CONFIG_GLOBAL=/dev/null
 export GIT_TERMINAL_PROMPT=0
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
 g() {
-  git -c core.autocrlf=false -c core.fileMode=true -c commit.gpgSign=false \
+  git -c core.autocrlf=false -c core.fileMode=true -c commit.gpgSign=false -c safe.directory='*' \
     -c core.hooksPath=/dev/null -c init.defaultBranch=main -c advice.detachedHead=false "$@"
 }
 
@@ -163,28 +178,90 @@ git)
   [ -n "$url" ] || die "$app_json: source.url is empty"
   [[ $commit =~ ^[0-9a-f]{40}$ ]] ||
     die "$app_json: bad commit '$commit' (source.commit must be 40 lower-case hex digits)"
-  from=$url
   if [ -n "${FS_MIRROR:-}" ]; then
+    # The repository under the mirror: by app name (a carried repository of
+    # this app alone), by owner+name (the layout of a fetched mirror), or by
+    # the url's basename (a plain directory of clones).
     base=$(basename "$url")
-    if [ -d "$FS_MIRROR/$base" ]; then
-      from=$FS_MIRROR/$base
-    elif [ -d "$FS_MIRROR/${base%.git}" ]; then
-      from=$FS_MIRROR/${base%.git}
-    else
-      die "FS_MIRROR is set but neither $FS_MIRROR/$base nor $FS_MIRROR/${base%.git} exists"
-    fi
+    stem=${base%.git}
+    owner=$(basename "$(dirname "$url")")
+    owner=${owner##*:}
+    candidates=("$FS_MIRROR/$app" "$FS_MIRROR/$owner+$stem/repo" "$FS_MIRROR/$owner+$stem"
+      "$FS_MIRROR/$base" "$FS_MIRROR/$stem")
+    gitdir=""
+    for c in "${candidates[@]}"; do
+      for d in "$c" "$c/.git"; do
+        if [ -d "$d" ] && [ -n "$(g --git-dir="$d" rev-parse --git-dir 2>/dev/null)" ]; then
+          gitdir=$d
+          break 2
+        fi
+      done
+    done
+    [ -n "$gitdir" ] || die "FS_MIRROR is set but none of $(printf '%s, ' "${candidates[@]}" | sed 's/, $//') is a git repository"
+    from=$gitdir
+    note "reading $gitdir"
+  else
+    from=$url
+    gitdir=$scratch/source.git
+    g init --quiet --bare "$gitdir" >&2
+    note "fetching $commit from $url"
+    # Only the pinned commit where the server allows it; else everything.
+    g --git-dir="$gitdir" fetch --quiet --depth 1 "$url" "$commit" >&2 2>/dev/null ||
+      g --git-dir="$gitdir" fetch --quiet "$url" '+refs/heads/*:refs/heads/*' '+refs/tags/*:refs/tags/*' >&2 ||
+      die "cannot fetch from $url"
   fi
-  note "cloning $from"
-  g clone --quiet --no-checkout "$from" "$scratch/clone" >&2 ||
-    die "cannot clone $from"
-  g -C "$scratch/clone" cat-file -e "$commit^{commit}" 2>/dev/null ||
+  g --git-dir="$gitdir" cat-file -e "$commit^{commit}" 2>/dev/null ||
     die "commit $commit is not in $from"
-  g -C "$scratch/clone" checkout --quiet --detach "$commit" >&2 ||
-    die "cannot check out $commit"
-  (cd "$scratch/clone" && tar --exclude=./.git -cf - .) | (cd "$tree" && tar -xf -) ||
-    die "cannot copy the checkout of $commit"
-  rm -rf "$scratch/clone"
+  # The commit's files (or those under source.paths), written straight from
+  # the object database: no checkout, so a mirror that lacks other files of
+  # the repository serves, and nothing in it is written to.
+  python3 - "$gitdir" "$commit" "$tree" "${src_paths[@]}" <<'PY' || die "cannot extract $commit from $from"
+import os, subprocess, sys, threading
+gitdir, commit, dest, paths = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+git = ["git", "-c", "safe.directory=*", "--git-dir", gitdir]
+listing = subprocess.run(git + ["ls-tree", "-r", "-z", "--full-tree", commit, "--"] + paths,
+                         stdout=subprocess.PIPE, check=True).stdout
+entries = []
+for item in listing.split(b"\0"):
+    if not item:
+        continue
+    meta, name = item.split(b"\t", 1)
+    mode, kind, sha = meta.split()
+    entries.append((mode.decode(), kind.decode(), sha.decode(), name.decode("utf-8", "surrogateescape")))
+for p in paths:
+    if not any(e[3] == p or e[3].startswith(p + "/") for e in entries):
+        sys.exit("vendor.sh: error: source.paths: '%s' is not in commit %s" % (p, commit))
+blobs = [e for e in entries if e[1] == "blob"]
+batch = subprocess.Popen(git + ["cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def feed():  # in its own thread: cat-file answers while it is still asked
+    batch.stdin.write("".join(e[2] + "\n" for e in blobs).encode())
+    batch.stdin.close()
+feeder = threading.Thread(target=feed)
+feeder.start()
+for mode, kind, sha, name in blobs:
+    header = batch.stdout.readline().split()
+    if len(header) != 3 or header[1] != b"blob":
+        sys.exit("vendor.sh: error: %s (blob %s) is missing from %s (a partial mirror? "
+                 "list the app's files in source.paths)" % (name, sha, gitdir))
+    data = batch.stdout.read(int(header[2]))
+    batch.stdout.read(1)
+    target = os.path.join(dest, name)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if mode == "120000":
+        os.symlink(data, target)
+        continue
+    with open(target, "wb") as f:
+        f.write(data)
+    os.chmod(target, 0o755 if mode == "100755" else 0o644)
+feeder.join()
+batch.wait()
+for mode, kind, sha, name in entries:
+    if kind == "commit":  # a submodule: an empty directory, as a checkout leaves it
+        os.makedirs(os.path.join(dest, name), exist_ok=True)
+PY
   provenance="source: git $url $commit"
+  [ ${#src_paths[@]} -gt 0 ] && provenance="$provenance
+paths: ${src_paths[*]}"
   [ -n "$license" ] && provenance="$provenance
 license: $license"
   ;;

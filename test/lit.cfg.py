@@ -62,3 +62,22 @@ devset_root = os.environ.get("DEVSET_ROOT", "/tmp/devset")
 if os.path.isdir(devset_root) and os.listdir(devset_root):
     config.available_features.add("devset")
     config.substitutions.append(("%devset", devset_root))
+
+# Local mirrors of the third-party apps' repositories (FS_MIRROR, any layout
+# scripts/vendor.sh reads): tests that vendor and build a third-party app say
+# `REQUIRES: mirrors` and pass `env FS_MIRROR=%mirrors` themselves, so no
+# other test sees the variable. CI has no mirrors; those tests are UNSUPPORTED.
+mirror_root = os.environ.get("FS_MIRROR", "")
+if mirror_root and os.path.isdir(mirror_root):
+    config.available_features.add("mirrors")
+    config.substitutions.append(("%mirrors", os.path.abspath(mirror_root)))
+# An MPI to build the MPI apps with: one on PATH, or the Debian packages that
+# scripts/gpu/carry-mpi.sh carried into .carry/mpi (scripts/gpu/mpi-env.sh
+# extracts them).
+carried_mpi = os.path.join(config.fs_src_root, ".carry", "mpi")
+has_carried_mpi = os.path.isdir(carried_mpi) and any(
+    f.endswith(".deb") for f in os.listdir(carried_mpi))
+if has_carried_mpi:
+    config.available_features.add("carried-mpi")
+if shutil.which("mpicxx") or has_carried_mpi:
+    config.available_features.add("mpi")

@@ -128,9 +128,7 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
   for (const auto &[Pos, L] : Inv.launches()) {
     HotspotRow R;
     R.Launch = &L;
-    auto It = Inv.analyses().find(L.kernelKey());
-    if (It != Inv.analyses().end())
-      R.Analysis = &It->second;
+    R.Analysis = Inv.analysisFor(L);
 
     for (const EnclosingLoop &Loop : L.Loops) {
       if (Loop.ConstantTrips) {
@@ -187,6 +185,8 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
                  "device side)";
     } else if (R.Analysis->Result != KernelAnalysis::Stencil) {
       R.WhyNot = R.Analysis->reasonText();
+    } else if (!R.Analysis->NotRewritten.empty()) {
+      R.WhyNot = R.Analysis->NotRewritten;
     } else {
       R.Rewritable = true;
     }

@@ -1,6 +1,7 @@
 //===- Inventory.cpp - The kernels and launch sites of an app --------------===//
 
 #include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Analysis/PreprocessorFacts.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -49,8 +50,9 @@ namespace {
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, Inventory &Inv, const driver::TranslationUnit &TU,
-            driver::CudaSide Side)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side) {}
+            driver::CudaSide Side, const PreprocessorFacts &PP)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Inv(Inv), TU(TU), Side(Side),
+        PP(PP) {}
 
   // Launches inside host function templates are seen in each
   // instantiation too, where the kernel and its template arguments are known.
@@ -108,7 +110,7 @@ public:
       Inv.addAnalysis(std::move(KA));
       return;
     }
-    KernelAnalysis KA = analyzeKernel(FD, Ctx);
+    KernelAnalysis KA = analyzeKernel(FD, Ctx, &PP);
     if (KA.IR)
       KA.IR->SourceFile = KA.Pos.File;
     Inv.addAnalysis(std::move(KA));
@@ -156,6 +158,10 @@ public:
                            E->getDirectCallee() == nullptr;
     if (const FunctionDecl *FD = E->getDirectCallee()) {
       L.Kernel = FD->getQualifiedNameAsString();
+      const FunctionDecl *Def = FD->getTemplateInstantiationPattern();
+      Def = Def ? Def : FD;
+      if (const FunctionDecl *D = Def->getDefinition())
+        L.KernelPos = position(D->getLocation());
       if (const TemplateArgumentList *TA = FD->getTemplateSpecializationArgs())
         L.TemplateArgs = templateArgs(*TA);
     } else {
@@ -391,17 +397,21 @@ private:
   Inventory &Inv;
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
+  const PreprocessorFacts &PP;
   Decl *CurrentFunction = nullptr;
   std::vector<const Stmt *> LoopStack;
 };
 
 class CollectorConsumer : public ASTConsumer {
 public:
-  CollectorConsumer(Inventory &Inv, const driver::TranslationUnit &TU,
-                    driver::CudaSide Side)
-      : Inv(Inv), TU(TU), Side(Side) {}
+  CollectorConsumer(CompilerInstance &CI, Inventory &Inv,
+                    const driver::TranslationUnit &TU, driver::CudaSide Side)
+      : Inv(Inv), TU(TU), Side(Side) {
+    if (CI.hasPreprocessor())
+      PP.attach(CI.getPreprocessor());
+  }
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    Collector C(Ctx, Inv, TU, Side);
+    Collector C(Ctx, Inv, TU, Side, PP);
     C.TraverseDecl(Ctx.getTranslationUnitDecl());
   }
 
@@ -409,14 +419,15 @@ private:
   Inventory &Inv;
   const driver::TranslationUnit &TU;
   driver::CudaSide Side;
+  PreprocessorFacts PP;
 };
 
 } // namespace
 
 std::unique_ptr<ASTConsumer>
-Inventory::makeConsumer(CompilerInstance &, const driver::TranslationUnit &TU,
+Inventory::makeConsumer(CompilerInstance &CI, const driver::TranslationUnit &TU,
                         driver::CudaSide Side) {
-  return std::make_unique<CollectorConsumer>(*this, TU, Side);
+  return std::make_unique<CollectorConsumer>(CI, *this, TU, Side);
 }
 
 void Inventory::addKernel(KernelInfo K, driver::CudaSide Side) {
@@ -429,8 +440,44 @@ void Inventory::addKernel(KernelInfo K, driver::CudaSide Side) {
 }
 
 void Inventory::addAnalysis(KernelAnalysis A) {
+  auto It = Analyses.find(A.Kernel);
+  if (It == Analyses.end()) {
+    Analyses.emplace(A.Kernel, std::move(A));
+    return;
+  }
   // The same kernel seen through several TUs: the first analysis stands.
-  Analyses.emplace(A.Kernel, std::move(A));
+  KernelAnalysis &First = It->second;
+  if (First.Pos.File == A.Pos.File && First.Pos.Offset == A.Pos.Offset)
+    return;
+  for (const KernelAnalysis &S : SameName)
+    if (S.Pos.File == A.Pos.File && S.Pos.Offset == A.Pos.Offset)
+      return;
+  // Two kernels of one name: launches, tuning results and patches find a
+  // kernel by its name, so neither may be rewritten.
+  auto Where = [](const KernelAnalysis &K) {
+    return llvm::sys::path::filename(K.Pos.File).str() + ":" +
+           std::to_string(K.Pos.Line);
+  };
+  const std::string Why = "another kernel named '" + A.Kernel +
+                          "' is defined at ";
+  First.NotRewritten = Why + Where(A);
+  A.NotRewritten = Why + Where(First);
+  SameName.push_back(std::move(A));
+}
+
+const KernelAnalysis *Inventory::analysisFor(const LaunchSite &L) const {
+  auto It = Analyses.find(L.kernelKey());
+  if (It == Analyses.end())
+    return nullptr;
+  auto Same = [&](const KernelAnalysis &A) {
+    return A.Pos.File == L.KernelPos.File && A.Pos.Offset == L.KernelPos.Offset;
+  };
+  if (L.KernelPos.File.empty() || Same(It->second))
+    return &It->second;
+  for (const KernelAnalysis &A : SameName)
+    if (A.Kernel == L.kernelKey() && Same(A))
+      return &A;
+  return &It->second;
 }
 
 void Inventory::addLaunch(LaunchSite L) {

@@ -67,16 +67,23 @@ void printListText(raw_ostream &OS, const Inventory &Inv,
     }
     OS << "\n";
   }
-  OS << "analyses: " << Inv.analyses().size() << "\n";
-  for (const auto &[Name, A] : Inv.analyses()) {
+  OS << "analyses: " << Inv.analyses().size() + Inv.sameNameAnalyses().size()
+     << "\n";
+  auto Print = [&](const std::string &Name, const KernelAnalysis &A) {
     OS << "  " << verdictName(A.Result) << " " << location(A.Pos, Root) << " "
        << Name;
     if (A.IR && A.Result != KernelAnalysis::NotStencil)
       OS << ": " << A.IR->summary();
     if (!A.Reasons.empty())
       OS << " -- " << A.reasonText();
+    if (!A.NotRewritten.empty())
+      OS << " -- not rewritten: " << A.NotRewritten;
     OS << "\n";
-  }
+  };
+  for (const auto &[Name, A] : Inv.analyses())
+    Print(Name, A);
+  for (const KernelAnalysis &A : Inv.sameNameAnalyses())
+    Print(A.Kernel, A);
   OS << "hotspots:\n";
   OS << formatv("  {0,-4} {1,-28} {2,-24} {3,-40} {4,9}  {5}\n", "rank",
                 "kernel", "launch", "stencil", "est.share", "rewritable");
@@ -149,7 +156,7 @@ json::Object listJson(const Inventory &Inv, const std::vector<HotspotRow> &Rows,
 
 json::Value analysesJson(const Inventory &Inv, StringRef Root) {
   json::Array Kernels;
-  for (const auto &[Name, A] : Inv.analyses()) {
+  auto Add = [&](const std::string &Name, const KernelAnalysis &A) {
     json::Array Reasons;
     for (const std::string &R : A.Reasons)
       Reasons.push_back(R);
@@ -158,10 +165,16 @@ json::Value analysesJson(const Inventory &Inv, StringRef Root) {
                    {"line", A.Pos.Line},
                    {"verdict", verdictName(A.Result)},
                    {"reasons", std::move(Reasons)}};
+    if (!A.NotRewritten.empty())
+      K["not_rewritten"] = A.NotRewritten;
     if (A.IR && A.Result != KernelAnalysis::NotStencil)
       K["ir"] = irValue(*A.IR, Root);
     Kernels.push_back(std::move(K));
-  }
+  };
+  for (const auto &[Name, A] : Inv.analyses())
+    Add(Name, A);
+  for (const KernelAnalysis &A : Inv.sameNameAnalyses())
+    Add(A.Kernel, A);
   return json::Object{{"kernels", std::move(Kernels)}};
 }
 

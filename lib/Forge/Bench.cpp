@@ -6,7 +6,9 @@
 #include "forgestencil/Forge/CodeGen.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -472,6 +474,87 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
   Build += " -o bench\n";
   S.Files.push_back({"build.sh", Build});
   return S;
+}
+
+std::optional<ir::StencilIR> loadStencilFile(const std::string &Path,
+                                             std::string &Error) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode)) {
+    Error = "cannot read " + Path + ": it is a directory";
+    return std::nullopt;
+  }
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    Error = "cannot read " + Path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::stringstream Text;
+  Text << In.rdbuf();
+  if (Text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+    Error = Path + ": empty file (expected a Stencil IR JSON document)";
+    return std::nullopt;
+  }
+  json J;
+  try {
+    J = json::parse(Text.str());
+  } catch (const json::exception &E) {
+    // "[json.exception.parse_error.101] parse error at line 1, ...".
+    std::string What = E.what();
+    if (size_t Close = What.find("] "); What[0] == '[' && Close != std::string::npos)
+      What = What.substr(Close + 2);
+    Error = Path + ": not JSON (" + What + ")";
+    return std::nullopt;
+  }
+  if (J.is_object() && J.contains("kernels") && !J.contains("schema")) {
+    Error = Path + ": an fs-rewrite --dump-ir listing; give one kernel's "
+                   "\"ir\" member (e.g. jq '.kernels[0].ir')";
+    return std::nullopt;
+  }
+  std::optional<ir::StencilIR> IR = ir::fromJson(J, Error);
+  if (!IR)
+    Error = Path + ": " + Error;
+  return IR;
+}
+
+std::optional<std::vector<long long>> parseShape(const std::string &Text,
+                                                 unsigned Dims,
+                                                 std::string &Error) {
+  constexpr long long MaxExtent = 1000000000;
+  std::vector<long long> Shape;
+  size_t Start = 0;
+  while (true) {
+    size_t Comma = Text.find(',', Start);
+    std::string Part = Text.substr(
+        Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
+    bool Digits = !Part.empty();
+    for (char C : Part)
+      Digits &= C >= '0' && C <= '9';
+    if (!Digits) {
+      Error = "--shape '" + Text + "': '" + Part +
+              "' is not a positive integer";
+      return std::nullopt;
+    }
+    // More digits than any extent has would overflow: compare as text.
+    if (Part.size() > 10 || std::stoll(Part) > MaxExtent ||
+        std::stoll(Part) == 0) {
+      Error = "--shape '" + Text + "': " + Part +
+              " is not an extent between 1 and " + std::to_string(MaxExtent);
+      return std::nullopt;
+    }
+    Shape.push_back(std::stoll(Part));
+    if (Comma == std::string::npos)
+      break;
+    Start = Comma + 1;
+  }
+  if (Shape.size() == 1)
+    Shape.assign(Dims, Shape[0]);
+  if (Shape.size() != Dims) {
+    Error = "--shape '" + Text + "': " + std::to_string(Shape.size()) +
+            " extents for a " + std::to_string(Dims) +
+            "-D stencil (give one, or one per axis)";
+    return std::nullopt;
+  }
+  return Shape;
 }
 
 bool writeBench(const BenchSources &S, const std::string &Dir,

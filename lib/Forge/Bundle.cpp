@@ -6,11 +6,13 @@
 #include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/CodeGen.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
+#include "forgestencil/Support/JsonReader.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -249,15 +251,11 @@ std::array<unsigned, 3> bundleBlock(const ir::StencilIR &IR) {
   const unsigned Preferred[3] = {hasLinearAxes(IR) ? 256u : 32u, 4, 2};
   // A kernel that indexes blocks by a fixed size (blockIdx.x * 16 +
   // threadIdx.x, a 16x16 shared tile) runs only with blocks of that size; the
-  // analysis states it as the note "blockDim.x == 16 (...)".
+  // analysis states it as a block-dim assumption.
   unsigned Fixed[3] = {0, 0, 0};
-  for (const std::string &N : IR.Notes) {
-    unsigned B = 0;
-    char D = 0;
-    if (std::sscanf(N.c_str(), "blockDim.%c == %u", &D, &B) == 2 && B > 0 &&
-        B <= 1024 && (D == 'x' || D == 'y' || D == 'z'))
-      Fixed[D - 'x'] = B;
-  }
+  for (int D = 0; D < 3; ++D)
+    if (unsigned B = IR.fixedBlockDim(D); B > 0 && B <= 1024)
+      Fixed[D] = B;
   for (int D : axisThreadDims(IR))
     if (D >= 0)
       Block[D] = Preferred[D];
@@ -381,66 +379,123 @@ json BundleManifest::toJson() const {
           {"skipped", Skipped}};
 }
 
+/// Why \p Path cannot name a file inside the bundle (absolute, `..`,
+/// empty); empty when it can.
+static std::string whyNotBundlePath(const std::string &Path) {
+  if (Path.empty())
+    return "empty";
+  if (Path[0] == '/')
+    return "an absolute path";
+  for (const fs::path &Part : fs::path(Path))
+    if (Part == "..")
+      return "a path out of the bundle ('..')";
+  for (char C : Path)
+    if (static_cast<unsigned char>(C) < 0x20)
+      return "a control character";
+  return "";
+}
+
 std::optional<BundleManifest> BundleManifest::fromJson(const json &J,
                                                        std::string &Error) {
-  try {
-    if (J.value("schema", "") != BundleSchemaId) {
-      Error = "not a tuning bundle manifest (schema '" +
-              J.value("schema", "") + "')";
-      return std::nullopt;
-    }
-    if (J.value("version", 0) != BundleSchemaVersion) {
-      Error = "unsupported bundle version " + J["version"].dump();
-      return std::nullopt;
-    }
-    BundleManifest M;
-    M.ToolVersion = J.value("tool_version", "");
-    M.App = J.value("app", "");
-    M.Arch = J.value("arch", "sm_90");
-    M.Tolerance = J.value("tolerance", "");
-    M.Skipped = J.value("skipped", std::vector<std::string>());
-    for (const json &U : J.at("link_units"))
-      M.LinkUnits.push_back(
-          {U.at("file").get<std::string>(),
-           U.at("flags").get<std::vector<std::string>>()});
-    for (const json &KJ : J.at("kernels")) {
-      BundleKernel K;
-      K.Name = KJ.at("name").get<std::string>();
-      auto IR = ir::fromJson(KJ.at("ir"), Error);
-      if (!IR) {
-        Error = K.Name + ": " + Error;
-        return std::nullopt;
-      }
-      K.IR = std::move(*IR);
-      K.TranslationUnit = KJ.at("translation_unit").get<std::string>();
-      K.Flags = KJ.at("flags").get<std::vector<std::string>>();
-      K.TimeShape = KJ.at("time_shape").get<std::vector<long long>>();
-      K.TimeShapeNote = KJ.value("time_shape_note", "");
-      K.KnowledgeSource = KJ.value("knowledge_source", "");
-      for (const json &CJ : KJ.at("candidates")) {
-        BundleCandidate C;
-        C.Id = CJ.at("id").get<std::string>();
-        C.Origin = CJ.value("origin", "");
-        C.Driver = CJ.value("driver", "");
-        C.Source = CJ.value("source", "");
-        C.Launcher = CJ.value("launcher", "");
-        C.Skipped = CJ.value("skipped", "");
-        if (CJ.contains("params")) {
-          C.Params = StrategyParams::fromJson(CJ["params"], Error);
-          if (!C.Params) {
-            Error = K.Name + "/" + C.Id + ": " + Error;
-            return std::nullopt;
-          }
-        }
-        K.Candidates.push_back(std::move(C));
-      }
-      M.Kernels.push_back(std::move(K));
-    }
-    return M;
-  } catch (const json::exception &E) {
-    Error = std::string("malformed manifest: ") + E.what();
+  using support::elementPath;
+  using support::memberPath;
+  support::JsonReader R(Error);
+  if (!R.expectObject(J, ""))
     return std::nullopt;
+  std::string Schema = R.string(J, "schema", "");
+  if (R.ok() && Schema != BundleSchemaId)
+    R.fail("schema", "not a tuning bundle manifest (expected '" +
+                         std::string(BundleSchemaId) + "', found '" + Schema +
+                         "')");
+  long long Version =
+      R.integer(J, "version", "", 0, std::numeric_limits<int>::max());
+  if (R.ok() && Version != BundleSchemaVersion)
+    R.fail("version", "unsupported bundle version " + std::to_string(Version) +
+                          " (this tool reads " +
+                          std::to_string(BundleSchemaVersion) + ")");
+  if (!R.ok())
+    return std::nullopt;
+  auto FilePath = [&](const std::string &Where, const std::string &Value) {
+    if (std::string Why = whyNotBundlePath(Value); !Why.empty() && R.ok())
+      R.fail(Where, "'" + Value.substr(0, 80) + "' is " + Why);
+  };
+  BundleManifest M;
+  M.ToolVersion = R.string(J, "tool_version", "", "");
+  M.App = R.string(J, "app", "", "");
+  M.Arch = R.string(J, "arch", "", "sm_90");
+  M.Tolerance = R.string(J, "tolerance", "", "");
+  M.Skipped = R.strings(J, "skipped", "", false);
+  const json &Units = R.array(J, "link_units", "", true);
+  for (size_t I = 0; I < Units.size() && R.ok(); ++I) {
+    std::string UP = elementPath("link_units", I);
+    if (!R.expectObject(Units[I], UP))
+      break;
+    BundleUnit U{R.string(Units[I], "file", UP),
+                 R.strings(Units[I], "flags", UP, true)};
+    FilePath(memberPath(UP, "file"), U.File);
+    M.LinkUnits.push_back(std::move(U));
   }
+  const json &Kernels = R.array(J, "kernels", "", true);
+  for (size_t I = 0; I < Kernels.size() && R.ok(); ++I) {
+    const json &KJ = Kernels[I];
+    std::string KP = elementPath("kernels", I);
+    if (!R.expectObject(KJ, KP))
+      break;
+    BundleKernel K;
+    K.Name = R.string(KJ, "name", KP);
+    const json *IRJ = R.member(KJ, "ir", KP, true);
+    if (!R.ok())
+      break;
+    auto IR = ir::fromJson(*IRJ, Error, memberPath(KP, "ir"));
+    if (!IR)
+      return std::nullopt;
+    K.IR = std::move(*IR);
+    K.TranslationUnit = R.string(KJ, "translation_unit", KP);
+    FilePath(memberPath(KP, "translation_unit"), K.TranslationUnit);
+    K.Flags = R.strings(KJ, "flags", KP, true);
+    const json &Shape = R.array(KJ, "time_shape", KP, true);
+    for (size_t E = 0; E < Shape.size() && R.ok(); ++E)
+      K.TimeShape.push_back(R.asInteger(
+          Shape[E], elementPath(memberPath(KP, "time_shape"), E), 1,
+          1000000000));
+    K.TimeShapeNote = R.string(KJ, "time_shape_note", KP, "");
+    K.KnowledgeSource = R.string(KJ, "knowledge_source", KP, "");
+    const json &Cands = R.array(KJ, "candidates", KP, true);
+    for (size_t C = 0; C < Cands.size() && R.ok(); ++C) {
+      const json &CJ = Cands[C];
+      std::string CP = elementPath(memberPath(KP, "candidates"), C);
+      if (!R.expectObject(CJ, CP))
+        break;
+      BundleCandidate Cand;
+      Cand.Id = R.string(CJ, "id", CP);
+      Cand.Origin = R.string(CJ, "origin", CP, "");
+      Cand.Driver = R.string(CJ, "driver", CP, "");
+      Cand.Source = R.string(CJ, "source", CP, "");
+      Cand.Launcher = R.string(CJ, "launcher", CP, "");
+      Cand.Skipped = R.string(CJ, "skipped", CP, "");
+      if (!Cand.Driver.empty())
+        FilePath(memberPath(CP, "driver"), Cand.Driver);
+      if (!Cand.Source.empty())
+        FilePath(memberPath(CP, "source"), Cand.Source);
+      if (!Cand.Launcher.empty() && !ir::isIdentifier(Cand.Launcher) &&
+          R.ok())
+        R.fail(memberPath(CP, "launcher"),
+               "'" + Cand.Launcher.substr(0, 80) + "' is not a C identifier");
+      if (!R.ok())
+        break;
+      if (const json *P = R.member(CJ, "params", CP, false)) {
+        Cand.Params =
+            StrategyParams::fromJson(*P, Error, memberPath(CP, "params"));
+        if (!Cand.Params)
+          return std::nullopt;
+      }
+      K.Candidates.push_back(std::move(Cand));
+    }
+    M.Kernels.push_back(std::move(K));
+  }
+  if (!R.ok())
+    return std::nullopt;
+  return M;
 }
 
 const BundleKernel *BundleManifest::kernel(const std::string &Name) const {
@@ -622,12 +677,21 @@ std::optional<BundleManifest> loadBundle(const std::string &Dir,
     Error = "cannot read " + Dir + "/manifest.json";
     return std::nullopt;
   }
-  json J = json::parse(Text, nullptr, false);
-  if (J.is_discarded()) {
-    Error = Dir + "/manifest.json is not JSON";
+  json J;
+  try {
+    J = json::parse(Text);
+  } catch (const json::exception &E) {
+    std::string What = E.what();
+    if (size_t Close = What.find("] ");
+        !What.empty() && What[0] == '[' && Close != std::string::npos)
+      What = What.substr(Close + 2);
+    Error = Dir + "/manifest.json: not JSON (" + What + ")";
     return std::nullopt;
   }
-  return BundleManifest::fromJson(J, Error);
+  auto M = BundleManifest::fromJson(J, Error);
+  if (!M)
+    Error = Dir + "/manifest.json: " + Error;
+  return M;
 }
 
 /// Generates the driver of C (index N of K) under Dir; records a failure in

@@ -2,7 +2,12 @@
 
 #include "forgestencil/Forge/BundleResults.h"
 
+#include "forgestencil/Support/JsonReader.h"
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -66,39 +71,59 @@ void readDriverTiming(const json &Timing, CandidateResult &C) {
 
 std::optional<CandidateResult> CandidateResult::fromJson(const json &J,
                                                          std::string &Error) {
-  try {
-    CandidateResult C;
-    C.Kernel = J.at("kernel").get<std::string>();
-    C.Id = J.at("id").get<std::string>();
-    C.Origin = J.value("origin", "");
-    C.Compile = J.at("compile").get<std::string>();
-    C.Verdict = J.at("verdict").get<std::string>();
-    C.Reason = J.value("reason", "");
-    C.MaxError = J.value("max_error", 0.0);
-    C.Tolerance = J.value("tolerance", 0.0);
-    C.OriginalMs = J.value("original_ms", 0.0);
-    C.OriginalSpreadMs = J.value("original_spread_ms", 0.0);
-    C.CandidateMs = J.value("candidate_ms", 0.0);
-    C.CandidateSpreadMs = J.value("candidate_spread_ms", 0.0);
-    C.CopyMs = J.value("copy_ms", 0.0);
-    C.FootprintMs = J.value("footprint_ms", 0.0);
-    C.Points = J.value("points", 0LL);
-    C.CopyBytes = J.value("copy_bytes", 0.0);
-    C.TimedExt = J.value("timed_ext", std::vector<long long>());
-    C.Rounds = J.value("rounds", 0u);
-    C.Reps = J.value("reps", 0u);
-    C.Seed = J.value("seed", 0u);
-    C.Source = J.value("source", "");
-    if (J.contains("params")) {
-      C.Params = StrategyParams::fromJson(J["params"], Error);
-      if (!C.Params)
-        return std::nullopt;
-    }
-    return C;
-  } catch (const json::exception &E) {
-    Error = std::string("malformed candidate result: ") + E.what();
+  return fromJson(J, Error, "");
+}
+
+std::optional<CandidateResult>
+CandidateResult::fromJson(const json &J, std::string &Error,
+                          const std::string &Path) {
+  support::JsonReader R(Error);
+  if (!R.expectObject(J, Path))
     return std::nullopt;
+  CandidateResult C;
+  C.Kernel = R.string(J, "kernel", Path);
+  C.Id = R.string(J, "id", Path);
+  C.Origin = R.string(J, "origin", Path, "");
+  C.Compile = R.string(J, "compile", Path);
+  C.Verdict = R.string(J, "verdict", Path);
+  C.Reason = R.string(J, "reason", Path, "");
+  C.MaxError = R.number(J, "max_error", Path, 0.0);
+  C.Tolerance = R.number(J, "tolerance", Path, 0.0);
+  // Times are durations: never negative.
+  auto Ms = [&](const char *Key) {
+    double V = R.number(J, Key, Path, 0.0);
+    if (V < 0)
+      R.fail(support::memberPath(Path, Key), "a time is not negative");
+    return V;
+  };
+  C.OriginalMs = Ms("original_ms");
+  C.OriginalSpreadMs = Ms("original_spread_ms");
+  C.CandidateMs = Ms("candidate_ms");
+  C.CandidateSpreadMs = Ms("candidate_spread_ms");
+  C.CopyMs = Ms("copy_ms");
+  C.FootprintMs = Ms("footprint_ms");
+  C.Points = R.integer(J, "points", Path, 0,
+                       std::numeric_limits<long long>::max(), 0);
+  C.CopyBytes = Ms("copy_bytes");
+  constexpr long long MaxU = std::numeric_limits<unsigned>::max();
+  C.Rounds = static_cast<unsigned>(R.integer(J, "rounds", Path, 0, MaxU, 0));
+  C.Reps = static_cast<unsigned>(R.integer(J, "reps", Path, 0, MaxU, 0));
+  C.Seed = static_cast<unsigned>(R.integer(J, "seed", Path, 0, MaxU, 0));
+  C.Source = R.string(J, "source", Path, "");
+  const json &Timed = R.array(J, "timed_ext", Path, false);
+  for (size_t E = 0; E < Timed.size() && R.ok(); ++E)
+    C.TimedExt.push_back(R.asInteger(
+        Timed[E], support::elementPath(support::memberPath(Path, "timed_ext"), E),
+        1, 1000000000));
+  if (!R.ok())
+    return std::nullopt;
+  if (const json *P = R.member(J, "params", Path, false)) {
+    C.Params =
+        StrategyParams::fromJson(*P, Error, support::memberPath(Path, "params"));
+    if (!C.Params)
+      return std::nullopt;
   }
+  return C;
 }
 
 json CaseCheck::toJson() const {
@@ -153,59 +178,86 @@ json TuneResults::toJson() const {
 
 std::optional<TuneResults> TuneResults::fromJson(const json &J,
                                                  std::string &Error) {
-  try {
-    if (J.value("schema", "") != TuneResultsSchemaId) {
-      Error = "not fs-tune results (schema '" + J.value("schema", "") + "')";
-      return std::nullopt;
-    }
-    if (J.value("version", 0) != TuneResultsSchemaVersion) {
-      Error = "unsupported results version " + J["version"].dump();
-      return std::nullopt;
-    }
-    TuneResults R;
-    R.ToolVersion = J.value("tool_version", "");
-    R.App = J.value("app", "");
-    R.Arch = J.value("arch", "");
-    R.Date = J.value("date", "");
-    R.Command = J.value("command", "");
-    const json &G = J.at("gpu");
-    R.GpuName = G.value("name", "");
-    R.L2Bytes = G.value("l2_bytes", 0LL);
-    R.Driver = G.value("driver", "");
-    R.Runtime = G.value("runtime", "");
-    R.NvccVersion = J.value("nvcc", "");
-    R.Tolerance = J.value("tolerance", "");
-    R.Memcheck = J.value("memcheck", "");
-    R.OriginalCheck = J.value("original_check", "");
-    R.Plausibility = J.value("plausibility", "");
-    for (const json &C : J.value("cases", json::array()))
-      R.Cases.push_back(CaseCheck::fromJson(C));
-    for (const json &C : J.at("candidates")) {
-      auto CR = CandidateResult::fromJson(C, Error);
-      if (!CR)
-        return std::nullopt;
-      R.Candidates.push_back(std::move(*CR));
-    }
-    return R;
-  } catch (const json::exception &E) {
-    Error = std::string("malformed results: ") + E.what();
+  support::JsonReader R(Error);
+  if (!R.expectObject(J, ""))
     return std::nullopt;
+  std::string Schema = R.string(J, "schema", "");
+  if (R.ok() && Schema != TuneResultsSchemaId)
+    R.fail("schema", "not fs-tune results (expected '" +
+                         std::string(TuneResultsSchemaId) + "', found '" +
+                         Schema + "')");
+  long long Version = R.integer(J, "version", "", 0,
+                                std::numeric_limits<int>::max());
+  if (R.ok() && Version != TuneResultsSchemaVersion)
+    R.fail("version", "unsupported results version " +
+                          std::to_string(Version) + " (this tool reads " +
+                          std::to_string(TuneResultsSchemaVersion) + ")");
+  if (!R.ok())
+    return std::nullopt;
+  TuneResults T;
+  T.ToolVersion = R.string(J, "tool_version", "", "");
+  T.App = R.string(J, "app", "", "");
+  T.Arch = R.string(J, "arch", "", "");
+  T.Date = R.string(J, "date", "", "");
+  T.Command = R.string(J, "command", "", "");
+  if (const json *G = R.member(J, "gpu", "", true);
+      G && R.expectObject(*G, "gpu")) {
+    T.GpuName = R.string(*G, "name", "gpu", "");
+    T.L2Bytes = R.integer(*G, "l2_bytes", "gpu", 0,
+                          std::numeric_limits<long long>::max(), 0);
+    T.Driver = R.string(*G, "driver", "gpu", "");
+    T.Runtime = R.string(*G, "runtime", "gpu", "");
   }
+  T.NvccVersion = R.string(J, "nvcc", "", "");
+  T.Tolerance = R.string(J, "tolerance", "", "");
+  T.Memcheck = R.string(J, "memcheck", "", "");
+  T.OriginalCheck = R.string(J, "original_check", "", "");
+  T.Plausibility = R.string(J, "plausibility", "", "");
+  const json &CaseList = R.array(J, "cases", "", false);
+  for (size_t I = 0; I < CaseList.size() && R.ok(); ++I)
+    if (R.expectObject(CaseList[I], support::elementPath("cases", I)))
+      T.Cases.push_back(CaseCheck::fromJson(CaseList[I]));
+  const json &Cands = R.array(J, "candidates", "", true);
+  for (size_t I = 0; I < Cands.size() && R.ok(); ++I) {
+    auto CR = CandidateResult::fromJson(Cands[I], Error,
+                                        support::elementPath("candidates", I));
+    if (!CR)
+      return std::nullopt;
+    T.Candidates.push_back(std::move(*CR));
+  }
+  if (!R.ok())
+    return std::nullopt;
+  return T;
+}
+
+/// "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
+/// without the exception's tag.
+static std::string parseErrorText(const std::exception &E) {
+  std::string What = E.what();
+  if (size_t Close = What.find("] ");
+      !What.empty() && What[0] == '[' && Close != std::string::npos)
+    What = What.substr(Close + 2);
+  return What;
 }
 
 std::optional<TuneResults> loadTuneResults(const std::string &Path,
                                            std::string &Error) {
-  std::ifstream In(Path);
+  std::ifstream In(Path, std::ios::binary);
   if (!In) {
-    Error = "cannot read " + Path;
+    Error = "cannot read " + Path + ": " + std::strerror(errno);
     return std::nullopt;
   }
-  json J = json::parse(In, nullptr, false);
-  if (J.is_discarded()) {
-    Error = Path + " is not JSON";
+  json J;
+  try {
+    J = json::parse(In);
+  } catch (const json::exception &E) {
+    Error = Path + ": not JSON (" + parseErrorText(E) + ")";
     return std::nullopt;
   }
-  return TuneResults::fromJson(J, Error);
+  auto R = TuneResults::fromJson(J, Error);
+  if (!R)
+    Error = Path + ": " + Error;
+  return R;
 }
 
 std::string implausibleTiming(const CandidateResult &C, unsigned BytesPerPoint,

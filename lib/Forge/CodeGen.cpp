@@ -636,8 +636,23 @@ std::string emitVectorAlignmentCheck(const StencilView &V, unsigned Width) {
   return OS.str();
 }
 
+/// Where the app's own names are not visible (fs-bench), the macros the IR
+/// keeps by name get their values; an app's definitions win where they are.
+static std::string defineNamedConstants(const StencilIR &IR) {
+  std::ostringstream OS;
+  for (const ir::NamedConstant &C : IR.Constants) {
+    if (C.Origin != ir::NamedConstant::Macro)
+      continue;
+    OS << "#ifndef " << C.Name << "\n#define " << C.Name << " ((" << C.Type
+       << ")" << C.Value << ")\n#endif\n";
+  }
+  return OS.str();
+}
+
 std::string emitConstants(const StencilView &V, const GenerateOptions &O) {
   std::ostringstream OS;
+  if (O.Constants != ConstantMode::UseExisting)
+    OS << defineNamedConstants(V.ir());
   for (const ir::Coefficient &C : V.ir().Coefficients) {
     if (C.Kind != ir::Coefficient::ConstantArray &&
         C.Kind != ir::Coefficient::ConstantScalar)
@@ -759,6 +774,8 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
      << "#include <cuda_runtime.h>\n\n";
   if (hasClampedAxes(IR))
     OS << clampHelpers();
+  if (O.Constants != ConstantMode::UseExisting)
+    OS << defineNamedConstants(IR);
   for (const ir::Coefficient &C : IR.Coefficients) {
     if (C.Kind != ir::Coefficient::ConstantArray &&
         C.Kind != ir::Coefficient::ConstantScalar)

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fcntl.h>
 #include <fstream>
 #include <functional>
@@ -168,6 +170,61 @@ bool loadMatrix(const std::string &Path, json &Matrix, std::string &Error) {
     return false;
   }
   return true;
+}
+
+KnowledgeLocation locateKnowledge(const std::string &Explicit,
+                                  const std::string &Argv0) {
+  namespace fs = std::filesystem;
+  KnowledgeLocation L;
+  auto IsFile = [](const fs::path &P) {
+    std::error_code EC;
+    return fs::is_regular_file(P, EC);
+  };
+  auto Try = [&](const fs::path &P, const char *How) {
+    L.Tried.push_back(P.string() + " (" + How + ")");
+    if (!IsFile(P))
+      return false;
+    L.Path = P.string();
+    L.How = How;
+    return true;
+  };
+  if (!Explicit.empty()) {
+    L.Path = Explicit;
+    L.How = "--knowledge";
+    L.Tried.push_back(Explicit + " (--knowledge)");
+    return L;
+  }
+  if (const char *Env = std::getenv("FS_KNOWLEDGE"); Env && *Env) {
+    fs::path P(Env);
+    std::error_code EC;
+    if (fs::is_directory(P, EC))
+      P /= "operator-matrix.json";
+    // A variable set by hand names what the user wants: report it even
+    // when it is missing rather than fall back silently.
+    L.Path = P.string();
+    L.How = "FS_KNOWLEDGE";
+    L.Tried.push_back(P.string() + " (FS_KNOWLEDGE)");
+    return L;
+  }
+  std::error_code EC;
+  fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
+  if (EC && !Argv0.empty() && Argv0.find('/') != std::string::npos)
+    Exe = fs::absolute(Argv0, EC);
+  if (!Exe.empty()) {
+    fs::path Prefix = Exe.parent_path().parent_path();
+    for (const fs::path &P :
+         {Prefix / "share" / "forgestencil" / "knowledge" / "operator-matrix.json",
+          Prefix / "knowledge" / "operator-matrix.json",
+          Prefix / "operator-matrix.json"})
+      if (Try(P, "install prefix"))
+        return L;
+  }
+#ifdef FS_SOURCE_TREE
+  if (Try(fs::path(FS_SOURCE_TREE) / "knowledge" / "operator-matrix.json",
+          "source tree"))
+    return L;
+#endif
+  return L;
 }
 
 /// Read-modify-write of the matrix at Path under an exclusive flock on

@@ -3,6 +3,7 @@
 #include "forgestencil/Forge/Strategy.h"
 
 #include "forgestencil/Forge/CodeGen.h"
+#include "forgestencil/Support/JsonReader.h"
 
 namespace forgestencil {
 namespace forge {
@@ -56,40 +57,70 @@ json StrategyParams::toJson() const {
 
 std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
                                                        std::string &Error) {
+  return fromJson(J, Error, "strategy");
+}
+
+std::optional<StrategyParams> StrategyParams::fromJson(const json &J,
+                                                       std::string &Error,
+                                                       const std::string &Path) {
+  support::JsonReader R(Error);
+  if (!R.expectObject(J, Path))
+    return std::nullopt;
   StrategyParams P;
-  try {
-    P.Strategy = J.at("strategy").get<std::string>();
-    auto B = J.value("block", std::vector<unsigned>{32, 4, 1});
+  P.Strategy = R.string(J, "strategy", Path);
+  const json &B = R.array(J, "block", Path, false);
+  if (R.ok() && J.contains("block")) {
     if (B.size() != 3) {
-      Error = "strategy.block: expected 3 numbers";
-      return std::nullopt;
+      R.fail(support::memberPath(Path, "block"),
+             "expected 3 integers, found " + std::to_string(B.size()) +
+                 " values");
+    } else {
+      unsigned *Dims[] = {&P.BlockX, &P.BlockY, &P.BlockZ};
+      for (size_t I = 0; I < 3; ++I)
+        *Dims[I] = static_cast<unsigned>(R.asInteger(
+            B[I], support::elementPath(support::memberPath(Path, "block"), I),
+            1, 1024));
     }
-    P.BlockX = B[0];
-    P.BlockY = B[1];
-    P.BlockZ = B[2];
-    P.VectorWidth = J.value("vector_width", 1u);
-    P.PointsY = J.value("points_y", 1u);
-    P.ZChunk = J.value("z_chunk", 1u);
-    P.RegisterQueue = J.value("register_queue", false);
-    P.PlaneQueue = J.value("plane_queue", false);
-    P.SharedTile = J.value("shared_tile", false);
-    P.MinBlocksPerSM = J.value("min_blocks_per_sm", 0u);
-    P.Unroll = J.value("unroll", 1u);
-    P.Stages = J.value("stages", 0u);
-    P.ReverseLoads = J.value("reverse_loads", false);
-    P.StreamingHints = J.value("streaming_hints", false);
-    P.MaskedEdges = J.value("masked_edges", false);
-  } catch (const json::exception &E) {
-    Error = std::string("strategy: ") + E.what();
+  }
+  auto Count = [&](const char *Key, unsigned Default, long long Max) {
+    return static_cast<unsigned>(R.integer(J, Key, Path, 0, Max, Default));
+  };
+  P.VectorWidth = Count("vector_width", 1, 16);
+  P.PointsY = Count("points_y", 1, 1024);
+  P.ZChunk = Count("z_chunk", 1, 1 << 20);
+  P.RegisterQueue = R.boolean(J, "register_queue", Path, false);
+  P.PlaneQueue = R.boolean(J, "plane_queue", Path, false);
+  P.SharedTile = R.boolean(J, "shared_tile", Path, false);
+  P.MinBlocksPerSM = Count("min_blocks_per_sm", 0, 64);
+  P.Unroll = Count("unroll", 1, 1024);
+  P.Stages = Count("stages", 0, 64);
+  P.ReverseLoads = R.boolean(J, "reverse_loads", Path, false);
+  P.StreamingHints = R.boolean(J, "streaming_hints", Path, false);
+  P.MaskedEdges = R.boolean(J, "masked_edges", Path, false);
+  if (!R.ok())
+    return std::nullopt;
+  std::string Why;
+  if (!P.validate(Why)) {
+    // validate() says "strategy.<member>: ..."; put it under Path.
+    Error = Path == "strategy" || Why.rfind("strategy", 0) != 0
+                ? Why
+                : Path + Why.substr(8);
     return std::nullopt;
   }
-  if (!P.validate(Error))
-    return std::nullopt;
   return P;
 }
 
 bool StrategyParams::validate(std::string &Error) const {
   const StrategyParams &P = *this;
+  // The name becomes part of ids, file names and generated identifiers.
+  bool Name = !P.Strategy.empty() && P.Strategy.size() <= 64;
+  for (char C : P.Strategy)
+    Name &= (C >= 'a' && C <= 'z') || (C >= '0' && C <= '9') || C == '_';
+  if (!Name) {
+    Error = "strategy.strategy: '" + P.Strategy.substr(0, 64) +
+            "' is not a strategy name (lower-case letters, digits, _)";
+    return false;
+  }
   if (P.BlockX == 0 || P.BlockY == 0 || P.BlockZ == 0 ||
       P.BlockX * P.BlockY * P.BlockZ > 1024) {
     Error = "strategy.block: 1..1024 threads";

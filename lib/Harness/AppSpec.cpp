@@ -10,7 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 namespace forgestencil {
@@ -82,6 +85,23 @@ public:
     return Items;
   }
 
+  std::optional<double> number(const json &Object, const std::string &Key,
+                               const std::string &Field, bool Required) {
+    const json *Value = member(Object, Key, Field, Required);
+    if (!Value)
+      return std::nullopt;
+    if (!Value->is_number()) {
+      report(Field, "expected a number, found " + std::string(Value->type_name()));
+      return std::nullopt;
+    }
+    double Number = Value->get<double>();
+    if (!std::isfinite(Number)) {
+      report(Field, "must be a finite number");
+      return std::nullopt;
+    }
+    return Number;
+  }
+
   const json *object(const json &Parent, const std::string &Key,
                      const std::string &Field, bool Required) {
     const json *Value = member(Parent, Key, Field, Required);
@@ -105,6 +125,7 @@ void readRun(FieldReader &Reader, const json &Root, AppSpec &Spec) {
   if (auto Full = Reader.stringList(*Run, "full", "run.full", true))
     Spec.FullArgs = *Full;
   Spec.SmallArgs = Reader.stringList(*Run, "small", "run.small", false);
+  Spec.CheckArgs = Reader.stringList(*Run, "check", "run.check", false);
 }
 
 void readTimer(FieldReader &Reader, const json &Root, AppSpec &Spec) {
@@ -126,20 +147,30 @@ void readTimer(FieldReader &Reader, const json &Root, AppSpec &Spec) {
 }
 
 void readCheck(FieldReader &Reader, const json &Root, AppSpec &Spec) {
-  const json *Check = Reader.object(Root, "check", "check", true);
+  const json *Check = Reader.object(Root, "check", "check", false);
   if (!Check)
     return;
+  CheckPattern Pattern;
   if (auto Regex = Reader.string(*Check, "regex", "check.regex", true)) {
-    Spec.Check.Regex = *Regex;
+    Pattern.Regex = *Regex;
     Expected<std::regex> Compiled = compileCapturePattern(*Regex, "");
     if (!Compiled)
       Reader.report("check.regex", Compiled.error());
   }
-  if (auto Pass = Reader.string(*Check, "pass", "check.pass", false)) {
+  auto Pass = Reader.string(*Check, "pass", "check.pass", false);
+  if (Pass) {
     if (Pass->empty())
       Reader.report("check.pass", "the pass word must not be empty");
-    Spec.Check.PassWord = *Pass;
+    Pattern.PassWord = *Pass;
   }
+  Pattern.Min = Reader.number(*Check, "min", "check.min", false);
+  Pattern.Max = Reader.number(*Check, "max", "check.max", false);
+  if (Pattern.isNumeric() && Pass)
+    Reader.report("check.pass", "a numeric check (check.min/check.max) has no "
+                                "pass word");
+  if (Pattern.Min && Pattern.Max && *Pattern.Min > *Pattern.Max)
+    Reader.report("check.min", "is larger than check.max");
+  Spec.Check = Pattern;
 }
 
 void readOutput(FieldReader &Reader, const json &Root, AppSpec &Spec) {
@@ -149,14 +180,110 @@ void readOutput(FieldReader &Reader, const json &Root, AppSpec &Spec) {
     if (!Parsed)
       Reader.report("output_type", Parsed.error());
   }
+  if (auto MaxRel = Reader.number(Root, "output_max_rel", "output_max_rel",
+                                  false)) {
+    if (*MaxRel < 0)
+      Reader.report("output_max_rel", "must not be negative");
+    Spec.OutputMaxRelDiff = MaxRel;
+  }
   Spec.OutputArgs = Reader.stringList(Root, "output", "output", false);
   if (!Spec.OutputArgs)
     return;
-  // Without the placeholder the harness could not give each run its own file.
-  for (const std::string &Arg : *Spec.OutputArgs)
-    if (Arg.find("${OUT_FILE}") != std::string::npos)
+  // Without the placeholder the harness could not give each run its own file
+  // (or directory).
+  bool File = false, Dir = false;
+  for (const std::string &Arg : *Spec.OutputArgs) {
+    File |= Arg.find("${OUT_FILE}") != std::string::npos;
+    Dir |= Arg.find("${OUT_DIR}") != std::string::npos;
+  }
+  if (File && Dir)
+    Reader.report("output", "uses both ${OUT_FILE} and ${OUT_DIR}; an app "
+                            "writes either one file or a directory");
+  else if (!File && !Dir)
+    Reader.report("output", "no argument contains ${OUT_FILE} or ${OUT_DIR}");
+  Spec.OutputIsDirectory = Dir;
+}
+
+/// Placeholders the harness fills itself; a variant may not redefine them.
+bool isHarnessPlaceholder(const std::string &Name) {
+  return Name == "SRC_DIR" || Name == "BUILD_DIR" || Name == "APP_DIR" ||
+         Name == "OUT_FILE" || Name == "OUT_DIR" || Name == "VARIANT";
+}
+
+void readVariants(FieldReader &Reader, const json &Root, AppSpec &Spec) {
+  const json *Variants = Reader.member(Root, "variants", "variants", false);
+  if (!Variants)
+    return;
+  if (!Variants->is_array() || Variants->empty()) {
+    Reader.report("variants", "expected a non-empty list of objects");
+    return;
+  }
+  static const std::regex NamePattern("[A-Za-z0-9._-]+");
+  static const std::regex VarPattern("[A-Za-z_][A-Za-z0-9_]*");
+  std::set<std::string> Seen;
+  for (size_t I = 0; I < Variants->size(); ++I) {
+    std::string Field = "variants[" + std::to_string(I) + "]";
+    const json &Item = (*Variants)[I];
+    if (!Item.is_object()) {
+      Reader.report(Field, "expected an object, found " +
+                               std::string(Item.type_name()));
       return;
-  Reader.report("output", "no argument contains ${OUT_FILE}");
+    }
+    VariantSpec Variant;
+    if (auto Name = Reader.string(Item, "name", Field + ".name", true)) {
+      if (!std::regex_match(*Name, NamePattern) || *Name == "." ||
+          *Name == "..")
+        Reader.report(Field + ".name", "'" + *Name +
+                                           "' is not a name of letters, "
+                                           "digits, '.', '_' and '-'");
+      else if (!Seen.insert(*Name).second)
+        Reader.report(Field + ".name", "'" + *Name + "' is used twice");
+      Variant.Name = *Name;
+    }
+    if (auto Text = Reader.string(Item, "description", Field + ".description",
+                                  false))
+      Variant.Description = *Text;
+    if (const json *Vars = Reader.object(Item, "vars", Field + ".vars", false)) {
+      for (const auto &[Key, Value] : Vars->items()) {
+        std::string VarField = Field + ".vars." + Key;
+        if (!std::regex_match(Key, VarPattern))
+          Reader.report(VarField, "not a placeholder name ([A-Za-z_][A-Za-z0-9_]*)");
+        else if (isHarnessPlaceholder(Key))
+          Reader.report(VarField, "${" + Key + "} is the harness's own");
+        if (!Value.is_string())
+          Reader.report(VarField, "expected a string, found " +
+                                      std::string(Value.type_name()));
+        else
+          Variant.Vars[Key] = Value.get<std::string>();
+      }
+    }
+    Variant.BuildCommands =
+        Reader.stringList(Item, "build", Field + ".build", false);
+    Variant.Binary = Reader.string(Item, "binary", Field + ".binary", false);
+    if (Variant.Binary && Variant.Binary->empty())
+      Reader.report(Field + ".binary", "must not be empty");
+    if (const json *Run = Reader.object(Item, "run", Field + ".run", false)) {
+      Variant.FullArgs = Reader.stringList(*Run, "full", Field + ".run.full", false);
+      Variant.SmallArgs =
+          Reader.stringList(*Run, "small", Field + ".run.small", false);
+      Variant.CheckArgs =
+          Reader.stringList(*Run, "check", Field + ".run.check", false);
+    }
+    Spec.Variants.push_back(std::move(Variant));
+  }
+}
+
+/// Rules that tie fields together.
+void checkConsistency(FieldReader &Reader, const AppSpec &Spec) {
+  bool AnyCheckRun = Spec.CheckArgs.has_value();
+  for (const VariantSpec &Variant : Spec.Variants)
+    AnyCheckRun |= Variant.CheckArgs.has_value();
+  if (!Spec.Check && !Spec.OutputArgs)
+    Reader.report("check", "missing: an app without a check of its own needs "
+                           "'output', so that the harness can compare the "
+                           "outputs of the two modes");
+  else if (!Spec.Check && AnyCheckRun)
+    Reader.report("run.check", "a check run needs 'check' to judge it");
 }
 
 } // namespace
@@ -188,8 +315,21 @@ Expected<AppSpec> parseAppSpec(const std::string &JsonText,
   }
   readRun(Reader, Root, Spec);
   readTimer(Reader, Root, Spec);
+  if (auto Failure = Reader.string(Root, "failure_regex", "failure_regex", false)) {
+    Spec.FailureRegex = *Failure;
+    try {
+      std::regex Compiled(*Failure, std::regex::ECMAScript);
+      (void)Compiled;
+    } catch (const std::regex_error &Error) {
+      Reader.report("failure_regex", "invalid regular expression '" + *Failure +
+                                         "': " + Error.what());
+    }
+  }
   readCheck(Reader, Root, Spec);
   readOutput(Reader, Root, Spec);
+  readVariants(Reader, Root, Spec);
+  if (!Reader.failed())
+    checkConsistency(Reader, Spec);
   if (auto Kernels = Reader.stringList(Root, "kernels", "kernels", false))
     Spec.Kernels = *Kernels;
   if (auto Commands = Reader.string(Root, "compile_commands",
@@ -229,6 +369,38 @@ std::string expandPlaceholders(const std::string &Text,
       Result.append(Text, Open, Close - Open + 1);
     Position = Close + 1;
   }
+  return Result;
+}
+
+AppSpec applyVariant(const AppSpec &App, const VariantSpec &Variant) {
+  AppSpec Result = App;
+  Result.Variants.clear();
+  if (Variant.BuildCommands)
+    Result.BuildCommands = *Variant.BuildCommands;
+  if (Variant.Binary)
+    Result.Binary = *Variant.Binary;
+  if (Variant.FullArgs)
+    Result.FullArgs = *Variant.FullArgs;
+  if (Variant.SmallArgs)
+    Result.SmallArgs = Variant.SmallArgs;
+  if (Variant.CheckArgs)
+    Result.CheckArgs = Variant.CheckArgs;
+
+  PlaceholderValues Values(Variant.Vars.begin(), Variant.Vars.end());
+  Values["VARIANT"] = Variant.Name;
+  auto Expand = [&](std::vector<std::string> &List) {
+    for (std::string &Item : List)
+      Item = expandPlaceholders(Item, Values);
+  };
+  Expand(Result.BuildCommands);
+  Result.Binary = expandPlaceholders(Result.Binary, Values);
+  Expand(Result.FullArgs);
+  if (Result.SmallArgs)
+    Expand(*Result.SmallArgs);
+  if (Result.CheckArgs)
+    Expand(*Result.CheckArgs);
+  if (Result.OutputArgs)
+    Expand(*Result.OutputArgs);
   return Result;
 }
 

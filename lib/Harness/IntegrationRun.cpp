@@ -120,7 +120,14 @@ std::string findProjectRoot() {
 /// One comparison of the outputs of a round pair.
 struct PairComparison {
   unsigned Round = 0;
+  /// The file, or the whole output directory as one comparison.
   OutputComparison Result;
+  /// File by file, for an app that writes a directory.
+  std::optional<TreeComparison> Tree;
+
+  std::string describe() const {
+    return Tree ? Tree->describe() : Result.describe();
+  }
 };
 
 json comparisonToJson(const PairComparison &Pair) {
@@ -135,6 +142,17 @@ json comparisonToJson(const PairComparison &Pair) {
                         {"max_abs_diff", D->MaxAbsDiff},
                         {"max_rel_diff", D->MaxRelDiff}};
   }
+  if (Pair.Tree) {
+    Value["files"] = Pair.Tree->Files.size();
+    Value["only_in_0"] = Pair.Tree->OnlyInA;
+    Value["only_in_1"] = Pair.Tree->OnlyInB;
+    json Differing = json::array();
+    for (const FileComparison &File : Pair.Tree->Files)
+      if (!File.Result.Identical)
+        Differing.push_back({{"path", File.Path},
+                             {"description", File.Result.describe()}});
+    Value["differing_files"] = Differing;
+  }
   return Value;
 }
 
@@ -142,6 +160,7 @@ json runToJson(const RunRecord &Run) {
   json Value = {{"sequence", Run.Sequence},
                 {"round", Run.Round},
                 {"mode", int(Run.RunMode)},
+                {"kind", Run.IsCheckRun ? "check" : "timed"},
                 {"time_ms", nullptr},
                 {"check", nullptr},
                 {"check_passed", false},
@@ -176,7 +195,9 @@ json modeToJson(const ModeSummary &Summary) {
           {"max_ms", Summary.MaxMs}};
 }
 
-/// The state of one measurement from start to report.
+/// The state of one measurement from start to report: the app is vendored
+/// once, then each of its build variants (or its one build) is built,
+/// measured and recorded in turn.
 class IntegrationRun {
 public:
   IntegrationRun(const HarnessOptions &Options, std::ostream &Report,
@@ -188,43 +209,77 @@ public:
 private:
   Status resolvePaths();
   Status loadApp();
-  Status vendorAndBuild();
+  Status selectVariants();
+  Status vendor();
+  void beginVariant(const VariantSpec *Variant);
+  Status build();
   Status locateBinary();
   void selectGpu();
   Status prepareOutputDirectory();
   void measure();
-  RunRecord runOnce(unsigned Round, Mode RunMode);
+  RunRecord runOnce(unsigned Round, Mode RunMode, bool IsCheckRun);
+  void reportRun(unsigned Round, const RunRecord &Record);
   void comparePairOutputs(unsigned Round);
   void judgeOutputs();
   std::string checkStatus() const;
   void printReport();
   json buildRunRecord() const;
   json buildRegistryEntry() const;
-  int finish();
+  int finishVariant();
+  int writeRunRecords();
 
-  std::string outputFile(unsigned Round, Mode RunMode) const {
+  std::string outputPath(unsigned Round, Mode RunMode) const {
     return OutputDir + "/round" + std::to_string(Round) + "-use_ours" +
-           std::to_string(int(RunMode)) + ".out";
+           std::to_string(int(RunMode)) + (App.OutputIsDirectory ? ".d" : ".out");
   }
-  size_t plannedRuns() const { return size_t(Options.Rounds) * 2; }
+  size_t plannedRuns() const {
+    return size_t(Options.Rounds) * (App.CheckArgs ? 4 : 2);
+  }
+  /// ${SRC_DIR}, ${BUILD_DIR} and ${APP_DIR} (the directory of app.json,
+  /// for files of the project's own that a build or run needs).
+  PlaceholderValues placeholders() const {
+    std::error_code Error;
+    return {{"SRC_DIR", SourceDir},
+            {"BUILD_DIR", BuildDir},
+            {"APP_DIR", fs::absolute(fs::path(AppJsonPath).parent_path(), Error)
+                            .lexically_normal()
+                            .string()}};
+  }
+  /// "demo" or "demo [variant n4096]", for messages.
+  std::string appLabel() const {
+    return VariantName.empty() ? App.Name
+                               : App.Name + " [variant " + VariantName + "]";
+  }
+  /// The output limit: --output-max-rel, else app.json's output_max_rel.
+  std::optional<double> outputMaxRel() const {
+    return Options.OutputMaxRelDiff ? Options.OutputMaxRelDiff
+                                    : App.OutputMaxRelDiff;
+  }
 
   const HarnessOptions &Options;
   std::ostream &Report;
   std::ostream &Progress;
 
+  // Shared by every variant.
   std::string Root, AppsDir, AppJsonPath, PatchesDir, RegistryPath;
-  AppSpec App;
+  AppSpec BaseApp;
+  std::vector<const VariantSpec *> Selected;
   PatchSet Patches;
-  std::string SourceDir, BuildDir, Binary, OutputDir;
-  bool OutputDirIsTemporary = false;
-  std::vector<std::string> RunArgs;
+  std::string SourceDir;
   std::optional<std::string> VisibleDevices;
   ElementType OutputType = ElementType::Float32;
   GpuInfo Gpu;
   std::string NvccVersion = UnknownValue;
   uint64_t Seed = 0;
   std::string Date;
+  std::vector<json> Records;
 
+  // Of the variant being measured.
+  AppSpec App;
+  std::string VariantName;
+  std::string BuildDir, Binary, OutputDir;
+  bool OutputDirIsTemporary = false;
+  std::vector<std::string> RunArgs;
   std::vector<RunRecord> Runs;
   std::vector<PairComparison> Comparisons;
   /// Why no speed-up is reported; empty when it is.
@@ -241,6 +296,8 @@ Status IntegrationRun::resolvePaths() {
     return fail("--resamples must be at least 1");
   if (!(Options.RunTimeoutSeconds > 0))
     return fail("--run-timeout must be positive");
+  if (Options.BuildOnly && Options.NoBuild)
+    return fail("--build-only and --no-build exclude each other");
 
   Root = Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
   // vendor.sh runs from the root, so relative paths would change meaning.
@@ -252,7 +309,7 @@ Status IntegrationRun::resolvePaths() {
                     ? AppsDir + "/" + Options.AppName + "/app.json"
                     : Options.AppJsonPath;
   RegistryPath = registryPathFor(Options, Root);
-  if (Options.WriteRegistry && RegistryPath.empty())
+  if (Options.WriteRegistry && !Options.BuildOnly && RegistryPath.empty())
     return fail(NoRegistry);
   return Status::success();
 }
@@ -261,31 +318,27 @@ Status IntegrationRun::loadApp() {
   Expected<AppSpec> Spec = loadAppSpec(AppJsonPath);
   if (!Spec)
     return fail(Spec.error());
-  App = std::move(*Spec);
-  if (!Options.AppName.empty() && Options.AppName != App.Name)
-    return fail(AppJsonPath + ": names app '" + App.Name + "', not '" +
+  BaseApp = std::move(*Spec);
+  if (!Options.AppName.empty() && Options.AppName != BaseApp.Name)
+    return fail(AppJsonPath + ": names app '" + BaseApp.Name + "', not '" +
                 Options.AppName + "'");
 
   if (!Options.NoBuild && !Options.AppJsonPath.empty()) {
     // vendor.sh finds app.json as <apps dir>/<name>/app.json.
     fs::path Given = fs::path(Options.AppJsonPath).parent_path();
-    if (Given.filename() != App.Name)
+    if (Given.filename() != BaseApp.Name)
       return fail(AppJsonPath + ": to vendor and build, app.json must lie in "
                                 "a directory named after the app ('" +
-                  App.Name + "'); or use --no-build");
+                  BaseApp.Name + "'); or use --no-build");
     AppsDir = fs::absolute(Given).parent_path().string();
   }
-  if (Options.Small && !App.SmallArgs)
-    return fail(AppJsonPath + ": field 'run.small': missing, so --small "
-                              "cannot be used");
-  RunArgs = Options.Small ? *App.SmallArgs : App.FullArgs;
   Expected<ElementType> Type = parseElementType(
-      Options.OutputType.empty() ? App.OutputType : Options.OutputType);
+      Options.OutputType.empty() ? BaseApp.OutputType : Options.OutputType);
   if (!Type)
     return fail("--output-type: " + Type.error());
   OutputType = *Type;
 
-  PatchesDir = patchesDirFor(Options, Root, App.Name);
+  PatchesDir = patchesDirFor(Options, Root, BaseApp.Name);
   std::error_code Error;
   if (!Options.PatchesDir.empty() && !fs::is_directory(PatchesDir, Error))
     return fail("--patches-dir " + PatchesDir + ": not a directory");
@@ -293,21 +346,55 @@ Status IntegrationRun::loadApp() {
   if (!Hashed)
     return fail(Hashed.error());
   Patches = std::move(*Hashed);
+  return selectVariants();
+}
+
+Status IntegrationRun::selectVariants() {
+  if (BaseApp.Variants.empty()) {
+    if (!Options.Variants.empty())
+      return fail(AppJsonPath + ": has no variants, so --variant " +
+                  Options.Variants.front() + " cannot be measured");
+    Selected = {nullptr};
+    return Status::success();
+  }
+  if (Options.Variants.empty()) {
+    for (const VariantSpec &Variant : BaseApp.Variants)
+      Selected.push_back(&Variant);
+  } else {
+    for (const std::string &Name : Options.Variants) {
+      auto It = std::find_if(
+          BaseApp.Variants.begin(), BaseApp.Variants.end(),
+          [&](const VariantSpec &Variant) { return Variant.Name == Name; });
+      if (It == BaseApp.Variants.end()) {
+        std::string Known;
+        for (const VariantSpec &Variant : BaseApp.Variants)
+          Known += (Known.empty() ? "" : ", ") + Variant.Name;
+        return fail(AppJsonPath + ": no variant '" + Name + "' (it has " +
+                    Known + ")");
+      }
+      if (std::find(Selected.begin(), Selected.end(), &*It) == Selected.end())
+        Selected.push_back(&*It);
+    }
+  }
+  if (!Options.BinaryPath.empty() && Selected.size() > 1)
+    return fail("--binary names one executable, but " +
+                std::to_string(Selected.size()) +
+                " variants are selected: choose one with --variant");
   return Status::success();
 }
 
-Status IntegrationRun::vendorAndBuild() {
+Status IntegrationRun::vendor() {
   std::string VendorScript = Root + "/scripts/vendor.sh";
   if (Root.empty() || access(VendorScript.c_str(), R_OK) != 0)
     return fail("cannot find scripts/vendor.sh (give --root DIR, or "
                 "--no-build to run an existing build)");
-  Progress << "fs-harness: vendoring " << App.Name << " with patches";
+  Progress << "fs-harness: vendoring " << BaseApp.Name << " with patches";
   for (const std::string &File : Patches.Files)
     Progress << " " << File;
   Progress << "\n";
 
   ProcessSpec Vendor;
-  Vendor.Argv = {"bash", VendorScript, App.Name};
+  Vendor.Argv = {"bash", VendorScript, BaseApp.Name};
   std::error_code Error;
   if (!Options.WorkDir.empty())
     Vendor.Argv.push_back(fs::absolute(Options.WorkDir, Error).string());
@@ -328,13 +415,39 @@ Status IntegrationRun::vendorAndBuild() {
   if (SourceDir.empty() || !fs::is_directory(SourceDir, Error))
     return fail("vendor.sh did not print the vendored directory on its last "
                 "line (got '" + SourceDir + "')");
-  BuildDir = SourceDir + "/build";
-  fs::create_directories(BuildDir, Error);
+  return Status::success();
+}
 
-  PlaceholderValues Values = {{"SRC_DIR", SourceDir}, {"BUILD_DIR", BuildDir}};
+void IntegrationRun::beginVariant(const VariantSpec *Variant) {
+  App = Variant ? applyVariant(BaseApp, *Variant) : BaseApp;
+  VariantName = Variant ? Variant->Name : "";
+  if (Options.NoBuild && !Options.WorkDir.empty())
+    SourceDir = Options.WorkDir;
+  // Each variant builds in a directory of its own, so that one variant's
+  // objects never stand in for another's.
+  BuildDir = SourceDir.empty() ? ""
+             : VariantName.empty() ? SourceDir + "/build"
+                                   : SourceDir + "/build/" + VariantName;
+  Binary.clear();
+  OutputDir.clear();
+  OutputDirIsTemporary = false;
+  RunArgs = Options.Small && App.SmallArgs ? *App.SmallArgs : App.FullArgs;
+  Runs.clear();
+  Comparisons.clear();
+  RefusalReason.clear();
+  Summary.reset();
+}
+
+Status IntegrationRun::build() {
+  std::error_code Error;
+  fs::create_directories(BuildDir, Error);
+  if (Error)
+    return fail(BuildDir + ": cannot create: " + Error.message());
+  PlaceholderValues Values = placeholders();
   for (const std::string &Command : App.BuildCommands) {
     std::string Expanded = expandPlaceholders(Command, Values);
-    Progress << "fs-harness: build: " << Expanded << "\n";
+    Progress << "fs-harness: build" << (VariantName.empty() ? "" : " " + VariantName)
+             << ": " << Expanded << "\n";
     ProcessResult Built =
         runShellCommand(Expanded, SourceDir, Options.BuildTimeoutSeconds);
     if (!Built.succeeded())
@@ -345,10 +458,6 @@ Status IntegrationRun::vendorAndBuild() {
 }
 
 Status IntegrationRun::locateBinary() {
-  if (Options.NoBuild && !Options.WorkDir.empty()) {
-    SourceDir = Options.WorkDir;
-    BuildDir = SourceDir + "/build";
-  }
   if (!Options.BinaryPath.empty())
     Binary = Options.BinaryPath;
   else if (!BuildDir.empty())
@@ -383,7 +492,8 @@ Status IntegrationRun::prepareOutputDirectory() {
     return Status::success();
   std::error_code Error;
   if (!SourceDir.empty()) {
-    OutputDir = SourceDir + "/fs-harness-outputs";
+    OutputDir = SourceDir + "/fs-harness-outputs" +
+                (VariantName.empty() ? "" : "/" + VariantName);
     fs::create_directories(OutputDir, Error);
     if (Error)
       return fail(OutputDir + ": cannot create: " + Error.message());
@@ -398,24 +508,28 @@ Status IntegrationRun::prepareOutputDirectory() {
   return Status::success();
 }
 
-RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode) {
-  PlaceholderValues Values = {{"SRC_DIR", SourceDir}, {"BUILD_DIR", BuildDir}};
+RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
+                                  bool IsCheckRun) {
+  PlaceholderValues Values = placeholders();
   ProcessSpec Spec;
   Spec.Argv.push_back(Binary);
-  for (const std::string &Arg : RunArgs)
+  for (const std::string &Arg : IsCheckRun ? *App.CheckArgs : RunArgs)
     Spec.Argv.push_back(expandPlaceholders(Arg, Values));
-  if (App.OutputArgs) {
-    std::string OutFile = outputFile(Round, RunMode);
-    std::error_code Error;
-    fs::remove(OutFile, Error); // A stale file must not pass for new output.
-    Values["OUT_FILE"] = OutFile;
+  bool WritesOutput = App.OutputArgs && !IsCheckRun;
+  std::string OutPath = WritesOutput ? outputPath(Round, RunMode) : "";
+  std::error_code Error;
+  if (WritesOutput) {
+    // A stale file must not pass for new output.
+    fs::remove_all(OutPath, Error);
+    if (App.OutputIsDirectory)
+      fs::create_directories(OutPath, Error);
+    Values[App.OutputIsDirectory ? "OUT_DIR" : "OUT_FILE"] = OutPath;
     for (const std::string &Arg : *App.OutputArgs)
       Spec.Argv.push_back(expandPlaceholders(Arg, Values));
   }
   Spec.EnvOverrides["USE_OURS"] = std::to_string(int(RunMode));
   if (VisibleDevices)
     Spec.EnvOverrides["CUDA_VISIBLE_DEVICES"] = *VisibleDevices;
-  std::error_code Error;
   if (!BuildDir.empty() && fs::is_directory(BuildDir, Error))
     Spec.WorkingDirectory = BuildDir;
   Spec.TimeoutSeconds = Options.RunTimeoutSeconds;
@@ -423,32 +537,81 @@ RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode) {
   RunRecord Record;
   Record.Round = Round;
   Record.RunMode = RunMode;
+  Record.IsCheckRun = IsCheckRun;
   Record.Sequence = unsigned(Runs.size() + 1);
-  judgeRun(runProcess(Spec), App.Timer, App.Check, Record);
-  if (Record.Problem.empty() && App.OutputArgs &&
-      !fs::exists(outputFile(Round, RunMode), Error))
-    Record.Problem = "did not write its output file " + outputFile(Round, RunMode);
+  RunExpectations Expect;
+  Expect.NeedsTimer = !IsCheckRun;
+  Expect.NeedsCheck = IsCheckRun || !App.CheckArgs;
+  Expect.FailureRegex = App.FailureRegex;
+  judgeRun(runProcess(Spec), App.Timer, App.Check ? &*App.Check : nullptr,
+           Expect, Record);
+  if (Record.Problem.empty() && WritesOutput) {
+    bool Written = App.OutputIsDirectory ? !fs::is_empty(OutPath, Error)
+                                         : fs::exists(OutPath, Error);
+    if (!Written || Error)
+      Record.Problem = App.OutputIsDirectory
+                           ? "wrote nothing into its output directory " + OutPath
+                           : "did not write its output file " + OutPath;
+  }
   return Record;
 }
 
 void IntegrationRun::comparePairOutputs(unsigned Round) {
-  std::string Original = outputFile(Round, Mode::Original);
-  std::string Ours = outputFile(Round, Mode::Ours);
-  Expected<OutputComparison> Compared =
-      compareOutputFiles(Original, Ours, OutputType);
-  if (!Compared) {
-    RefusalReason = "round " + std::to_string(Round) +
-                    ": cannot compare outputs: " + Compared.error();
-    return;
+  std::string Original = outputPath(Round, Mode::Original);
+  std::string Ours = outputPath(Round, Mode::Ours);
+  PairComparison Pair;
+  Pair.Round = Round;
+  if (App.OutputIsDirectory) {
+    Expected<TreeComparison> Tree =
+        compareOutputTrees(Original, Ours, OutputType);
+    if (!Tree) {
+      RefusalReason = "round " + std::to_string(Round) +
+                      ": cannot compare outputs: " + Tree.error();
+      return;
+    }
+    Pair.Result = Tree->aggregate();
+    Pair.Tree = std::move(*Tree);
+  } else {
+    Expected<OutputComparison> Compared =
+        compareOutputFiles(Original, Ours, OutputType);
+    if (!Compared) {
+      RefusalReason = "round " + std::to_string(Round) +
+                      ": cannot compare outputs: " + Compared.error();
+      return;
+    }
+    Pair.Result = *Compared;
   }
-  Comparisons.push_back({Round, *Compared});
   Progress << "fs-harness: [round " << Round << "/" << Options.Rounds
-           << "] outputs " << Compared->describe() << "\n";
+           << "] outputs " << Pair.describe() << "\n";
+  Comparisons.push_back(std::move(Pair));
   if (!Options.KeepOutputs) {
     std::error_code Error;
-    fs::remove(Original, Error);
-    fs::remove(Ours, Error);
+    fs::remove_all(Original, Error);
+    fs::remove_all(Ours, Error);
   }
+}
+
+void IntegrationRun::reportRun(unsigned Round, const RunRecord &Record) {
+  Progress << "fs-harness: [round " << Round << "/" << Options.Rounds << "] "
+           << modeLabel(Record.RunMode);
+  if (Record.IsCheckRun) {
+    Progress << " check run: check "
+             << (Record.Check ? Record.Check->Word : "missing");
+  } else {
+    Progress << ": ";
+    if (Record.TimeMs)
+      Progress << formatNumber(*Record.TimeMs, 3) << " ms";
+    else
+      Progress << "no time";
+    if (App.Check && !App.CheckArgs)
+      Progress << ", check " << (Record.Check ? Record.Check->Word : "missing");
+  }
+  if (!Record.Problem.empty())
+    Progress << " -- FAILED: " << Record.Problem;
+  Progress << "\n";
+  if (!Record.Problem.empty() && !Record.OutputTail.empty())
+    Progress << "fs-harness: last lines of its output:\n"
+             << Record.OutputTail << "\n";
 }
 
 void IntegrationRun::measure() {
@@ -456,24 +619,17 @@ void IntegrationRun::measure() {
   for (unsigned Round = 1; Round <= Options.Rounds; ++Round) {
     bool PairCounts = true;
     for (Mode RunMode : Order[Round - 1]) {
-      RunRecord Record = runOnce(Round, RunMode);
-      Progress << "fs-harness: [round " << Round << "/" << Options.Rounds
-               << "] " << modeLabel(RunMode) << ": ";
-      if (Record.TimeMs)
-        Progress << formatNumber(*Record.TimeMs, 3) << " ms";
-      else
-        Progress << "no time";
-      Progress << ", check " << (Record.Check ? Record.Check->Word : "missing");
-      if (!Record.Problem.empty())
-        Progress << " -- FAILED: " << Record.Problem;
-      Progress << "\n";
-      if (!Record.Problem.empty() && !Record.OutputTail.empty())
-        Progress << "fs-harness: last lines of its output:\n"
-                 << Record.OutputTail << "\n";
-      PairCounts &= Record.Problem.empty();
-      Runs.push_back(std::move(Record));
-      if (!PairCounts && !Options.KeepGoing)
-        return;
+      // A check run follows the timed run of the same mode.
+      for (bool IsCheckRun : {false, true}) {
+        if (IsCheckRun && !App.CheckArgs)
+          continue;
+        RunRecord Record = runOnce(Round, RunMode, IsCheckRun);
+        reportRun(Round, Record);
+        PairCounts &= Record.Problem.empty();
+        Runs.push_back(std::move(Record));
+        if (!PairCounts && !Options.KeepGoing)
+          return;
+      }
     }
     if (PairCounts && App.OutputArgs)
       comparePairOutputs(Round);
@@ -483,41 +639,54 @@ void IntegrationRun::measure() {
 }
 
 void IntegrationRun::judgeOutputs() {
+  std::optional<double> Limit = outputMaxRel();
   for (const PairComparison &Pair : Comparisons) {
     const OutputComparison &Result = Pair.Result;
     if (Result.Identical)
       continue;
     std::string Where = "round " + std::to_string(Pair.Round) + ": outputs ";
-    if (Result.SizeA != Result.SizeB) {
-      RefusalReason = Where + Result.describe();
+    if (Result.SizeA != Result.SizeB || (Pair.Tree && Pair.Tree->structureDiffers())) {
+      RefusalReason = Where + Pair.describe();
       return;
     }
-    if (!Options.OutputMaxRelDiff)
+    if (!Limit) {
+      // Without a check of its own an app's outputs are its check: they must
+      // agree exactly unless app.json states a tolerance.
+      if (!App.Check)
+        RefusalReason = Where + Pair.describe() +
+                        " (the app has no check of its own, so its outputs "
+                        "must be bit-identical; app.json output_max_rel "
+                        "states a tolerance)";
+      if (!RefusalReason.empty())
+        return;
       continue;
+    }
     const auto &D = Result.AsValues;
-    if (!D || D->NanMismatches > 0 || D->MaxRelDiff > *Options.OutputMaxRelDiff) {
-      RefusalReason = Where + Result.describe() + " (limit: max rel " +
-                      formatNumber(*Options.OutputMaxRelDiff, 9) + ")";
+    if (!D || D->NanMismatches > 0 || D->MaxRelDiff > *Limit) {
+      RefusalReason = Where + Pair.describe() + " (limit: max rel " +
+                      formatNumber(*Limit, 9) + ")";
       return;
     }
   }
 }
 
 std::string IntegrationRun::checkStatus() const {
+  if (!App.Check)
+    return "none";
   for (const RunRecord &Run : Runs)
     if (Run.Check && !Run.Check->Passed)
       return "fail";
   for (const RunRecord &Run : Runs)
-    if (!Run.Check)
+    if (!Run.Check && (Run.IsCheckRun || !App.CheckArgs))
       return "incomplete";
   return Runs.size() == plannedRuns() ? "pass" : "incomplete";
 }
 
 void IntegrationRun::printReport() {
-  Report << "fs-harness: " << App.Name << " (" << (Options.Small ? "small" : "full")
-         << "), " << Options.Rounds << " rounds, seed " << Seed << ", GPU "
-         << Gpu.Name << " (driver " << Gpu.Driver << "), nvcc " << NvccVersion
-         << "\n";
+  Report << "fs-harness: " << appLabel() << " ("
+         << (Options.Small && App.SmallArgs ? "small" : "full") << "), "
+         << Options.Rounds << " rounds, seed " << Seed << ", GPU " << Gpu.Name
+         << " (driver " << Gpu.Driver << "), nvcc " << NvccVersion << "\n";
   if (!Summary) {
     Report << "REFUSED: no speed-up reported\n";
     Report << "  reason: " << RefusalReason << "\n";
@@ -540,9 +709,16 @@ void IntegrationRun::printReport() {
   if (S.PairRatios.size() < 5)
     Report << "  note: with fewer than 5 round pairs the interval is coarse; "
               "use --rounds 5 or more for a result to quote\n";
-  Report << "  check: PASS in all " << Runs.size() << " runs\n";
+  if (!App.Check)
+    Report << "  check: none of its own; the outputs of the two modes are "
+              "compared instead\n";
+  else if (App.CheckArgs)
+    Report << "  check: PASS in all " << Options.Rounds * 2
+           << " check runs (separate runs, run.check)\n";
+  else
+    Report << "  check: PASS in all " << Runs.size() << " runs\n";
   for (const PairComparison &Pair : Comparisons)
-    Report << "  output, round " << Pair.Round << ": " << Pair.Result.describe()
+    Report << "  output, round " << Pair.Round << ": " << Pair.describe()
            << "\n";
 }
 
@@ -551,7 +727,7 @@ json IntegrationRun::buildRegistryEntry() const {
                 {"kernels", App.Kernels},
                 {"gpu", {{"name", Gpu.Name}, {"driver", Gpu.Driver}}},
                 {"nvcc", NvccVersion},
-                {"problem", Options.Small ? "small" : "full"},
+                {"problem", Options.Small && App.SmallArgs ? "small" : "full"},
                 {"rounds", Options.Rounds},
                 {"runs_made", Runs.size()},
                 {"seed", Seed},
@@ -560,6 +736,8 @@ json IntegrationRun::buildRegistryEntry() const {
                 {"date", Date},
                 {"tool_version", FORGESTENCIL_VERSION},
                 {"patches", {{"files", Patches.Files}, {"sha256", Patches.Sha256}}}};
+  if (!VariantName.empty())
+    Entry["variant"] = VariantName;
   if (!Summary) {
     Entry["reason"] = RefusalReason;
     return Entry;
@@ -585,6 +763,8 @@ json IntegrationRun::buildRegistryEntry() const {
                        {"compared_as", elementTypeName(OutputType)},
                        {"max_abs_diff", MaxAbs},
                        {"max_rel_diff", MaxRel}};
+    if (std::optional<double> Limit = outputMaxRel())
+      Entry["output"]["max_rel_allowed"] = *Limit;
   }
   return Entry;
 }
@@ -593,6 +773,8 @@ json IntegrationRun::buildRunRecord() const {
   json Record = buildRegistryEntry();
   Record["binary"] = Binary;
   Record["args"] = RunArgs;
+  if (App.CheckArgs)
+    Record["check_args"] = *App.CheckArgs;
   Record["cuda_visible_devices"] =
       VisibleDevices ? json(*VisibleDevices) : json(nullptr);
   Record["run_timeout_s"] = Options.RunTimeoutSeconds;
@@ -609,21 +791,15 @@ json IntegrationRun::buildRunRecord() const {
   return Record;
 }
 
-int IntegrationRun::finish() {
+int IntegrationRun::finishVariant() {
   printReport();
   if (OutputDirIsTemporary && !Options.KeepOutputs) {
     std::error_code Error;
     fs::remove(OutputDir, Error); // Only when empty: never a user's file.
   }
   int Code = Summary ? ExitReported : ExitRefused;
-  if (!Options.JsonPath.empty()) {
-    Status Written =
-        writeFileAtomically(Options.JsonPath, buildRunRecord().dump(2) + "\n");
-    if (!Written) {
-      Progress << "fs-harness: error: " << Written.error() << "\n";
-      Code = ExitSetupFailed;
-    }
-  }
+  if (!Options.JsonPath.empty())
+    Records.push_back(buildRunRecord());
   if (!Options.WriteRegistry)
     return Code;
   Status Updated = updateRegistryFile(RegistryPath, buildRegistryEntry());
@@ -636,46 +812,89 @@ int IntegrationRun::finish() {
   return Code;
 }
 
+int IntegrationRun::writeRunRecords() {
+  if (Options.JsonPath.empty() || Records.empty())
+    return ExitReported;
+  // An app with variants gets one record per variant in one file.
+  json Content = BaseApp.Variants.empty()
+                     ? Records.front()
+                     : json{{"app", BaseApp.Name}, {"variants", Records}};
+  Status Written = writeFileAtomically(Options.JsonPath, Content.dump(2) + "\n");
+  if (!Written) {
+    Progress << "fs-harness: error: " << Written.error() << "\n";
+    return ExitSetupFailed;
+  }
+  return ExitReported;
+}
+
 int IntegrationRun::run() {
   Status Ready = resolvePaths();
   if (Ready)
     Ready = loadApp();
   if (Ready && !Options.NoBuild)
-    Ready = vendorAndBuild();
-  if (Ready)
-    Ready = locateBinary();
-  if (Ready)
-    Ready = prepareOutputDirectory();
+    Ready = vendor();
   if (!Ready) {
     Progress << "fs-harness: error: " << Ready.error() << "\n";
     return ExitSetupFailed;
   }
 
-  selectGpu();
-  Seed = Options.Seed ? *Options.Seed : std::random_device()();
-  Date = utcTimestamp();
-  Progress << "fs-harness: " << App.Name << ": " << Options.Rounds
-           << " rounds, seed " << Seed << " (repeat the order with --seed "
-           << Seed << "), CUDA_VISIBLE_DEVICES="
-           << VisibleDevices.value_or("(inherited, unset)") << ", GPU "
-           << Gpu.Name << "\n";
+  if (!Options.BuildOnly) {
+    selectGpu();
+    // One seed for every variant: the same order, repeatable with --seed.
+    Seed = Options.Seed ? *Options.Seed : std::random_device()();
+    Date = utcTimestamp();
+  }
+  int Code = ExitReported;
+  for (const VariantSpec *Variant : Selected) {
+    beginVariant(Variant);
+    if (Options.Small && !App.SmallArgs) {
+      Progress << "fs-harness: error: " << AppJsonPath
+               << ": field 'run.small': missing"
+               << (VariantName.empty() ? "" : " for variant " + VariantName)
+               << ", so --small cannot be used\n";
+      return ExitSetupFailed;
+    }
+    Ready = Options.NoBuild ? Status::success() : build();
+    if (Ready && Options.BuildOnly) {
+      Progress << "fs-harness: built " << appLabel() << " in " << BuildDir
+               << "\n";
+      continue;
+    }
+    if (Ready)
+      Ready = locateBinary();
+    if (Ready)
+      Ready = prepareOutputDirectory();
+    if (!Ready) {
+      Progress << "fs-harness: error: "
+               << (VariantName.empty() ? "" : "variant " + VariantName + ": ")
+               << Ready.error() << "\n";
+      return std::max(Code, int(ExitSetupFailed));
+    }
 
-  measure();
-  if (RefusalReason.empty()) {
-    if (const RunRecord *Failed = findFirstProblem(Runs))
-      RefusalReason = describeRun(*Failed, plannedRuns()) + ": " + Failed->Problem;
+    Progress << "fs-harness: " << appLabel() << ": " << Options.Rounds
+             << " rounds, seed " << Seed << " (repeat the order with --seed "
+             << Seed << "), CUDA_VISIBLE_DEVICES="
+             << VisibleDevices.value_or("(inherited, unset)") << ", GPU "
+             << Gpu.Name << "\n";
+    measure();
+    if (RefusalReason.empty()) {
+      if (const RunRecord *Failed = findFirstProblem(Runs))
+        RefusalReason =
+            describeRun(*Failed, plannedRuns()) + ": " + Failed->Problem;
+    }
+    if (RefusalReason.empty())
+      judgeOutputs();
+    if (RefusalReason.empty()) {
+      Expected<MeasurementSummary> Summarized =
+          summarizeRuns(Runs, Options.Resamples, Seed);
+      if (Summarized)
+        Summary = *Summarized;
+      else
+        RefusalReason = Summarized.error();
+    }
+    Code = std::max(Code, finishVariant());
   }
-  if (RefusalReason.empty())
-    judgeOutputs();
-  if (RefusalReason.empty()) {
-    Expected<MeasurementSummary> Summarized =
-        summarizeRuns(Runs, Options.Resamples, Seed);
-    if (Summarized)
-      Summary = *Summarized;
-    else
-      RefusalReason = Summarized.error();
-  }
-  return finish();
+  return std::max(Code, writeRunRecords());
 }
 
 } // namespace
@@ -694,39 +913,54 @@ int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath
   Expected<std::string> Text = readWholeFile(RecordPath);
   if (!Text)
     return Fail(Text.error());
-  json Record = json::parse(*Text, nullptr, /*allow_exceptions=*/false);
-  if (Record.is_discarded())
+  json Content = json::parse(*Text, nullptr, /*allow_exceptions=*/false);
+  if (Content.is_discarded())
     return Fail(RecordPath + ": not valid JSON");
-  Expected<json> Entry = registryEntryFromRecord(Record);
-  if (!Entry)
-    return Fail(RecordPath + ": " + Entry.error());
-  const std::string App = (*Entry)["app"].is_string()
-                              ? (*Entry)["app"].get<std::string>()
-                              : std::string();
-  if (!Options.AppName.empty() && Options.AppName != App)
-    return Fail(RecordPath + ": a record of app '" + App + "', not '" +
-                Options.AppName + "'");
+  Expected<std::vector<json>> Records = runRecordsOfFile(Content);
+  if (!Records)
+    return Fail(RecordPath + ": " + Records.error());
+  // Every entry is checked before any is written: a record file goes in
+  // whole or not at all.
+  std::vector<json> Entries;
+  for (const json &Record : *Records) {
+    Expected<json> Entry = registryEntryFromRecord(Record);
+    if (!Entry)
+      return Fail(RecordPath + ": " + Entry.error());
+    Entries.push_back(std::move(*Entry));
+  }
   std::string Root =
       Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
-  std::string PatchesDir = patchesDirFor(Options, Root, App);
-  Expected<PatchSet> Patches = hashPatches(PatchesDir);
-  if (!Patches)
-    return Fail(Patches.error());
-  const json &Measured = (*Entry)["patches"];
-  if (!Measured.is_object() || Measured.value("sha256", "") != Patches->Sha256)
-    return Fail(RecordPath + ": measured with other patches (sha256 " +
-                (Measured.is_object() ? Measured.value("sha256", "?") : "?") +
-                ") than " + PatchesDir + " holds (sha256 " + Patches->Sha256 +
-                ")");
   std::string RegistryPath = registryPathFor(Options, Root);
   if (RegistryPath.empty())
     return Fail(NoRegistry);
-  if (Status Updated = updateRegistryFile(RegistryPath, *Entry); !Updated)
-    return Fail(Updated.error());
-  Report << "fs-harness: " << App << ": the run record of "
-         << (*Entry)["date"].get<std::string>() << " on "
-         << (*Entry)["gpu"]["name"].get<std::string>() << " is now in "
-         << RegistryPath << "\n";
+  for (const json &Entry : Entries) {
+    const std::string App =
+        Entry["app"].is_string() ? Entry["app"].get<std::string>() : std::string();
+    if (!Options.AppName.empty() && Options.AppName != App)
+      return Fail(RecordPath + ": a record of app '" + App + "', not '" +
+                  Options.AppName + "'");
+    std::string PatchesDir = patchesDirFor(Options, Root, App);
+    Expected<PatchSet> Patches = hashPatches(PatchesDir);
+    if (!Patches)
+      return Fail(Patches.error());
+    const json &Measured = Entry["patches"];
+    if (!Measured.is_object() || Measured.value("sha256", "") != Patches->Sha256)
+      return Fail(RecordPath + ": measured with other patches (sha256 " +
+                  (Measured.is_object() ? Measured.value("sha256", "?") : "?") +
+                  ") than " + PatchesDir + " holds (sha256 " + Patches->Sha256 +
+                  ")");
+  }
+  for (const json &Entry : Entries) {
+    if (Status Updated = updateRegistryFile(RegistryPath, Entry); !Updated)
+      return Fail(Updated.error());
+    Report << "fs-harness: " << Entry["app"].get<std::string>()
+           << (Entry.contains("variant")
+                   ? " [variant " + Entry["variant"].get<std::string>() + "]"
+                   : std::string())
+           << ": the run record of " << Entry["date"].get<std::string>()
+           << " on " << Entry["gpu"]["name"].get<std::string>()
+           << " is now in " << RegistryPath << "\n";
+  }
   return int(ExitReported);
 }
 

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <random>
+#include <regex>
 
 namespace forgestencil {
 namespace harness {
@@ -45,7 +46,8 @@ std::string describeAbnormalEnd(const ProcessResult &Result) {
 } // namespace
 
 void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
-              const CheckPattern &Check, RunRecord &Record) {
+              const CheckPattern *Check, RunExpectations Expect,
+              RunRecord &Record) {
   Record.ExitCode = Result.ExitCode;
   Record.Signal = Result.Signal;
   Record.TimedOut = Result.TimedOut;
@@ -54,31 +56,53 @@ void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
 
   // An app may print its lines on either stream.
   std::string Output = Result.Stdout + "\n" + Result.Stderr;
-  Expected<double> TimeMs = parseTimerMs(Output, Timer);
-  if (TimeMs)
-    Record.TimeMs = *TimeMs;
-  Expected<CheckVerdict> Verdict = parseCheck(Output, Check);
-  if (Verdict)
-    Record.Check = *Verdict;
+  Expected<double> TimeMs = fail("not read");
+  if (Expect.NeedsTimer) {
+    TimeMs = parseTimerMs(Output, Timer);
+    if (TimeMs)
+      Record.TimeMs = *TimeMs;
+  }
+  Expected<CheckVerdict> Verdict = fail("no check");
+  if (Check) {
+    Verdict = parseCheck(Output, *Check);
+    if (Verdict)
+      Record.Check = *Verdict;
+  }
 
+  std::smatch FailureMatch;
   // The first reason in this order is the one reported: how the process
   // ended explains a missing timer or check line, not the other way round.
   if (!Result.succeeded())
     Record.Problem = describeAbnormalEnd(Result);
-  else if (!Verdict)
+  else if (!Expect.FailureRegex.empty() &&
+           std::regex_search(Output, FailureMatch,
+                             std::regex(Expect.FailureRegex, std::regex::ECMAScript)))
+    Record.Problem = "the app printed '" + lastLines(FailureMatch.str(0), 1) +
+                     "', which app.json's failure_regex names a failure";
+  else if (Check && Expect.NeedsCheck && !Verdict)
     Record.Problem = "check line missing: " + Verdict.error();
-  else if (!Verdict->Passed)
-    Record.Problem = "check failed: the app printed '" + Verdict->Word +
-                     "', not '" + Check.PassWord + "'";
-  else if (!TimeMs)
+  else if (Check && Verdict && !Verdict->Passed)
+    Record.Problem = Check->isNumeric()
+                         ? "check failed: the app printed '" + Verdict->Word +
+                               "', not a number " +
+                               Check->describeRule()
+                         : "check failed: the app printed '" + Verdict->Word +
+                               "', not '" + Check->PassWord + "'";
+  else if (Expect.NeedsTimer && !TimeMs)
     Record.Problem = "timer line missing or unreadable: " + TimeMs.error();
   if (!Record.Problem.empty())
     Record.OutputTail = lastLines(Result.Stdout + Result.Stderr, 10);
 }
 
+void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
+              const CheckPattern &Check, RunRecord &Record) {
+  judgeRun(Result, Timer, &Check, RunExpectations{}, Record);
+}
+
 std::string describeRun(const RunRecord &Record, size_t TotalRuns) {
   return "round " + std::to_string(Record.Round) + ", " +
-         modeLabel(Record.RunMode) + " (run " +
+         modeLabel(Record.RunMode) + (Record.IsCheckRun ? ", check run" : "") +
+         " (run " +
          std::to_string(Record.Sequence) + " of " + std::to_string(TotalRuns) +
          ")";
 }
@@ -112,6 +136,8 @@ Expected<MeasurementSummary> summarizeRuns(const std::vector<RunRecord> &Runs,
   // Pair the two modes of each round.
   std::map<unsigned, std::array<std::optional<double>, 2>> Rounds;
   for (const RunRecord &Run : Runs) {
+    if (Run.IsCheckRun)
+      continue;
     if (!Run.TimeMs)
       return fail(describeRun(Run, Runs.size()) + ": no time");
     Rounds[Run.Round][size_t(Run.RunMode)] = *Run.TimeMs;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 
 namespace forgestencil {
 namespace harness {
@@ -83,6 +84,36 @@ Expected<double> parseTimerMs(const std::string &Output,
   return Value * *Scale;
 }
 
+std::string CheckPattern::describeRule() const {
+  if (!isNumeric())
+    return "'" + PassWord + "'";
+  std::ostringstream Text;
+  Text.precision(9);
+  if (Min && Max)
+    Text << "in [" << *Min << ", " << *Max << "]";
+  else if (Max)
+    Text << "<= " << *Max;
+  else
+    Text << ">= " << *Min;
+  return Text.str();
+}
+
+namespace {
+
+/// Whether \p Text is a finite number within the bounds of \p Check.
+bool withinBounds(const std::string &Text, const CheckPattern &Check) {
+  errno = 0;
+  char *End = nullptr;
+  double Value = std::strtod(Text.c_str(), &End);
+  if (Text.empty() || End != Text.c_str() + Text.size() || errno == ERANGE ||
+      !std::isfinite(Value))
+    return false;
+  return (!Check.Min || Value >= *Check.Min) &&
+         (!Check.Max || Value <= *Check.Max);
+}
+
+} // namespace
+
 Expected<CheckVerdict> parseCheck(const std::string &Output,
                                   const CheckPattern &Check) {
   Expected<std::regex> Pattern = compileCapturePattern(Check.Regex, "check.regex");
@@ -91,7 +122,9 @@ Expected<CheckVerdict> parseCheck(const std::string &Output,
   std::optional<std::string> Word = lastCapture(Output, *Pattern);
   if (!Word)
     return fail("no check line matching '" + Check.Regex + "' in the output");
-  return CheckVerdict{*Word, *Word == Check.PassWord};
+  bool Passed = Check.isNumeric() ? withinBounds(*Word, Check)
+                                  : *Word == Check.PassWord;
+  return CheckVerdict{*Word, Passed};
 }
 
 } // namespace harness

@@ -49,10 +49,16 @@ Expected<std::string> registryKey(const json &Entry) {
       !(*Gpu)["name"].is_string())
     return fail("a registry entry needs a string 'gpu.name'");
 
-  // A JSON array is an unambiguous encoding of the three parts.
-  return json::array({App->get<std::string>(), Names,
-                      (*Gpu)["name"].get<std::string>()})
-      .dump();
+  // A JSON array is an unambiguous encoding of the parts. An entry without a
+  // variant keeps the key it had before variants existed.
+  json Key = json::array({App->get<std::string>(), Names,
+                          (*Gpu)["name"].get<std::string>()});
+  if (auto Variant = Entry.find("variant"); Variant != Entry.end()) {
+    if (!Variant->is_string() || Variant->get<std::string>().empty())
+      return fail("a registry entry's 'variant' must be a non-empty string");
+    Key.push_back(Variant->get<std::string>());
+  }
+  return Key.dump();
 }
 
 Expected<json> parseRegistry(const std::string &Text, const std::string &Path) {
@@ -83,7 +89,7 @@ Expected<json> registryEntryFromRecord(const json &Record) {
       "runs_made", "seed", "status", "check", "date", "tool_version",
       "patches"};
   static const char *const Optional[] = {"reason", "modes", "speedup",
-                                         "output"};
+                                         "output", "variant"};
   json Entry = json::object();
   for (const char *Name : Required) {
     auto It = Record.find(Name);
@@ -100,6 +106,22 @@ Expected<json> registryEntryFromRecord(const json &Record) {
   if (Expected<std::string> Key = registryKey(Entry); !Key)
     return fail(Key.error());
   return Entry;
+}
+
+Expected<std::vector<json>> runRecordsOfFile(const json &Content) {
+  if (!Content.is_object())
+    return fail("a run record must be a JSON object");
+  auto Variants = Content.find("variants");
+  if (Variants == Content.end())
+    return std::vector<json>{Content};
+  if (!Variants->is_array() || Variants->empty())
+    return fail("'variants' must be a non-empty list of run records");
+  std::vector<json> Records(Variants->begin(), Variants->end());
+  for (const json &Record : Records)
+    if (!Record.is_object() || !Record.contains("variant"))
+      return fail("every member of 'variants' must be the run record of a "
+                  "variant (with a 'variant')");
+  return Records;
 }
 
 Status mergeRegistryEntry(json &Registry, const json &Entry) {

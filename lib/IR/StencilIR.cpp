@@ -2,8 +2,11 @@
 
 #include "forgestencil/IR/StencilIR.h"
 
+#include "forgestencil/Support/JsonReader.h"
+
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -44,6 +47,9 @@ const char *const RoleNames[] = {"input", "output", "inout",
                                  "scalar", "size", "other"};
 const char *const CoefKindNames[] = {"literal", "scalar-param",
                                      "constant-array", "constant-scalar"};
+const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
+const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
+                                           "block-dim"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
 
@@ -55,52 +61,7 @@ int indexOf(const char *const (&Names)[N], const std::string &S) {
   return -1;
 }
 
-/// Reads a required member, recording a message naming the path.
-struct Reader {
-  std::string &Error;
-  bool ok() const { return Error.empty(); }
-  void fail(const std::string &Msg) {
-    if (Error.empty())
-      Error = Msg;
-  }
-  template <typename T>
-  T get(const json &J, const char *Key, const std::string &Path) {
-    if (!J.is_object() || !J.contains(Key)) {
-      fail(Path + ": missing \"" + Key + "\"");
-      return T{};
-    }
-    try {
-      return J.at(Key).get<T>();
-    } catch (const json::exception &) {
-      fail(Path + "." + Key + ": wrong type");
-      return T{};
-    }
-  }
-  template <typename T>
-  T opt(const json &J, const char *Key, T Default, const std::string &Path) {
-    if (!J.is_object() || !J.contains(Key))
-      return Default;
-    return get<T>(J, Key, Path);
-  }
-};
-
 json offsetJson(const Offset &O) { return json::array({O[0], O[1], O[2]}); }
-
-Offset offsetFrom(const json &J, Reader &R, const std::string &Path) {
-  Offset O{0, 0, 0};
-  if (!J.is_array() || J.size() != 3) {
-    R.fail(Path + ": an offset is an array of 3 integers");
-    return O;
-  }
-  for (int I = 0; I < 3; ++I) {
-    if (!J[I].is_number_integer()) {
-      R.fail(Path + ": an offset is an array of 3 integers");
-      return O;
-    }
-    O[I] = J[I].get<int>();
-  }
-  return O;
-}
 
 void countFlops(const Expr &E, unsigned &Flops) {
   if (E.Kind == Expr::Binary)
@@ -140,6 +101,21 @@ unsigned elementSize(const std::string &Type) {
   if (Type == "char" || Type == "unsigned char" || Type == "uint8_t")
     return 1;
   return 0;
+}
+
+unsigned StencilIR::fixedBlockDim(int D) const {
+  for (const Assumption &A : Assumptions)
+    if (A.Kind == Assumption::BlockDim && A.Expr.size() == 1 &&
+        A.Expr[0] == "xyz"[D])
+      return static_cast<unsigned>(std::strtoul(A.Value.c_str(), nullptr, 10));
+  return 0;
+}
+
+const NamedConstant *StencilIR::constant(const std::string &Name) const {
+  for (const NamedConstant &C : Constants)
+    if (C.Name == Name)
+      return &C;
+  return nullptr;
 }
 
 void StencilIR::computeDerived() {
@@ -241,66 +217,6 @@ json toJson(const Expr &E) {
   return J;
 }
 
-static std::optional<Expr> exprFrom(const json &J, Reader &R,
-                                    const std::string &Path, int Depth) {
-  if (Depth > 256) {
-    R.fail(Path + ": expression nested too deeply");
-    return std::nullopt;
-  }
-  Expr E;
-  int K = indexOf(ExprKindNames, R.get<std::string>(J, "kind", Path));
-  if (!R.ok())
-    return std::nullopt;
-  if (K < 0) {
-    R.fail(Path + ".kind: unknown expression kind");
-    return std::nullopt;
-  }
-  E.Kind = static_cast<enum Expr::Kind>(K);
-  switch (E.Kind) {
-  case Expr::Read:
-    E.Name = R.get<std::string>(J, "array", Path);
-    if (J.contains("offset"))
-      E.Off = offsetFrom(J["offset"], R, Path + ".offset");
-    else
-      R.fail(Path + ": missing \"offset\"");
-    break;
-  case Expr::Coef:
-    E.Name = R.get<std::string>(J, "name", Path);
-    E.Index = R.opt<int>(J, "index", -1, Path);
-    break;
-  case Expr::ParamRef:
-    E.Name = R.get<std::string>(J, "name", Path);
-    break;
-  case Expr::Literal:
-    E.Value = R.get<std::string>(J, "value", Path);
-    break;
-  default:
-    E.Op = R.get<std::string>(J, "op", Path);
-    break;
-  }
-  if (J.contains("args")) {
-    if (!J["args"].is_array()) {
-      R.fail(Path + ".args: expected an array");
-      return std::nullopt;
-    }
-    for (size_t I = 0; I < J["args"].size(); ++I) {
-      auto A = exprFrom(J["args"][I], R,
-                        Path + ".args[" + std::to_string(I) + "]", Depth + 1);
-      if (!A)
-        return std::nullopt;
-      E.Args.push_back(std::move(*A));
-    }
-  }
-  if (!R.ok())
-    return std::nullopt;
-  return E;
-}
-
-std::optional<Expr> exprFromJson(const json &J, std::string &Error) {
-  Reader R{Error};
-  return exprFrom(J, R, "expr", 0);
-}
-
 json toJson(const StencilIR &IR) {
   json J;
   J["schema"] = SchemaId;
@@ -377,125 +293,361 @@ json toJson(const StencilIR &IR) {
   J["flops_per_point"] = IR.FlopsPerPoint;
   J["bytes_per_point"] = IR.BytesPerPoint;
   J["notes"] = IR.Notes;
+  // Optional members (absent means none): older documents stay valid.
+  if (!IR.Constants.empty()) {
+    json Cs = json::array();
+    for (const NamedConstant &C : IR.Constants)
+      Cs.push_back({{"name", C.Name},
+                    {"type", C.Type},
+                    {"value", C.Value},
+                    {"origin", ConstantOriginNames[C.Origin]},
+                    {"defined_at", C.DefinedAt}});
+    J["constants"] = std::move(Cs);
+  }
+  if (!IR.Assumptions.empty()) {
+    json As = json::array();
+    for (const Assumption &A : IR.Assumptions)
+      As.push_back({{"kind", AssumptionKindNames[A.Kind]},
+                    {"expr", A.Expr},
+                    {"value", A.Value},
+                    {"why", A.Why}});
+    J["assumptions"] = std::move(As);
+  }
   return J;
 }
 
-std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
-  Reader R{Error};
-  StencilIR IR;
-  if (R.get<std::string>(J, "schema", "ir") != SchemaId) {
-    R.fail("ir.schema: expected \"" + std::string(SchemaId) + "\"");
+namespace {
+
+using support::elementPath;
+using support::JsonReader;
+using support::memberPath;
+
+/// The largest |offset| a document may state along an axis: far beyond any
+/// stencil's radius, small enough that offsets times strides stay exact.
+constexpr long long MaxOffset = 1024;
+/// Enough for the deepest sum a macro expands to, bounded so that reading
+/// a hostile document cannot exhaust the stack.
+constexpr int MaxExprDepth = 256;
+constexpr size_t MaxExprNodes = 100000;
+
+Offset offsetFrom(const json &J, JsonReader &R, const std::string &Path) {
+  Offset O{0, 0, 0};
+  if (!J.is_array() || J.size() != 3) {
+    R.fail(Path, std::string("an offset is an array of 3 integers, found ") +
+                     (J.is_array() ? "an array of " + std::to_string(J.size())
+                                   : std::string(support::describeJsonType(J))));
+    return O;
+  }
+  for (int I = 0; I < 3; ++I)
+    O[I] = static_cast<int>(
+        R.asInteger(J[I], elementPath(Path, I), -MaxOffset, MaxOffset));
+  return O;
+}
+
+std::optional<Expr> exprFrom(const json &J, JsonReader &R,
+                             const std::string &Path, int Depth,
+                             size_t &Nodes) {
+  if (Depth > MaxExprDepth) {
+    R.fail(Path, "expression nested deeper than " +
+                     std::to_string(MaxExprDepth) + " levels");
     return std::nullopt;
   }
-  int Version = R.get<int>(J, "version", "ir");
-  if (R.ok() && Version != SchemaVersion) {
-    R.fail("ir.version: this tool reads version " +
-           std::to_string(SchemaVersion) + ", the document is version " +
-           std::to_string(Version));
+  if (++Nodes > MaxExprNodes) {
+    R.fail(Path, "expression has more than " + std::to_string(MaxExprNodes) +
+                     " nodes");
     return std::nullopt;
   }
-  IR.Kernel = R.get<std::string>(J, "kernel", "ir");
-  if (J.contains("source")) {
-    IR.SourceFile = R.get<std::string>(J["source"], "file", "ir.source");
-    IR.SourceLine = R.get<unsigned>(J["source"], "line", "ir.source");
-  }
-  IR.ElementType = R.get<std::string>(J, "element_type", "ir");
-  IR.Dims = R.get<unsigned>(J, "dims", "ir");
-  if (R.ok() && (IR.Dims < 1 || IR.Dims > 3))
-    R.fail("ir.dims: must be 1, 2 or 3");
-  for (const json &A : R.opt<json>(J, "axes", json::array(), "ir")) {
-    Axis X;
-    X.Name = R.get<std::string>(A, "name", "ir.axes");
-    auto Src = axisSourceFromName(R.get<std::string>(A, "source", "ir.axes"));
-    if (!Src)
-      R.fail("ir.axes.source: unknown axis source");
-    else
-      X.Source = *Src;
-    std::string D = R.get<std::string>(A, "thread_dim", "ir.axes");
-    X.ThreadDim = D.empty() ? 'x' : D[0];
-    X.Lower = R.get<std::string>(A, "lower", "ir.axes");
-    X.Upper = R.get<std::string>(A, "upper", "ir.axes");
-    X.Extent = R.get<std::string>(A, "extent", "ir.axes");
-    X.ThreadOffset = R.opt<std::string>(A, "thread_offset", "0", "ir.axes");
-    X.LinearStep = R.opt<std::string>(A, "linear_step", "", "ir.axes");
-    X.LinearModulus = R.opt<std::string>(A, "linear_modulus", "", "ir.axes");
-    X.ClampLower = R.opt<std::string>(A, "clamp_lower", "", "ir.axes");
-    X.ClampUpper = R.opt<std::string>(A, "clamp_upper", "", "ir.axes");
-    if (X.ClampLower.empty() != X.ClampUpper.empty())
-      R.fail("ir.axes: axis '" + X.Name + "' has " +
-             (X.ClampUpper.empty() ? "clamp_lower but no clamp_upper"
-                                   : "clamp_upper but no clamp_lower") +
-             ": a replicated boundary needs both bounds");
-    IR.Axes.push_back(std::move(X));
-  }
-  IR.Strides = R.opt<std::vector<std::string>>(J, "strides", {}, "ir");
-  for (const json &P : R.opt<json>(J, "params", json::array(), "ir")) {
-    Param X;
-    X.Name = R.get<std::string>(P, "name", "ir.params");
-    X.Type = R.get<std::string>(P, "type", "ir.params");
-    int Role = indexOf(RoleNames, R.get<std::string>(P, "role", "ir.params"));
-    if (Role < 0)
-      R.fail("ir.params.role: unknown role");
-    else
-      X.Role = static_cast<enum Param::Role>(Role);
-    IR.Params.push_back(std::move(X));
-  }
-  for (const json &I : R.opt<json>(J, "inputs", json::array(), "ir")) {
-    InputArray X;
-    X.Param = R.get<std::string>(I, "param", "ir.inputs");
-    for (const json &O : R.opt<json>(I, "offsets", json::array(), "ir.inputs"))
-      X.Offsets.push_back(offsetFrom(O, R, "ir.inputs.offsets"));
-    X.Restrict = R.opt<bool>(I, "restrict", false, "ir.inputs");
-    X.Ldg = R.opt<bool>(I, "ldg", false, "ir.inputs");
-    X.PerPointCoefficient =
-        R.opt<bool>(I, "per_point_coefficient", false, "ir.inputs");
-    IR.Inputs.push_back(std::move(X));
-  }
-  for (const json &O : R.opt<json>(J, "outputs", json::array(), "ir")) {
-    OutputArray X;
-    X.Param = R.get<std::string>(O, "param", "ir.outputs");
-    if (O.contains("write_offset"))
-      X.WriteOffset = offsetFrom(O["write_offset"], R, "ir.outputs.write_offset");
-    X.Accumulate = R.opt<bool>(O, "accumulate", false, "ir.outputs");
-    X.InPlace = R.opt<bool>(O, "in_place", false, "ir.outputs");
-    IR.Outputs.push_back(std::move(X));
-  }
-  for (const json &C : R.opt<json>(J, "coefficients", json::array(), "ir")) {
-    Coefficient X;
-    X.Name = R.get<std::string>(C, "name", "ir.coefficients");
-    int K = indexOf(CoefKindNames, R.get<std::string>(C, "kind", "ir.coefficients"));
-    if (K < 0)
-      R.fail("ir.coefficients.kind: unknown coefficient kind");
-    else
-      X.Kind = static_cast<enum Coefficient::Kind>(K);
-    X.Type = R.get<std::string>(C, "type", "ir.coefficients");
-    X.Size = R.opt<unsigned>(C, "size", 1, "ir.coefficients");
-    X.Shape = R.opt<std::vector<unsigned>>(C, "shape", {}, "ir.coefficients");
-    IR.Coefficients.push_back(std::move(X));
-  }
-  for (const json &U : R.opt<json>(J, "updates", json::array(), "ir")) {
-    Update X;
-    X.Target = R.get<std::string>(U, "target", "ir.updates");
-    X.Accumulate = R.opt<bool>(U, "accumulate", false, "ir.updates");
-    if (!U.contains("value")) {
-      R.fail("ir.updates: missing \"value\"");
-      break;
-    }
-    auto V = exprFrom(U["value"], R, "ir.updates.value", 0);
-    if (!V)
-      break;
-    X.Value = std::move(*V);
-    IR.Updates.push_back(std::move(X));
-  }
-  IR.Shape = R.opt<std::string>(J, "shape", "", "ir");
-  IR.Radius = R.opt<unsigned>(J, "radius", 0, "ir");
-  IR.Points = R.opt<unsigned>(J, "points", 0, "ir");
-  IR.FlopsPerPoint = R.opt<unsigned>(J, "flops_per_point", 0, "ir");
-  IR.BytesPerPoint = R.opt<unsigned>(J, "bytes_per_point", 0, "ir");
-  IR.Notes = R.opt<std::vector<std::string>>(J, "notes", {}, "ir");
+  if (!R.expectObject(J, Path))
+    return std::nullopt;
+  Expr E;
+  std::string KindName = R.string(J, "kind", Path);
   if (!R.ok())
     return std::nullopt;
+  int K = indexOf(ExprKindNames, KindName);
+  if (K < 0) {
+    R.fail(memberPath(Path, "kind"),
+           "unknown expression kind '" + KindName +
+               "' (known: read, coef, param, literal, unary, binary, call, "
+               "select)");
+    return std::nullopt;
+  }
+  E.Kind = static_cast<enum Expr::Kind>(K);
+  switch (E.Kind) {
+  case Expr::Read:
+    E.Name = R.string(J, "array", Path);
+    if (const json *O = R.member(J, "offset", Path, true))
+      E.Off = offsetFrom(*O, R, memberPath(Path, "offset"));
+    break;
+  case Expr::Coef:
+    E.Name = R.string(J, "name", Path);
+    E.Index = static_cast<int>(R.integer(J, "index", Path, -1, 1 << 20, -1));
+    break;
+  case Expr::ParamRef:
+    E.Name = R.string(J, "name", Path);
+    break;
+  case Expr::Literal:
+    E.Value = R.string(J, "value", Path);
+    break;
+  default:
+    E.Op = R.string(J, "op", Path);
+    break;
+  }
+  const json &Args = R.array(J, "args", Path, false);
+  for (size_t I = 0; I < Args.size() && R.ok(); ++I) {
+    auto A = exprFrom(Args[I], R, elementPath(memberPath(Path, "args"), I),
+                      Depth + 1, Nodes);
+    if (!A)
+      return std::nullopt;
+    E.Args.push_back(std::move(*A));
+  }
+  if (!R.ok())
+    return std::nullopt;
+  return E;
+}
+
+/// Reads the members of a document into IR, checking each one's type and
+/// range; what the members mean together is validate()'s job.
+void readMembers(const json &J, JsonReader &R, const std::string &P,
+                 StencilIR &IR) {
+  IR.Kernel = R.string(J, "kernel", P);
+  if (const json *S = R.member(J, "source", P, false)) {
+    std::string SP = memberPath(P, "source");
+    if (R.expectObject(*S, SP)) {
+      IR.SourceFile = R.string(*S, "file", SP, "");
+      IR.SourceLine =
+          static_cast<unsigned>(R.integer(*S, "line", SP, 0, 1LL << 31, 0));
+    }
+  }
+  IR.ElementType = R.string(J, "element_type", P);
+  IR.Dims = static_cast<unsigned>(R.integer(J, "dims", P, 1, 3));
+  if (!R.ok())
+    return;
+
+  const json &Axes = R.array(J, "axes", P, true);
+  for (size_t I = 0; I < Axes.size() && R.ok(); ++I) {
+    const json &A = Axes[I];
+    std::string AP = elementPath(memberPath(P, "axes"), I);
+    if (!R.expectObject(A, AP))
+      return;
+    Axis X;
+    X.Name = R.string(A, "name", AP);
+    std::string Source = R.string(A, "source", AP);
+    if (auto Src = axisSourceFromName(Source))
+      X.Source = *Src;
+    else if (R.ok())
+      R.fail(memberPath(AP, "source"),
+             "unknown axis source '" + Source +
+                 "' (known: thread, linear, loop, grid-stride)");
+    std::string D = R.string(A, "thread_dim", AP, "x");
+    if (D != "x" && D != "y" && D != "z")
+      R.fail(memberPath(AP, "thread_dim"),
+             "'" + D + "' is not x, y or z");
+    X.ThreadDim = D.empty() ? 'x' : D[0];
+    X.Lower = R.string(A, "lower", AP);
+    X.Upper = R.string(A, "upper", AP);
+    X.Extent = R.string(A, "extent", AP, "");
+    X.ThreadOffset = R.string(A, "thread_offset", AP, "0");
+    X.LinearStep = R.string(A, "linear_step", AP, "");
+    X.LinearModulus = R.string(A, "linear_modulus", AP, "");
+    X.ClampLower = R.string(A, "clamp_lower", AP, "");
+    X.ClampUpper = R.string(A, "clamp_upper", AP, "");
+    IR.Axes.push_back(std::move(X));
+  }
+  IR.Strides = R.strings(J, "strides", P, true);
+
+  const json &Params = R.array(J, "params", P, false);
+  for (size_t I = 0; I < Params.size() && R.ok(); ++I) {
+    std::string PP = elementPath(memberPath(P, "params"), I);
+    if (!R.expectObject(Params[I], PP))
+      return;
+    Param X;
+    X.Name = R.string(Params[I], "name", PP);
+    X.Type = R.string(Params[I], "type", PP);
+    std::string Role = R.string(Params[I], "role", PP);
+    int K = indexOf(RoleNames, Role);
+    if (K < 0 && R.ok())
+      R.fail(memberPath(PP, "role"),
+             "unknown role '" + Role +
+                 "' (known: input, output, inout, scalar, size, other)");
+    else
+      X.Role = static_cast<enum Param::Role>(K < 0 ? 0 : K);
+    IR.Params.push_back(std::move(X));
+  }
+
+  const json &Inputs = R.array(J, "inputs", P, true);
+  for (size_t I = 0; I < Inputs.size() && R.ok(); ++I) {
+    std::string IP = elementPath(memberPath(P, "inputs"), I);
+    if (!R.expectObject(Inputs[I], IP))
+      return;
+    InputArray X;
+    X.Param = R.string(Inputs[I], "param", IP);
+    const json &Offs = R.array(Inputs[I], "offsets", IP, true);
+    for (size_t O = 0; O < Offs.size() && R.ok(); ++O)
+      X.Offsets.push_back(
+          offsetFrom(Offs[O], R, elementPath(memberPath(IP, "offsets"), O)));
+    X.Restrict = R.boolean(Inputs[I], "restrict", IP, false);
+    X.Ldg = R.boolean(Inputs[I], "ldg", IP, false);
+    X.PerPointCoefficient =
+        R.boolean(Inputs[I], "per_point_coefficient", IP, false);
+    IR.Inputs.push_back(std::move(X));
+  }
+
+  const json &Outputs = R.array(J, "outputs", P, true);
+  for (size_t I = 0; I < Outputs.size() && R.ok(); ++I) {
+    std::string OP = elementPath(memberPath(P, "outputs"), I);
+    if (!R.expectObject(Outputs[I], OP))
+      return;
+    OutputArray X;
+    X.Param = R.string(Outputs[I], "param", OP);
+    if (const json *W = R.member(Outputs[I], "write_offset", OP, false))
+      X.WriteOffset = offsetFrom(*W, R, memberPath(OP, "write_offset"));
+    X.Accumulate = R.boolean(Outputs[I], "accumulate", OP, false);
+    X.InPlace = R.boolean(Outputs[I], "in_place", OP, false);
+    IR.Outputs.push_back(std::move(X));
+  }
+
+  const json &Coefs = R.array(J, "coefficients", P, false);
+  for (size_t I = 0; I < Coefs.size() && R.ok(); ++I) {
+    std::string CP = elementPath(memberPath(P, "coefficients"), I);
+    if (!R.expectObject(Coefs[I], CP))
+      return;
+    Coefficient X;
+    X.Name = R.string(Coefs[I], "name", CP);
+    std::string Kind = R.string(Coefs[I], "kind", CP);
+    int K = indexOf(CoefKindNames, Kind);
+    if (K < 0 && R.ok())
+      R.fail(memberPath(CP, "kind"),
+             "unknown coefficient kind '" + Kind +
+                 "' (known: literal, scalar-param, constant-array, "
+                 "constant-scalar)");
+    else
+      X.Kind = static_cast<enum Coefficient::Kind>(K < 0 ? 0 : K);
+    X.Type = R.string(Coefs[I], "type", CP);
+    X.Size = static_cast<unsigned>(
+        R.integer(Coefs[I], "size", CP, 1, MaxCoefficientElements, 1));
+    const json &Shape = R.array(Coefs[I], "shape", CP, false);
+    for (size_t S = 0; S < Shape.size() && R.ok(); ++S)
+      X.Shape.push_back(static_cast<unsigned>(
+          R.asInteger(Shape[S], elementPath(memberPath(CP, "shape"), S), 1,
+                      MaxCoefficientElements)));
+    IR.Coefficients.push_back(std::move(X));
+  }
+
+  const json &Updates = R.array(J, "updates", P, true);
+  size_t Nodes = 0;
+  for (size_t I = 0; I < Updates.size() && R.ok(); ++I) {
+    std::string UP = elementPath(memberPath(P, "updates"), I);
+    if (!R.expectObject(Updates[I], UP))
+      return;
+    Update X;
+    X.Target = R.string(Updates[I], "target", UP);
+    X.Accumulate = R.boolean(Updates[I], "accumulate", UP, false);
+    const json *V = R.member(Updates[I], "value", UP, true);
+    if (!V)
+      return;
+    auto E = exprFrom(*V, R, memberPath(UP, "value"), 0, Nodes);
+    if (!E)
+      return;
+    X.Value = std::move(*E);
+    IR.Updates.push_back(std::move(X));
+  }
+
+  // Derived facts are recomputed below; a document may state them (every
+  // document this tool writes does), but only well-formed ones.
+  std::string Shape = R.string(J, "shape", P, "other");
+  if (Shape != "star" && Shape != "box" && Shape != "other" && R.ok())
+    R.fail(memberPath(P, "shape"),
+           "'" + Shape + "' is not star, box or other");
+  for (const char *Key :
+       {"radius", "points", "flops_per_point", "bytes_per_point"})
+    R.integer(J, Key, P, 0, std::numeric_limits<int>::max(), 0);
+  IR.Notes = R.strings(J, "notes", P, false);
+
+  const json &Consts = R.array(J, "constants", P, false);
+  for (size_t I = 0; I < Consts.size() && R.ok(); ++I) {
+    std::string CP = elementPath(memberPath(P, "constants"), I);
+    if (!R.expectObject(Consts[I], CP))
+      return;
+    NamedConstant C;
+    C.Name = R.string(Consts[I], "name", CP);
+    C.Type = R.string(Consts[I], "type", CP);
+    C.Value = R.string(Consts[I], "value", CP);
+    std::string Origin = R.string(Consts[I], "origin", CP, "macro");
+    int O = indexOf(ConstantOriginNames, Origin);
+    if (O < 0 && R.ok())
+      R.fail(memberPath(CP, "origin"),
+             "unknown origin '" + Origin + "' (known: macro, variable, enumerator)");
+    else
+      C.Origin = static_cast<enum NamedConstant::Origin>(O < 0 ? 0 : O);
+    C.DefinedAt = R.string(Consts[I], "defined_at", CP, "");
+    IR.Constants.push_back(std::move(C));
+  }
+
+  const json &Assumed = R.array(J, "assumptions", P, false);
+  for (size_t I = 0; I < Assumed.size() && R.ok(); ++I) {
+    std::string AP = elementPath(memberPath(P, "assumptions"), I);
+    if (!R.expectObject(Assumed[I], AP))
+      return;
+    Assumption A;
+    std::string Kind = R.string(Assumed[I], "kind", AP);
+    int K = indexOf(AssumptionKindNames, Kind);
+    if (K < 0 && R.ok())
+      R.fail(memberPath(AP, "kind"),
+             "unknown assumption kind '" + Kind +
+                 "' (known: compile-time, preprocessor, block-dim)");
+    else
+      A.Kind = static_cast<enum Assumption::Kind>(K < 0 ? 0 : K);
+    A.Expr = R.string(Assumed[I], "expr", AP);
+    A.Value = R.string(Assumed[I], "value", AP);
+    A.Why = R.string(Assumed[I], "why", AP, "");
+    IR.Assumptions.push_back(std::move(A));
+  }
+}
+
+} // namespace
+
+std::optional<Expr> exprFromJson(const json &J, std::string &Error) {
+  JsonReader R(Error);
+  size_t Nodes = 0;
+  return exprFrom(J, R, "expr", 0, Nodes);
+}
+
+std::optional<StencilIR> fromJson(const json &J, std::string &Error,
+                                  const std::string &Path) {
+  JsonReader R(Error);
+  if (!R.expectObject(J, Path))
+    return std::nullopt;
+  std::string Schema = R.string(J, "schema", Path);
+  if (R.ok() && Schema != SchemaId)
+    R.fail(memberPath(Path, "schema"), "expected \"" + std::string(SchemaId) +
+                                           "\", found \"" + Schema + "\"");
+  if (!R.ok())
+    return std::nullopt;
+  long long Version = R.integer(J, "version", Path, 0,
+                                std::numeric_limits<int>::max());
+  if (R.ok() && Version != SchemaVersion)
+    R.fail(memberPath(Path, "version"),
+           "this tool reads version " + std::to_string(SchemaVersion) +
+               ", the document is version " + std::to_string(Version));
+  if (!R.ok())
+    return std::nullopt;
+  StencilIR IR;
+  readMembers(J, R, Path, IR);
+  if (!R.ok())
+    return std::nullopt;
+  std::string Problem = validate(IR, Path);
+  if (!Problem.empty()) {
+    Error = Problem;
+    return std::nullopt;
+  }
+  // The radius, points, shape, flops and bytes a document states are never
+  // trusted: a generator sizes halos and bounds from them.
+  IR.computeDerived();
   return IR;
+}
+
+std::optional<StencilIR> fromJson(const json &J, std::string &Error) {
+  return fromJson(J, Error, "");
 }
 
 } // namespace ir

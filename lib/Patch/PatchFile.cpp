@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <system_error>
 #include <vector>
 
@@ -73,11 +74,14 @@ unsigned long patchNumberOf(const std::string &FileName) {
 
 } // namespace
 
-Status writePatchFileAtomically(const std::string &Path,
-                                std::string_view Content) {
-  fs::path Target(Path);
+/// Writes \p Content to a new hidden temporary file beside \p Target,
+/// flushed to disk; its path goes to \p Temporary. Nothing is left behind
+/// on failure.
+static Status writeTemporaryBeside(const fs::path &Target,
+                                   std::string_view Content,
+                                   std::string &Temporary) {
   if (Target.filename().empty())
-    return makeFailure("'" + Path + "' does not name a file");
+    return makeFailure("'" + Target.string() + "' does not name a file");
   fs::path Directory = Target.parent_path();
   if (Directory.empty())
     Directory = ".";
@@ -89,9 +93,8 @@ Status writePatchFileAtomically(const std::string &Path,
 
   // The temporary file sits next to the target so that rename() stays within
   // one file system and is atomic.
-  std::string Temporary =
-      (Directory / ("." + Target.filename().string() + ".tmp.XXXXXX"))
-          .string();
+  Temporary = (Directory / ("." + Target.filename().string() + ".tmp.XXXXXX"))
+                  .string();
   int Fd = ::mkstemp(Temporary.data());
   if (Fd < 0)
     return errnoFailure("cannot create a temporary file in '" +
@@ -115,13 +118,24 @@ Status writePatchFileAtomically(const std::string &Path,
     ::unlink(Temporary.c_str());
     return Error;
   }
+  return Status::success();
+}
+
+Status writePatchFileAtomically(const std::string &Path,
+                                std::string_view Content) {
+  fs::path Target(Path);
+  std::string Temporary;
+  Status Written = writeTemporaryBeside(Target, Content, Temporary);
+  if (!Written.ok())
+    return Written;
   if (::rename(Temporary.c_str(), Path.c_str()) != 0) {
     Failure Error = errnoFailure("cannot rename '" + Temporary + "' to '" +
                                  Path + "'");
     ::unlink(Temporary.c_str());
     return Error;
   }
-  syncDirectory(Directory);
+  syncDirectory(Target.parent_path().empty() ? fs::path(".")
+                                             : Target.parent_path());
   return Status::success();
 }
 
@@ -192,6 +206,91 @@ std::optional<std::string> findIdenticalPatch(const std::string &Directory,
       return Candidate.string();
   }
   return std::nullopt;
+}
+
+bool isForgeStencilPatch(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::string Head(4096, '\0');
+  In.read(Head.data(), static_cast<std::streamsize>(Head.size()));
+  Head.resize(static_cast<size_t>(In.gcount()));
+  // The header writePatch puts above the first diff.
+  size_t Diff = Head.find("\ndiff --git ");
+  size_t From = Head.find("\nFrom: ForgeStencil <forgestencil@localhost>\n");
+  return From != std::string::npos && (Diff == std::string::npos || From < Diff);
+}
+
+Expected<SeriesUpdate> replacePatchSeries(const std::string &Directory,
+                                          std::string_view Slug,
+                                          std::string_view Content) {
+  std::error_code EC;
+  std::vector<fs::path> Series;
+  if (fs::exists(Directory, EC)) {
+    if (!fs::is_directory(Directory, EC))
+      return makeFailure("'" + Directory + "' is not a directory");
+    for (fs::directory_iterator It(Directory, EC), End; !EC && It != End;
+         It.increment(EC))
+      if (patchNumberOf(It->path().filename().string()) != 0)
+        Series.push_back(It->path());
+    if (EC)
+      return makeFailure("cannot list '" + Directory + "': " + EC.message());
+  }
+  std::sort(Series.begin(), Series.end());
+  for (const fs::path &P : Series)
+    if (!isForgeStencilPatch(P.string()))
+      return makeFailure(
+          "'" + Directory + "' holds " + P.filename().string() +
+          ", which fs-rewrite did not write: a new patch is made against the "
+          "tree as it was read, and whether that tree carries " +
+          P.filename().string() +
+          " cannot be told, so the series would not be known to apply; move "
+          "it away or give another --output-dir");
+
+  SeriesUpdate U;
+  U.Path = (fs::path(Directory) /
+            ("0001-" + sanitiseSlug(Slug) + ".patch")).string();
+  if (Series.size() == 1 && Series[0] == fs::path(U.Path)) {
+    std::ifstream In(Series[0], std::ios::binary);
+    std::string Existing((std::istreambuf_iterator<char>(In)),
+                         std::istreambuf_iterator<char>());
+    if (Existing == Content) {
+      U.Unchanged = true;
+      return U;
+    }
+  }
+
+  // The new patch is complete on disk before the series changes.
+  std::string Temporary;
+  Status Written = writeTemporaryBeside(fs::path(U.Path), Content, Temporary);
+  if (!Written.ok())
+    return makeFailure(Written.error());
+  // The old patches are hidden last first, so that what a reader sees is
+  // at every moment a prefix of the old series, then the new one; they are
+  // removed once the new patch is in place, and restored on a failure.
+  std::vector<std::pair<fs::path, fs::path>> Hidden;
+  auto Restore = [&](const std::string &Why) {
+    for (auto It = Hidden.rbegin(); It != Hidden.rend(); ++It)
+      ::rename(It->second.c_str(), It->first.c_str());
+    ::unlink(Temporary.c_str());
+    return makeFailure(Why);
+  };
+  for (auto It = Series.rbegin(); It != Series.rend(); ++It) {
+    fs::path Away = It->parent_path() /
+                    ("." + It->filename().string() + ".replaced");
+    if (::rename(It->c_str(), Away.c_str()) != 0)
+      return Restore("cannot move '" + It->string() + "' aside: " +
+                     std::strerror(errno));
+    Hidden.push_back({*It, Away});
+  }
+  if (::rename(Temporary.c_str(), U.Path.c_str()) != 0)
+    return Restore("cannot rename '" + Temporary + "' to '" + U.Path +
+                   "': " + std::strerror(errno));
+  for (const auto &[Old, Away] : Hidden) {
+    ::unlink(Away.c_str());
+    if (Old != fs::path(U.Path))
+      U.Replaced.push_back(Old.string());
+  }
+  syncDirectory(Directory);
+  return U;
 }
 
 } // namespace patch

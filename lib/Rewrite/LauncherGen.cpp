@@ -178,6 +178,53 @@ struct EmittedVariant {
   std::string Launcher;
 };
 
+/// What must hold for a variant to compute what the original does: the
+/// values its IR was derived for (docs/stencil-ir.md, `assumptions`).
+struct VariantConditions {
+  /// For #if: the conditional directives inside the kernel, as they went.
+  std::string Preprocessor;
+  /// For if: named constants' values and the launch's block size.
+  std::string Runtime;
+  /// One comment line per assumption.
+  std::string Comment;
+};
+
+static VariantConditions variantConditions(const ir::StencilIR &IR) {
+  VariantConditions C;
+  auto And = [](std::string &To, const std::string &X) {
+    To += (To.empty() ? "" : " && ") + X;
+  };
+  for (const ir::Assumption &A : IR.Assumptions) {
+    switch (A.Kind) {
+    case ir::Assumption::Preprocessor:
+      And(C.Preprocessor, (A.Value == "1" ? "(" : "!(") + A.Expr + ")");
+      C.Comment += "//   #if " + A.Expr + (A.Value == "1" ? " held" : " did not hold");
+      break;
+    case ir::Assumption::CompileTime:
+      And(C.Runtime, "(" + A.Expr + ") == " + A.Value);
+      C.Comment += "//   " + A.Expr + " == " + A.Value;
+      break;
+    case ir::Assumption::BlockDim:
+      And(C.Runtime, "fs_block." + A.Expr + " == " + A.Value + "u");
+      C.Comment += "//   blockDim." + A.Expr + " == " + A.Value;
+      break;
+    }
+    C.Comment += A.Why.empty() ? "\n" : ": " + A.Why + "\n";
+  }
+  return C;
+}
+
+/// The comment above a guarded variant's dispatch.
+static std::string conditionsComment(const VariantConditions &C) {
+  if (C.Comment.empty())
+    return "";
+  return "// The variant computes what the original does only where these "
+         "hold, as they\n// did when fs-rewrite analysed the kernel; "
+         "elsewhere the original runs (re-run\n// fs-rewrite for this build "
+         "to get a variant for it):\n" +
+         C.Comment;
+}
+
 /// `name(fs_grid, fs_block, fs_shmem, fs_stream, a, b, ...)`.
 static std::string forwardingCall(StringRef Name,
                                   ArrayRef<std::string> ParamNames) {
@@ -212,10 +259,22 @@ static std::string switchingLauncher(const KernelDefinition &K,
   std::string S = launcherSignature(K);
   S += "  switch (forgestencil::compute_capability()) {\n";
   for (const EmittedVariant &E : Emitted) {
+    VariantConditions C = variantConditions(E.Variant->Variant->IR);
+    if (!C.Preprocessor.empty())
+      S += "#if " + C.Preprocessor + "\n";
     S += "  case " + std::to_string(E.Variant->Variant->ComputeCapability) +
          ":\n";
-    S += "    " + forwardingCall(E.Launcher, K.ParamNames) + ";\n";
+    if (C.Runtime.empty()) {
+      S += "    " + forwardingCall(E.Launcher, K.ParamNames) + ";\n";
+    } else {
+      S += "    if (" + C.Runtime + ") {\n";
+      S += "      " + forwardingCall(E.Launcher, K.ParamNames) + ";\n";
+      S += "      break;\n    }\n";
+      S += "    " + referenceLaunch(K) + "\n";
+    }
     S += "    break;\n";
+    if (!C.Preprocessor.empty())
+      S += "#endif\n";
   }
   if (Emitted.empty())
     S += "  // Variants verified for one architecture are added here as "
@@ -255,10 +314,17 @@ static std::string variantTable(const KernelDefinition &K,
          "                     cudaStream_t fs_stream, FsArgs... fs_args) {\n";
     S += "    switch (forgestencil::compute_capability()) {\n";
     for (const EmittedVariant *E : Variants) {
+      VariantConditions C = variantConditions(E->Variant->Variant->IR);
+      if (!C.Preprocessor.empty())
+        S += "#if " + C.Preprocessor + "\n";
       S += "    case " +
            std::to_string(E->Variant->Variant->ComputeCapability) + ":\n";
+      if (!C.Runtime.empty())
+        S += "      if (!(" + C.Runtime + "))\n        return false;\n";
       S += "      " + forwardingCall(E->Launcher, {"fs_args..."}) + ";\n";
       S += "      return true;\n";
+      if (!C.Preprocessor.empty())
+        S += "#endif\n";
     }
     S += "    default:\n      return false;\n    }\n  }\n};\n\n";
   }
@@ -312,7 +378,12 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     if (!HV.Error.empty())
       continue;
     Launchers.insert(Launcher);
-    Generated += variantComment(K, HV) + Source + "\n";
+    VariantConditions C = variantConditions(HV.Variant->IR);
+    Generated += variantComment(K, HV) + conditionsComment(C);
+    if (C.Preprocessor.empty())
+      Generated += Source + "\n";
+    else
+      Generated += "#if " + C.Preprocessor + "\n" + Source + "#endif\n\n";
     Emitted.push_back({&HV, Launcher});
   }
   std::string Copy = K.Text;

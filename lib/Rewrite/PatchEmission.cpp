@@ -64,13 +64,18 @@ Error emitPatch(const driver::CudaCompilationDatabase &DB,
     Out << *Text;
     return Error::success();
   }
-  patch::Expected<std::string> Path = patch::nextPatchPath(
-      Opts.OutputDirectory, patch::sanitiseSlug(patchSlug(*Plan, Opts.Rewrite)));
-  if (!Path)
-    return failure(Path.error());
-  patch::Status Written = patch::writePatchFileAtomically(*Path, *Text);
-  if (!Written.ok())
+  patch::Expected<patch::SeriesUpdate> Written = patch::replacePatchSeries(
+      Opts.OutputDirectory, patchSlug(*Plan, Opts.Rewrite), *Text);
+  if (!Written)
     return failure(Written.error());
+  if ((*Written).Unchanged) {
+    Log << "fs-rewrite: " << (*Written).Path
+        << " is already this patch; nothing written\n";
+    return Error::success();
+  }
+  for (const std::string &Old : (*Written).Replaced)
+    Log << "fs-rewrite: replaced " << Old << "\n";
+  const std::string *Path = &(*Written).Path;
   Log << "fs-rewrite: wrote " << *Path << " (" << Plan->LaunchesRewritten
       << " launch(es) of " << Plan->Kernels.size() << " kernel(s), strategy "
       << strategyName(Opts.Rewrite.Strat) << ")\n";

@@ -465,6 +465,13 @@ private:
       KernelInstanceName N = KernelInstanceName::parse(Name);
       if (N.Kernel != K.QualifiedName)
         continue;
+      // A variant belongs to the definition its IR was made from, not to
+      // another kernel of the same name.
+      if (!V.IR.SourceFile.empty() && V.IR.SourceLine != 0 &&
+          (V.IR.SourceLine != K.Line ||
+           llvm::sys::path::filename(V.IR.SourceFile) !=
+               llvm::sys::path::filename(K.NamePos.File)))
+        continue;
       if (!K.IsTemplate) {
         if (!N.isInstantiation())
           Out.push_back({"", &V, ""});

@@ -10,13 +10,17 @@
 
 #include "forgestencil/Forge/Bench.h"
 #include "forgestencil/Forge/Bundle.h"
+#include "forgestencil/Forge/GpuProbe.h"
 #include "forgestencil/Forge/NamedStencils.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Version.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -27,17 +31,6 @@ using namespace forgestencil;
 using nlohmann::json;
 
 namespace {
-
-std::vector<long long> parseShape(const std::string &S, unsigned Dims) {
-  std::vector<long long> Shape;
-  std::stringstream SS(S);
-  std::string Part;
-  while (std::getline(SS, Part, ','))
-    Shape.push_back(std::stoll(Part));
-  if (Shape.size() == 1)
-    Shape.assign(Dims, Shape[0]);
-  return Shape;
-}
 
 std::string detectArch(int Gpu) {
   std::string Cmd = "nvidia-smi --query-gpu=compute_cap --format=csv,noheader "
@@ -120,7 +113,13 @@ int main(int Argc, char **Argv) {
                "generate and compile in --work-dir, do not run");
   App.add_flag("--run-only", RunOnly,
                "run what --build-only left in --work-dir");
-  CLI11_PARSE(App, Argc, Argv);
+  try {
+    App.parse(Argc, Argv);
+  } catch (const CLI::ParseError &E) {
+    // --help and --version exit 0; a usage error is exit 2, as elsewhere.
+    int RC = App.exit(E);
+    return RC == 0 ? 0 : 2;
+  }
 
   if (List) {
     for (const std::string &N : forge::namedStencilNames())
@@ -151,18 +150,27 @@ int main(int Argc, char **Argv) {
               << " entries of " << Merge << " into " << Record << "\n";
     return 0;
   }
+  if (RunOnly && WorkDir.empty()) {
+    std::cerr << "fs-bench: --run-only needs --work-dir (where --build-only "
+                 "built)\n";
+    return 2;
+  }
+  if (BuildOnly && WorkDir.empty() && EmitDir.empty()) {
+    std::cerr << "fs-bench: --build-only needs --work-dir (where --run-only "
+                 "will find the build)\n";
+    return 2;
+  }
+  if (!Stencil.empty() && !StencilFile.empty()) {
+    std::cerr << "fs-bench: give --stencil or --stencil-file, not both\n";
+    return 2;
+  }
   std::optional<ir::StencilIR> IR;
   if (!StencilFile.empty()) {
-    std::ifstream In(StencilFile);
-    try {
-      IR = ir::fromJson(json::parse(In), Error);
-      // As from fs-rewrite --dump-ir: axis names made identifiers, extents
-      // taken from the size parameters the bounds name.
-      if (IR)
-        IR = forge::completeForBundle(*IR);
-    } catch (const json::exception &E) {
-      Error = E.what();
-    }
+    IR = forge::loadStencilFile(StencilFile, Error);
+    // As from fs-rewrite --dump-ir: axis names made identifiers, extents
+    // taken from the size parameters the bounds name.
+    if (IR)
+      IR = forge::completeForBundle(*IR);
   } else if (!Stencil.empty()) {
     if (Dtype != "f32" && Dtype != "f64") {
       std::cerr << "fs-bench: --dtype is f32 or f64\n";
@@ -183,6 +191,23 @@ int main(int Argc, char **Argv) {
   }
   if (Shapes.empty())
     Shapes.push_back(IR->Dims == 3 ? "512" : IR->Dims == 2 ? "8192" : "67108864");
+  // Every shape is checked before anything is generated or compiled.
+  std::vector<std::vector<long long>> Extents;
+  for (const std::string &ShapeText : Shapes) {
+    auto E = forge::parseShape(ShapeText, IR->Dims, Error);
+    if (!E) {
+      std::cerr << "fs-bench: " << Error << "\n";
+      return 2;
+    }
+    Extents.push_back(*E);
+  }
+  // Minutes of nvcc are wasted when nothing can run the result.
+  const bool WillRun = EmitDir.empty() && !BuildOnly;
+  if (WillRun && !forge::probeGpu(Gpu, Error)) {
+    std::cerr << "fs-bench: no usable GPU: " << Error
+              << " (--emit-dir and --build-only work without one)\n";
+    return 1;
+  }
   if (Arch.empty() && EmitDir.empty())
     Arch = detectArch(Gpu);
   if (Arch.empty())
@@ -192,9 +217,22 @@ int main(int Argc, char **Argv) {
   std::vector<forge::StrategyParams> Cands;
   if (StrategyName == "best") {
     json Matrix = forge::emptyMatrix();
-    if (!Knowledge.empty() && !forge::loadMatrix(Knowledge, Matrix, Error)) {
+    forge::KnowledgeLocation Where =
+        forge::locateKnowledge(Knowledge, Argc > 0 ? Argv[0] : "");
+    if (Where.Path.empty()) {
+      std::cerr << "fs-bench: no knowledge base found (looked at";
+      for (const std::string &T : Where.Tried)
+        std::cerr << " " << T;
+      std::cerr << "); set FS_KNOWLEDGE or give --knowledge\n";
+    } else if (!std::ifstream(Where.Path)) {
+      std::cerr << "fs-bench: no knowledge base at " << Where.Path << " ("
+                << Where.How << ")\n";
+    } else if (!forge::loadMatrix(Where.Path, Matrix, Error)) {
       std::cerr << "fs-bench: " << Error << "\n";
       return 1;
+    } else {
+      std::cerr << "fs-bench: knowledge: " << Where.Path << " (" << Where.How
+                << ")\n";
     }
     std::string Source;
     Cands.push_back(forge::pickStrategy(Matrix, *IR, "sm_" + Arch, "large",
@@ -255,40 +293,57 @@ int main(int Argc, char **Argv) {
     }
   }
 
+  // Without --work-dir the build goes to a fresh temporary directory,
+  // removed after a successful run and kept (and named) after a failure.
+  std::string TempDir;
+  if (WorkDir.empty() && EmitDir.empty()) {
+    const char *Tmp = std::getenv("TMPDIR");
+    std::string Template =
+        std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/fs-bench-XXXXXX";
+    if (!mkdtemp(Template.data())) {
+      std::cerr << "fs-bench: cannot create a work directory like " << Template
+                << ": " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    TempDir = WorkDir = Template;
+  }
+  auto Fail = [&](const std::string &Message) {
+    std::cerr << "fs-bench: " << Message << "\n";
+    std::error_code EC;
+    if (!TempDir.empty() && std::filesystem::is_empty(TempDir, EC))
+      std::filesystem::remove(TempDir, EC);
+    else if (!TempDir.empty())
+      std::cerr << "fs-bench: the build is kept in " << TempDir << "\n";
+    return 1;
+  };
+
   json AllResults = json::array();
   int Status = 0;
-  for (const std::string &ShapeText : Shapes) {
+  for (size_t ShapeIndex = 0; ShapeIndex < Shapes.size(); ++ShapeIndex) {
+    const std::string &ShapeText = Shapes[ShapeIndex];
     forge::BenchConfig C;
-    C.Shape = parseShape(ShapeText, IR->Dims);
+    C.Shape = Extents[ShapeIndex];
     C.Candidates = Cands;
     C.Reps = Reps;
     C.Gpu = Gpu;
     forge::BenchSources S = forge::generateBench(*IR, C);
-    if (!S.Error.empty()) {
-      std::cerr << "fs-bench: " << S.Error << "\n";
-      return 1;
-    }
+    if (!S.Error.empty())
+      return Fail(S.Error);
     for (const std::string &Skip : S.Skipped)
       std::cerr << "fs-bench: skipped " << Skip << "\n";
     std::string Dir = !EmitDir.empty() ? EmitDir : WorkDir;
-    if (Dir.empty())
-      Dir = "fs-bench-" + IR->Kernel;
     if (Shapes.size() > 1)
       Dir += "/" + ShapeText;
-    if (!RunOnly && !forge::writeBench(S, Dir, Error)) {
-      std::cerr << "fs-bench: " << Error << "\n";
-      return 1;
-    }
+    if (!RunOnly && !forge::writeBench(S, Dir, Error))
+      return Fail(Error);
     if (!EmitDir.empty()) {
       std::cout << "wrote " << S.Files.size() << " files for "
                 << S.Candidates.size() << " candidates to " << Dir << "\n";
       continue;
     }
     auto Start = std::chrono::steady_clock::now();
-    if (!RunOnly && !forge::buildBench(S, Dir, Nvcc, Arch, Jobs, Error)) {
-      std::cerr << "fs-bench: " << Error << "\n";
-      return 1;
-    }
+    if (!RunOnly && !forge::buildBench(S, Dir, Nvcc, Arch, Jobs, Error))
+      return Fail(Error);
     if (BuildOnly) {
       std::cout << "built " << S.Candidates.size() << " candidates in " << Dir
                 << "\n";
@@ -298,10 +353,8 @@ int main(int Argc, char **Argv) {
                         std::chrono::steady_clock::now() - Start)
                         .count();
     json Result;
-    if (!forge::runBench(Dir, Reps, Result, Error)) {
-      std::cerr << "fs-bench: " << Error << "\n";
-      return 1;
-    }
+    if (!forge::runBench(Dir, Reps, Result, Error))
+      return Fail(Error);
     auto Rows = forge::summarise(*IR, Result);
     std::cout << "== " << IR->Kernel << " (" << IR->summary() << ", "
               << IR->BytesPerPoint << " B/point) sm_" << Arch << ", build "
@@ -380,5 +433,9 @@ int main(int Argc, char **Argv) {
   }
   if (!JsonOut.empty())
     std::ofstream(JsonOut) << AllResults.dump(2) << "\n";
+  if (!TempDir.empty()) {
+    std::error_code EC;
+    std::filesystem::remove_all(TempDir, EC);
+  }
   return Status;
 }

@@ -62,8 +62,15 @@ int main(int Argc, char **Argv) {
                  "Write the record of every run to this JSON file");
   Cli.add_flag("--no-build", Options.NoBuild,
                "Skip vendoring and building; run the existing binary");
+  Cli.add_flag("--build-only", Options.BuildOnly,
+               "Vendor and build (every selected variant), then stop");
+  Cli.add_option("--variant", Options.Variants,
+                 "Measure only this build variant of app.json (repeatable; "
+                 "default: every variant)")
+      ->delimiter(',');
   Cli.add_option("--binary", Options.BinaryPath,
-                 "The executable to run (default <work-dir>/build/<binary>)");
+                 "The executable to run (default <work-dir>/build/<binary>, "
+                 "<work-dir>/build/<variant>/<binary> for a variant)");
   Cli.add_option("--run-timeout", Options.RunTimeoutSeconds,
                  "Seconds before a run is killed and counted as failed")
       ->capture_default_str()
@@ -83,7 +90,8 @@ int main(int Argc, char **Argv) {
                "Keep the output files after comparing them");
   auto *OutputMaxRelOption = Cli.add_option(
       "--output-max-rel", OutputMaxRel,
-      "Refuse when the outputs differ by more than this relative difference");
+      "Refuse when the outputs differ by more than this relative difference "
+      "(default: app.json output_max_rel)");
   Cli.add_option("--output-type", Options.OutputType,
                  "Read differing output files as float32 or float64 "
                  "(default: app.json output_type, else float32)");

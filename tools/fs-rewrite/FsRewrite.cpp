@@ -108,11 +108,10 @@ std::string commonDirectory(const std::vector<std::string> &Files) {
 // --tuning-results FILE reads what fs-tune measured and picks the winners
 // (forge::chooseWinners). Option handling and collection only.
 
-#ifdef FS_DEFAULT_KNOWLEDGE
-#define FS_BUNDLE_KNOWLEDGE FS_DEFAULT_KNOWLEDGE
-#else
-#define FS_BUNDLE_KNOWLEDGE "knowledge/operator-matrix.json"
-#endif
+/// The operator matrix to read (--knowledge, FS_KNOWLEDGE, beside the
+/// install prefix or in the source tree), said once on the log; empty when
+/// there is none or it cannot be read, and then the reason is said.
+static std::string knowledgeFile(raw_ostream &Log);
 
 static cl::opt<std::string>
     BundleDir("bundle",
@@ -171,6 +170,11 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   for (const auto &[Name, A] : Inv.analyses()) {
     if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
       continue;
+    if (!A.NotRewritten.empty()) {
+      errs() << "fs-rewrite: " << Name << ": not tuned: " << A.NotRewritten
+             << "\n";
+      continue;
+    }
     // An instantiation "k<double>" is defined by its template "k".
     std::string Defined =
         rewrite::KernelInstanceName::parse(A.IR->Kernel).Kernel;
@@ -188,7 +192,9 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   // C/C++ units the CUDA front end skipped still have to link.
   if (!forge::addDatabaseUnits(Req, DatabasePath, Error))
     errs() << "fs-rewrite: note: " << Error << "\n";
-  if (!forge::loadMatrix(FS_BUNDLE_KNOWLEDGE, Req.Knowledge, Error))
+  Req.Knowledge = forge::emptyMatrix();
+  if (std::string K = knowledgeFile(errs());
+      !K.empty() && !forge::loadMatrix(K, Req.Knowledge, Error))
     errs() << "fs-rewrite: note: no knowledge base (" << Error << ")\n";
   forge::BundleManifest M;
   if (!forge::writeBundle(Req, BundleDir, M, Error))
@@ -365,8 +371,31 @@ static cl::opt<std::string>
     KnowledgePath("knowledge",
                   cl::desc("Operator matrix the forge strategy reads (default: "
                            "the project's knowledge/operator-matrix.json)"),
-                  cl::value_desc("json"), cl::init(FS_DEFAULT_KNOWLEDGE),
-                  cl::cat(Category));
+                  cl::value_desc("json"), cl::cat(Category));
+
+static std::string knowledgeFile(raw_ostream &Log) {
+  static std::optional<std::string> Chosen;
+  if (Chosen)
+    return *Chosen;
+  forge::KnowledgeLocation L = forge::locateKnowledge(
+      KnowledgePath, sys::fs::getMainExecutable("fs-rewrite",
+                                                (void *)&knowledgeFile));
+  Chosen = "";
+  if (L.Path.empty()) {
+    Log << "fs-rewrite: note: no knowledge base found (looked at";
+    for (const std::string &T : L.Tried)
+      Log << " " << T;
+    Log << "); using the documented default strategies (set FS_KNOWLEDGE "
+           "or give --knowledge)\n";
+  } else if (!sys::fs::exists(L.Path)) {
+    Log << "fs-rewrite: note: no knowledge base at " << L.Path << " ("
+        << L.How << "); using the documented default strategies\n";
+  } else {
+    Log << "fs-rewrite: knowledge: " << L.Path << " (" << L.How << ")\n";
+    Chosen = L.Path;
+  }
+  return *Chosen;
+}
 
 static bool wantsPatch() { return EmitPatch || PatchToStdout; }
 
@@ -388,15 +417,19 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
   }
   nlohmann::json Matrix;
   std::string Error;
-  if (!sys::fs::exists(KnowledgePath))
-    Log << "fs-rewrite: note: no knowledge base at " << KnowledgePath
-        << "; using the documented default strategies\n";
-  else if (!forge::loadMatrix(KnowledgePath, Matrix, Error))
+  std::string Knowledge = knowledgeFile(Log);
+  Matrix = forge::emptyMatrix();
+  if (!Knowledge.empty() && !forge::loadMatrix(Knowledge, Matrix, Error))
     Log << "fs-rewrite: note: no knowledge base (" << Error
         << "); using the documented default strategies\n";
   for (const auto &[Name, A] : Inv.analyses()) {
     if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
       continue;
+    if (!A.NotRewritten.empty()) {
+      Log << "fs-rewrite: " << Name << ": keeps the original ("
+          << A.NotRewritten << ")\n";
+      continue;
+    }
     rewrite::KernelVariant V;
     V.IR = *A.IR;
     V.ComputeCapability = 90;

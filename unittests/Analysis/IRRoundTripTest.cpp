@@ -105,7 +105,9 @@ TEST(IRRoundTripTest, ABrokenOffsetIsNamed) {
   Doc["inputs"][0]["offsets"][0] = json::array({1, 2});
   std::string Error;
   EXPECT_FALSE(forgestencil::ir::fromJson(Doc, Error).has_value());
-  EXPECT_NE(Error.find("ir.inputs.offsets"), std::string::npos) << Error;
+  EXPECT_NE(Error.find("inputs[0].offsets[0]: an offset is an array of 3 integers"),
+            std::string::npos)
+      << Error;
 }
 
 } // namespace

@@ -32,7 +32,8 @@ TEST(AppSpecTest, ParsesEveryField) {
   ASSERT_TRUE(Spec->SmallArgs);
   EXPECT_EQ(*Spec->SmallArgs, (std::vector<std::string>{"--nx", "64"}));
   EXPECT_EQ(Spec->Timer.Unit, "ms");
-  EXPECT_EQ(Spec->Check.PassWord, "PASS");
+  ASSERT_TRUE(Spec->Check);
+  EXPECT_EQ(Spec->Check->PassWord, "PASS");
   ASSERT_TRUE(Spec->OutputArgs);
   EXPECT_EQ(Spec->Kernels, (std::vector<std::string>{"fd_step", "inject"}));
   EXPECT_EQ(Spec->CompileCommands, "build/compile_commands.json");
@@ -51,7 +52,8 @@ TEST(AppSpecTest, OptionalFieldsMayBeMissing) {
   EXPECT_FALSE(Spec->OutputArgs);
   EXPECT_TRUE(Spec->Kernels.empty());
   EXPECT_EQ(Spec->Timer.Unit, "ms");
-  EXPECT_EQ(Spec->Check.PassWord, "PASS");
+  ASSERT_TRUE(Spec->Check);
+  EXPECT_EQ(Spec->Check->PassWord, "PASS");
 }
 
 /// The error for \p Text, which must fail to parse.
@@ -104,8 +106,88 @@ TEST(AppSpecTest, RejectsBadPatternsAndUnits) {
   EXPECT_NE(errorFor(Base + R"json("timer": {"regex": "(x)"},
                                 "check": {"regex": "(x)"},
                                 "output": ["--out", "result.bin"]})json")
-                .find("field 'output': no argument contains ${OUT_FILE}"),
+                .find("field 'output': no argument contains ${OUT_FILE} or ${OUT_DIR}"),
             std::string::npos);
+}
+
+TEST(AppSpecTest, ReadsVariantsAndAppliesThem) {
+  Expected<AppSpec> Spec = parseAppSpec(R"json({
+    "name": "jac", "binary": "jac-${VARIANT}",
+    "build": ["nvcc -DN=${N} -o ${BUILD_DIR}/jac-${VARIANT} jac.cu"],
+    "run": {"full": ["${N}", "100"], "check": ["${N}", "5", "--check"]},
+    "timer": {"regex": "T=(\\d+)"},
+    "check": {"regex": "C=(\\w+)"},
+    "output": ["--out", "${OUT_FILE}"],
+    "variants": [
+      {"name": "n1024", "vars": {"N": "1024"}},
+      {"name": "n4096", "vars": {"N": "4096"}, "run": {"full": ["4096", "10"]}}
+    ]
+  })json", "jac.json");
+  ASSERT_TRUE(Spec) << Spec.error();
+  ASSERT_EQ(Spec->Variants.size(), 2u);
+  AppSpec Small = applyVariant(*Spec, Spec->Variants[0]);
+  EXPECT_TRUE(Small.Variants.empty());
+  EXPECT_EQ(Small.Binary, "jac-n1024");
+  EXPECT_EQ(Small.BuildCommands.front(),
+            "nvcc -DN=1024 -o ${BUILD_DIR}/jac-n1024 jac.cu");
+  EXPECT_EQ(Small.FullArgs, (std::vector<std::string>{"1024", "100"}));
+  EXPECT_EQ(*Small.CheckArgs, (std::vector<std::string>{"1024", "5", "--check"}));
+  EXPECT_EQ(Small.OutputArgs->back(), "${OUT_FILE}");
+  AppSpec Large = applyVariant(*Spec, Spec->Variants[1]);
+  EXPECT_EQ(Large.FullArgs, (std::vector<std::string>{"4096", "10"}));
+  EXPECT_EQ(*Large.CheckArgs, (std::vector<std::string>{"4096", "5", "--check"}));
+}
+
+TEST(AppSpecTest, RejectsBadVariants) {
+  std::string Base = R"json({"name": "x", "binary": "b", "run": {"full": []},
+                             "timer": {"regex": "(x)"}, "check": {"regex": "(x)"}, )json";
+  EXPECT_EQ(errorFor(Base + R"json("variants": []})json"),
+            "apps/x/app.json: field 'variants': expected a non-empty list of objects");
+  EXPECT_EQ(errorFor(Base + R"json("variants": [{"vars": {}}]})json"),
+            "apps/x/app.json: field 'variants[0].name': missing");
+  EXPECT_EQ(errorFor(Base + R"json("variants": [{"name": "a b"}]})json"),
+            "apps/x/app.json: field 'variants[0].name': 'a b' is not a name of "
+            "letters, digits, '.', '_' and '-'");
+  EXPECT_EQ(errorFor(Base + R"json("variants": [{"name": "a"}, {"name": "a"}]})json"),
+            "apps/x/app.json: field 'variants[1].name': 'a' is used twice");
+  EXPECT_EQ(errorFor(Base + R"json("variants": [{"name": "a", "vars": {"BUILD_DIR": "/x"}}]})json"),
+            "apps/x/app.json: field 'variants[0].vars.BUILD_DIR': ${BUILD_DIR} "
+            "is the harness's own");
+  EXPECT_EQ(errorFor(Base + R"json("variants": [{"name": "a", "vars": {"N": 4}}]})json"),
+            "apps/x/app.json: field 'variants[0].vars.N': expected a string, found number");
+}
+
+TEST(AppSpecTest, ChecksAndOutputs) {
+  std::string Base = R"json({"name": "x", "binary": "b", "run": {"full": []},
+                             "timer": {"regex": "(x)"}, )json";
+  Expected<AppSpec> Numeric = parseAppSpec(
+      Base + R"json("check": {"regex": "err=(\\S+)", "max": 1e-6}})json", "x");
+  ASSERT_TRUE(Numeric) << Numeric.error();
+  EXPECT_TRUE(Numeric->Check->isNumeric());
+  EXPECT_EQ(*Numeric->Check->Max, 1e-6);
+  EXPECT_EQ(Numeric->Check->describeRule(), "<= 1e-06");
+  EXPECT_EQ(errorFor(Base + R"json("check": {"regex": "(x)", "max": "small"}})json"),
+            "apps/x/app.json: field 'check.max': expected a number, found string");
+  EXPECT_EQ(errorFor(Base + R"json("check": {"regex": "(x)", "min": 2, "max": 1}})json"),
+            "apps/x/app.json: field 'check.min': is larger than check.max");
+  EXPECT_EQ(errorFor(Base + R"json("check": {"regex": "(x)", "pass": "OK", "max": 1}})json"),
+            "apps/x/app.json: field 'check.pass': a numeric check "
+            "(check.min/check.max) has no pass word");
+
+  Expected<AppSpec> Dir = parseAppSpec(
+      Base + R"json("output": ["-o", "${OUT_DIR}/"], "output_max_rel": 1e-9})json", "x");
+  ASSERT_TRUE(Dir) << Dir.error();
+  EXPECT_FALSE(Dir->Check);
+  EXPECT_TRUE(Dir->OutputIsDirectory);
+  EXPECT_EQ(*Dir->OutputMaxRelDiff, 1e-9);
+  EXPECT_EQ(errorFor(Base + R"json("output": ["${OUT_DIR}", "${OUT_FILE}"]})json"),
+            "apps/x/app.json: field 'output': uses both ${OUT_FILE} and "
+            "${OUT_DIR}; an app writes either one file or a directory");
+  EXPECT_EQ(errorFor(Base + R"json("output": ["${OUT_FILE}"], "output_max_rel": -1})json"),
+            "apps/x/app.json: field 'output_max_rel': must not be negative");
+  EXPECT_EQ(errorFor(Base + R"json("output": ["${OUT_FILE}"],
+                                   "run": {"full": [], "check": ["-c"]}})json"),
+            "apps/x/app.json: field 'run.check': a check run needs 'check' to judge it");
 }
 
 TEST(AppSpecTest, LoadReportsAnUnreadableFile) {

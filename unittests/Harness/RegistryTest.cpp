@@ -33,6 +33,36 @@ TEST(RegistryTest, KeyIgnoresKernelOrder) {
   EXPECT_FALSE(registryKey(json{{"app", "rtm"}}));
 }
 
+TEST(RegistryTest, EachVariantHasItsOwnKey) {
+  json Plain = entry("jac", {"k"}, "H200", 1);
+  json Small = Plain, Large = Plain;
+  Small["variant"] = "n1024";
+  Large["variant"] = "n4096";
+  EXPECT_NE(*registryKey(Small), *registryKey(Large));
+  EXPECT_NE(*registryKey(Small), *registryKey(Plain));
+  // An entry without a variant keeps the key it always had.
+  EXPECT_EQ(*registryKey(Plain), R"(["jac",["k"],"H200"])");
+  json Bad = Plain;
+  Bad["variant"] = 3;
+  EXPECT_FALSE(registryKey(Bad));
+
+  json Registry = makeEmptyRegistry();
+  ASSERT_TRUE(mergeRegistryEntry(Registry, Small));
+  ASSERT_TRUE(mergeRegistryEntry(Registry, Large));
+  ASSERT_TRUE(mergeRegistryEntry(Registry, Small));
+  EXPECT_EQ(Registry["entries"].size(), 2u);
+}
+
+TEST(RegistryTest, RecordFilesOfVariants) {
+  json One = {{"app", "a"}};
+  EXPECT_EQ(runRecordsOfFile(One)->size(), 1u);
+  json Two = {{"app", "a"},
+              {"variants", {{{"variant", "x"}}, {{"variant", "y"}}}}};
+  EXPECT_EQ(runRecordsOfFile(Two)->size(), 2u);
+  EXPECT_FALSE(runRecordsOfFile(json{{"variants", json::array()}}));
+  EXPECT_FALSE(runRecordsOfFile(json{{"variants", {{{"app", "a"}}}}}));
+}
+
 TEST(RegistryTest, MergeKeepsOtherEntriesAndReplacesTheSameKey) {
   json Registry = makeEmptyRegistry();
   ASSERT_TRUE(mergeRegistryEntry(Registry, entry("rtm", {"a"}, "H100", 1.5)));

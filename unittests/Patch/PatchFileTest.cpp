@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <sys/stat.h>
 
 namespace fs = std::filesystem;
@@ -113,6 +114,61 @@ TEST(PatchFileTest, AtomicWriteFailsCleanly) {
     ++Entries;
   }
   EXPECT_EQ(Entries, 1u);
+}
+
+const char *const OurHeader =
+    "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+    "From: ForgeStencil <forgestencil@localhost>\n"
+    "Subject: [PATCH] x\n\n";
+
+std::vector<std::string> listing(const fs::path &Dir) {
+  std::vector<std::string> Names;
+  for (const auto &E : fs::directory_iterator(Dir))
+    Names.push_back(E.path().filename().string());
+  std::sort(Names.begin(), Names.end());
+  return Names;
+}
+
+TEST(PatchFileTest, SeriesIsReplacedNotExtended) {
+  TempDir Dir;
+  writeFile(Dir.path() / "0001-old.patch", std::string(OurHeader) + "old\n");
+  writeFile(Dir.path() / "0002-old-copy.patch", std::string(OurHeader) + "old\n");
+  writeFile(Dir.path() / "notes.txt", "kept\n");
+  std::string New = std::string(OurHeader) + "new\n";
+  auto U = replacePatchSeries(Dir.path().string(), "New kernels", New);
+  ASSERT_TRUE(U) << U.error();
+  EXPECT_FALSE((*U).Unchanged);
+  EXPECT_EQ((*U).Replaced.size(), 2u);
+  EXPECT_EQ(listing(Dir.path()),
+            (std::vector<std::string>{"0001-new-kernels.patch", "notes.txt"}));
+  EXPECT_EQ(readFile(Dir.path() / "0001-new-kernels.patch"), New);
+  // The same patch again changes nothing.
+  U = replacePatchSeries(Dir.path().string(), "New kernels", New);
+  ASSERT_TRUE(U) << U.error();
+  EXPECT_TRUE((*U).Unchanged);
+}
+
+TEST(PatchFileTest, SeriesWithAForeignPatchIsRefused) {
+  TempDir Dir;
+  writeFile(Dir.path() / "0001-ours.patch", std::string(OurHeader) + "old\n");
+  writeFile(Dir.path() / "0002-fix.patch", "From: Someone <s@x>\n");
+  auto U = replacePatchSeries(Dir.path().string(), "n", OurHeader);
+  ASSERT_FALSE(U);
+  EXPECT_NE(U.error().find("0002-fix.patch, which fs-rewrite did not write"),
+            std::string::npos)
+      << U.error();
+  EXPECT_EQ(listing(Dir.path()),
+            (std::vector<std::string>{"0001-ours.patch", "0002-fix.patch"}));
+}
+
+TEST(PatchFileTest, ForgeStencilPatchesAreRecognisedByTheirHeader) {
+  TempDir Dir;
+  writeFile(Dir.path() / "a.patch", std::string(OurHeader) + "diff --git a/x b/x\n");
+  writeFile(Dir.path() / "b.patch",
+            "From: X <x@y>\n\ndiff --git a/x b/x\n+From: ForgeStencil "
+            "<forgestencil@localhost>\n");
+  EXPECT_TRUE(isForgeStencilPatch((Dir.path() / "a.patch").string()));
+  EXPECT_FALSE(isForgeStencilPatch((Dir.path() / "b.patch").string()));
 }
 
 } // namespace

@@ -66,6 +66,9 @@ struct EnclosingLoop {
 struct LaunchSite {
   SourcePos Pos;                ///< Start of the launch expression.
   std::string Kernel;           ///< Qualified name of the launched kernel.
+  /// Where the launched kernel's name is in its definition (the template's
+  /// for an instantiation); empty when no definition is visible.
+  SourcePos KernelPos;
   std::string TemplateArgs;     ///< "float, 4" when a template is launched.
   std::string Grid, Block, SharedMem, Stream; ///< As written; "" if absent.
   std::vector<std::string> Args; ///< As written.
@@ -99,6 +102,15 @@ public:
   const std::map<std::string, KernelAnalysis> &analyses() const {
     return Analyses;
   }
+  /// Analyses of further kernels that share a name with one in analyses()
+  /// but are defined elsewhere (benchmarks that each define kernel0_1):
+  /// listed, never rewritten.
+  const std::vector<KernelAnalysis> &sameNameAnalyses() const {
+    return SameName;
+  }
+  /// The analysis of the kernel L launches: by its key, and where several
+  /// kernels share the name, the one defined where L's kernel is.
+  const KernelAnalysis *analysisFor(const LaunchSite &L) const;
 
   void addKernel(KernelInfo K, driver::CudaSide Side);
   void addLaunch(LaunchSite L);
@@ -108,6 +120,7 @@ private:
   std::map<SourcePos, KernelInfo> Kernels;
   std::map<SourcePos, LaunchSite> Launches;
   std::map<std::string, KernelAnalysis> Analyses;
+  std::vector<KernelAnalysis> SameName;
 };
 
 /// The real path of Path (symbolic links resolved), or Path without "."

@@ -38,14 +38,22 @@ struct KernelAnalysis {
   std::vector<std::string> Reasons;
   std::optional<ir::StencilIR> IR; ///< Set for Stencil (and Partial when the
                                    ///< understood part is still useful).
+  /// Why no launch of this kernel may be rewritten although it is a
+  /// stencil (another kernel of the same name, say); empty when it may.
+  std::string NotRewritten;
   std::string reasonText() const;
 };
 
 const char *verdictName(KernelAnalysis::Verdict V);
 
-/// Analyses one kernel definition (an instantiation for templates).
+class PreprocessorFacts;
+
+/// Analyses one kernel definition (an instantiation for templates). PP, when
+/// given, holds the conditional directives of the parse: those inside the
+/// kernel become assumptions of its IR.
 KernelAnalysis analyzeKernel(const clang::FunctionDecl &Kernel,
-                             clang::ASTContext &Ctx);
+                             clang::ASTContext &Ctx,
+                             const PreprocessorFacts *PP = nullptr);
 
 } // namespace analysis
 } // namespace forgestencil

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,20 @@ std::vector<unsigned> originalBlock(unsigned Dims);
 /// comes from, or -1 for a loop inside the kernel (and for missing axes):
 /// the original's grid covers only the thread axes, one block along a loop.
 std::array<int, 3> axisThreadDims(const ir::StencilIR &IR);
+
+/// Reads a Stencil IR document (fs-bench --dump-ir's output, or one
+/// kernel's "ir" of fs-rewrite --dump-ir) from \p Path and validates it.
+/// Errors name the file and, for a document that is not valid IR, the
+/// member's path and the reason ("my.json: inputs[0].offsets[3][1]: ...").
+std::optional<ir::StencilIR> loadStencilFile(const std::string &Path,
+                                             std::string &Error);
+
+/// Parses fs-bench's --shape ("512", "512,256,64"): positive extents, one
+/// for every axis or one for all of them. Errors quote the text and say
+/// what is wrong with it.
+std::optional<std::vector<long long>> parseShape(const std::string &Text,
+                                                 unsigned Dims,
+                                                 std::string &Error);
 
 BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C);
 

@@ -72,6 +72,10 @@ struct CandidateResult {
   nlohmann::json toJson() const;
   static std::optional<CandidateResult> fromJson(const nlohmann::json &J,
                                                  std::string &Error);
+  /// As above; errors name the member below \p Path ("candidates[3]").
+  static std::optional<CandidateResult> fromJson(const nlohmann::json &J,
+                                                 std::string &Error,
+                                                 const std::string &Path);
 };
 
 /// How far a verified candidate may beat the yardsticks measured in the
@@ -133,7 +137,8 @@ struct TuneResults {
                                              std::string &Error);
 };
 
-/// Reads a results file.
+/// Reads a results file. Errors name the file and the member
+/// ("r.json: candidates[3].verdict: expected a string, found an integer").
 std::optional<TuneResults> loadTuneResults(const std::string &Path,
                                            std::string &Error);
 

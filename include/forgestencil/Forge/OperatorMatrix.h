@@ -73,6 +73,28 @@ void mergeMatrix(nlohmann::json &Matrix, const nlohmann::json &Other);
 bool loadMatrix(const std::string &Path, nlohmann::json &Matrix,
                 std::string &Error);
 
+/// Where a tool found the knowledge base, and how it looked.
+struct KnowledgeLocation {
+  /// The operator matrix to read; empty when none was found.
+  std::string Path;
+  /// How it was found: "--knowledge", "FS_KNOWLEDGE", "install prefix" or
+  /// "source tree".
+  std::string How;
+  /// Every place looked at, in order (for the message when none is found).
+  std::vector<std::string> Tried;
+};
+
+/// Finds the project's operator matrix, in this order: \p Explicit (a
+/// --knowledge option) when given, whether or not it exists; $FS_KNOWLEDGE
+/// (the file, or a directory holding operator-matrix.json); beside the
+/// running binary's install prefix (<prefix>/share/forgestencil/knowledge/,
+/// <prefix>/knowledge/ and <prefix>/ as the portable package has it, with
+/// <prefix> the directory above the binary's); the source tree the binary
+/// was built from (its knowledge/). \p Argv0 is used only where
+/// /proc/self/exe cannot be read.
+KnowledgeLocation locateKnowledge(const std::string &Explicit,
+                                  const std::string &Argv0);
+
 /// Read-modify-write of Path under an exclusive flock on Path + ".lock",
 /// written to a temporary file and renamed over Path.
 bool recordMeasurement(const std::string &Path, const Measurement &M,

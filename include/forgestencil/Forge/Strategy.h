@@ -88,6 +88,11 @@ struct StrategyParams {
   nlohmann::json toJson() const;
   static std::optional<StrategyParams> fromJson(const nlohmann::json &J,
                                                 std::string &Error);
+  /// As above; errors name the member below \p Path
+  /// ("candidates[2].params.block[0]: ...").
+  static std::optional<StrategyParams> fromJson(const nlohmann::json &J,
+                                                std::string &Error,
+                                                const std::string &Path);
   /// The inverse of id(): "zsum.32x4.v1.y8.z8" gives that point. Only the
   /// canonical form id() writes is accepted; the Error names the bad part.
   static std::optional<StrategyParams> fromId(const std::string &Id,

@@ -53,6 +53,12 @@ struct HarnessOptions {
   bool Small = false;
   /// Skip vendoring and building; run what is there.
   bool NoBuild = false;
+  /// Vendor and build (every selected variant), then stop: no runs, no
+  /// registry entry.
+  bool BuildOnly = false;
+  /// The variants to measure (app.json "variants"), in this order; empty
+  /// means all of them.
+  std::vector<std::string> Variants;
   double RunTimeoutSeconds = 1800;
   double BuildTimeoutSeconds = 7200;
   /// The seed of the run order and the bootstrap; drawn at random when unset.
@@ -64,7 +70,9 @@ struct HarnessOptions {
   /// comparison.
   bool KeepOutputs = false;
   /// Refuse the speed-up when the outputs differ by more than this relative
-  /// difference; without it differences are only reported.
+  /// difference; without it, app.json's output_max_rel; without both,
+  /// differences are only reported (an app without a check of its own must
+  /// give bit-identical outputs then).
   std::optional<double> OutputMaxRelDiff;
   /// How differing output files are read ("float32", "float64"); empty means
   /// app.json's output_type, else float32.
@@ -87,9 +95,9 @@ int runIntegration(const HarnessOptions &Options, std::ostream &Report,
                    std::ostream &Progress);
 
 /// Puts the registry entry of a run record written by `--json` on another
-/// host into the registry, after checking that the record was measured with
-/// the patches in the patches directory (their SHA-256). Returns a
-/// HarnessExitCode.
+/// host into the registry (every variant's, for a record file of an app with
+/// variants), after checking that the record was measured with the patches
+/// in the patches directory (their SHA-256). Returns a HarnessExitCode.
 int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath,
                     std::ostream &Report);
 

@@ -47,6 +47,9 @@ struct RunRecord {
   unsigned Round = 0;
   unsigned Sequence = 0;
   Mode RunMode = Mode::Original;
+  /// A check run (app.json run.check: a size the app's own reference can
+  /// afford) is judged by its check line only and gives no time.
+  bool IsCheckRun = false;
   std::optional<int> ExitCode;
   std::optional<int> Signal;
   bool TimedOut = false;
@@ -62,12 +65,31 @@ struct RunRecord {
   std::string OutputTail;
 };
 
+/// What a run must print to count.
+struct RunExpectations {
+  /// The timer line (a timed run).
+  bool NeedsTimer = true;
+  /// The check line. When false a check line that is printed still counts:
+  /// one that fails fails the run.
+  bool NeedsCheck = true;
+  /// When not empty, a run whose output matches it fails (app.json
+  /// failure_regex).
+  std::string FailureRegex;
+};
+
 /// Fills \p Record from how the process ended and what it printed, and sets
-/// its Problem when the run does not count.
+/// its Problem when the run does not count. \p Check may be null (an app
+/// whose outputs are its only check).
+void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
+              const CheckPattern *Check, RunExpectations Expect,
+              RunRecord &Record);
+
+/// judgeRun for a run that must print both its timer and its check line.
 void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
               const CheckPattern &Check, RunRecord &Record);
 
-/// "round 2, USE_OURS=1 (run 3 of 8)".
+/// "round 2, USE_OURS=1 (run 3 of 8)"; "round 2, USE_OURS=1, check run (run
+/// 4 of 8)".
 std::string describeRun(const RunRecord &Record, size_t TotalRuns);
 
 /// The medians and spread of one mode's times.
@@ -97,9 +119,10 @@ struct MeasurementSummary {
 /// The first run that does not count, if any.
 const RunRecord *findFirstProblem(const std::vector<RunRecord> &Runs);
 
-/// Summarises \p Runs (both runs of every round). Fails, naming the run and
-/// the reason, when any run does not count or a round lacks a mode: no
-/// speed-up is computed from an incomplete or failed measurement.
+/// Summarises \p Runs (both timed runs of every round; check runs give no
+/// time and are only required to count). Fails, naming the run and the
+/// reason, when any run does not count or a round lacks a mode: no speed-up
+/// is computed from an incomplete or failed measurement.
 Expected<MeasurementSummary> summarizeRuns(const std::vector<RunRecord> &Runs,
                                            unsigned Resamples, uint64_t Seed);
 

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace forgestencil {
 namespace harness {
@@ -72,6 +73,42 @@ OutputComparison compareOutputBytes(const std::string &A, const std::string &B,
 /// Compares the files at \p PathA and \p PathB. Fails when one cannot be read.
 Expected<OutputComparison>
 compareOutputFiles(const std::string &PathA, const std::string &PathB,
+                   ElementType Type = ElementType::Float32);
+
+/// One file of two output directories.
+struct FileComparison {
+  /// The file's path relative to the directories, '/'-separated.
+  std::string Path;
+  OutputComparison Result;
+};
+
+/// Two output directories (an app that writes several files per run),
+/// compared file by file: the same relative paths must be there in both.
+struct TreeComparison {
+  std::vector<std::string> OnlyInA;
+  std::vector<std::string> OnlyInB;
+  /// The files present in both, in path order.
+  std::vector<FileComparison> Files;
+
+  /// Both directories hold the same files with the same bytes.
+  bool identical() const;
+  /// A file is missing on one side or has another size: the outputs cannot
+  /// be compared value by value.
+  bool structureDiffers() const;
+  /// The whole tree as one comparison: total sizes, identical, and the
+  /// values merged over every differing file (element counts summed, largest
+  /// differences) when no file's structure differs.
+  OutputComparison aggregate() const;
+  /// One line: "identical (3 files, 12288 bytes)", "differ in 1 of 3 files
+  /// (first SX0000020: differ as float32: ...)", "1 file only in the first
+  /// (a)".
+  std::string describe() const;
+};
+
+/// Compares every regular file under \p DirA with the file of the same
+/// relative path under \p DirB.
+Expected<TreeComparison>
+compareOutputTrees(const std::string &DirA, const std::string &DirB,
                    ElementType Type = ElementType::Float32);
 
 /// The bytes of the file at \p Path.

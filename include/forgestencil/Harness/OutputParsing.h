@@ -16,6 +16,7 @@
 
 #include "forgestencil/Harness/Expected.h"
 
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -37,11 +38,24 @@ struct TimerPattern {
   std::string Unit = "ms";
 };
 
-/// Where an application prints its correctness verdict, and the word that
-/// means it passed.
+/// Where an application prints its correctness verdict and what counts as
+/// passing: capture group 1 equal to the pass word, or, for an app that
+/// prints a measured error instead of a verdict, a number within the bounds
+/// (Min <= value <= Max; either bound may be absent, not both).
 struct CheckPattern {
+  CheckPattern() = default;
+  CheckPattern(std::string Regex, std::string PassWord = "PASS")
+      : Regex(std::move(Regex)), PassWord(std::move(PassWord)) {}
+
   std::string Regex;
   std::string PassWord = "PASS";
+  std::optional<double> Min;
+  std::optional<double> Max;
+
+  /// True when the check compares a number with bounds, not a word.
+  bool isNumeric() const { return Min.has_value() || Max.has_value(); }
+  /// What passes, for messages: "'PASS'", "<= 1e-06", "in [3.5, 4.5]".
+  std::string describeRule() const;
 };
 
 /// The time printed in \p Output, in milliseconds. When the timer line occurs
@@ -51,14 +65,17 @@ struct CheckPattern {
 Expected<double> parseTimerMs(const std::string &Output,
                               const TimerPattern &Timer);
 
-/// The verdict an application printed and whether it is the pass word.
+/// The verdict an application printed (the captured text: a word, or the
+/// number of a numeric check) and whether it passes.
 struct CheckVerdict {
   std::string Word;
   bool Passed = false;
 };
 
 /// The verdict printed in \p Output (the last one when printed more than
-/// once). Fails when the pattern does not match.
+/// once). Fails when the pattern does not match. A numeric check fails (does
+/// not pass) when the capture is not a finite number or lies outside the
+/// bounds.
 Expected<CheckVerdict> parseCheck(const std::string &Output,
                                   const CheckPattern &Check);
 

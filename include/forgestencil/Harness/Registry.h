@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace forgestencil {
 namespace harness {
@@ -36,7 +37,8 @@ inline constexpr int RegistryVersion = 1;
 nlohmann::json makeEmptyRegistry();
 
 /// The identity of an entry: its app, its kernel names (as a set: order does
-/// not matter) and its GPU name. Fails when one of them is missing.
+/// not matter), its GPU name and, for an app with build variants, its
+/// variant. Fails when one of the first three is missing.
 Expected<std::string> registryKey(const nlohmann::json &Entry);
 
 /// Parses registry text; \p Path names it in errors. Empty text is an empty
@@ -57,6 +59,11 @@ Status writeFileAtomically(const std::string &Path, const std::string &Content);
 /// entry's members plus every run): the record without the runs and the
 /// host details. Fails when a member an entry needs is missing.
 Expected<nlohmann::json> registryEntryFromRecord(const nlohmann::json &Record);
+
+/// The run records in the content of a `--json` file: the file itself, or,
+/// for an app with variants, each member of its "variants" list.
+Expected<std::vector<nlohmann::json>>
+runRecordsOfFile(const nlohmann::json &Content);
 
 /// Merges \p Entry into the registry file at \p Path (created, with its
 /// directory, when absent),

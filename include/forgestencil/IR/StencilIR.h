@@ -106,12 +106,44 @@ struct Coefficient {
   std::vector<unsigned> Shape;
 };
 
+/// A compile-time constant the kernel names (an object-like macro, a const
+/// or constexpr variable at namespace or class scope, an enumerator) that the
+/// IR keeps by name: the strides, bounds and update expressions that mention
+/// it are right for whatever value the app is built with. Generated code
+/// sees the same names, since it is compiled in the kernel's own scope.
+struct NamedConstant {
+  std::string Name;   ///< C spelling: "N", "TILE", "::ns::kRadius".
+  std::string Type;   ///< "int", "long long", "float", "double".
+  std::string Value;  ///< Its value where the analysis parsed the kernel.
+  enum Origin { Macro, Variable, Enumerator } Origin = Macro;
+  std::string DefinedAt; ///< "file:line" of its definition, if known.
+};
+
+/// A value the IR holds only for one build or one launch: the generated
+/// launcher checks it and runs the original kernel where it does not hold.
+struct Assumption {
+  enum Kind {
+    CompileTime,  ///< Expr == Value for a C constant expression: a named
+                  ///< constant whose number the analysis needed (a radius
+                  ///< loop's bound, a tile's size).
+    Preprocessor, ///< A conditional directive inside the kernel (or a
+                  ///< helper it calls): Expr is its condition and Value "1"
+                  ///< when the branch after it was taken, "0" when not.
+    BlockDim,     ///< blockDim.<Expr> == Value at every launch (the kernel
+                  ///< indexes blocks by a fixed size).
+  } Kind = CompileTime;
+  std::string Expr, Value;
+  std::string Why; ///< Where it comes from, for the generated comment.
+};
+
 /// A node of the update expression tree.
 struct Expr {
   enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select } Kind =
       Literal;
   std::string Op;     ///< "+", "-", "*", "/", "neg" or the function name.
-  std::string Name;   ///< Array (Read), coefficient (Coef) or parameter.
+  /// Array (Read), coefficient (Coef), or for ParamRef a scalar parameter
+  /// or a named constant of the IR's Constants.
+  std::string Name;
   Offset Off{0, 0, 0};///< Read offset.
   int Index = -1;     ///< Element of a coefficient array, -1 for scalars.
   std::string Value;  ///< Literal spelling, e.g. "2.0f".
@@ -140,6 +172,10 @@ struct StencilIR {
   std::vector<OutputArray> Outputs;
   std::vector<Coefficient> Coefficients;
   std::vector<Update> Updates;
+  /// Compile-time constants the expressions above name.
+  std::vector<NamedConstant> Constants;
+  /// What holds only for the build and launches the analysis saw.
+  std::vector<Assumption> Assumptions;
   /// Derived facts.
   std::string Shape;        ///< "star", "box" or "other".
   unsigned Radius = 0;
@@ -153,14 +189,44 @@ struct StencilIR {
   /// Recomputes Shape, Radius, Points, FlopsPerPoint and BytesPerPoint
   /// from the arrays and updates.
   void computeDerived();
+  /// The block size along D (0 = x) that every launch must have, 0 if none.
+  unsigned fixedBlockDim(int D) const;
+  /// The named constant Name, or null.
+  const NamedConstant *constant(const std::string &Name) const;
 };
 
 /// Element size in bytes of a C type name; 0 when unknown.
 unsigned elementSize(const std::string &Type);
 
+/// The most elements a `__constant__` coefficient array may have (64 KiB of
+/// constant memory holds 16384 floats).
+inline constexpr long long MaxCoefficientElements = 16384;
+
+/// Checks that \p IR can be given to a code generator: every name that
+/// reaches generated code is a C identifier (or a member access of one),
+/// every type is a C type, every literal is a number and every bound,
+/// extent and stride a C expression over names and integers; the element
+/// type is one the generators know; there are axes (as many as dims, with
+/// one stride each), inputs, outputs and updates; offsets are within
+/// +-1024 and 0 beyond dims; every read names an input at one of its
+/// listed offsets, every update an output, every coefficient and parameter
+/// reference a declared one, with its index in range. Returns the empty
+/// string, or "<path>: <reason>" for the first problem, the path as in the
+/// JSON form below \p Path (`inputs[0].offsets[3][1]`).
+std::string validate(const StencilIR &IR, const std::string &Path = "");
+
+/// True for a C identifier.
+bool isIdentifier(const std::string &S);
+
 nlohmann::json toJson(const StencilIR &IR);
 /// Parses an IR document; throws nothing: an error message is returned in
-/// Error and std::nullopt when the document is not valid IR.
+/// Error and std::nullopt when the document is not valid IR. Every member
+/// is type- and range-checked, the result is validate()d, and the derived
+/// facts (shape, radius, points, flops, bytes) are recomputed from the
+/// offsets and updates, whatever the document states. Error names the
+/// member's path below \p Path (e.g. "kernels[2].ir") and the reason.
+std::optional<StencilIR> fromJson(const nlohmann::json &J, std::string &Error,
+                                  const std::string &Path);
 std::optional<StencilIR> fromJson(const nlohmann::json &J, std::string &Error);
 
 nlohmann::json toJson(const Expr &E);

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace forgestencil {
 namespace patch {
@@ -46,6 +47,31 @@ Expected<std::string> nextPatchPath(const std::string &Directory,
 /// patch instead of numbering a copy.
 std::optional<std::string> findIdenticalPatch(const std::string &Directory,
                                               std::string_view Content);
+
+/// True when the file at \p Path starts with the header writePatch writes
+/// (`From: ForgeStencil <forgestencil@localhost>` above the first diff).
+bool isForgeStencilPatch(const std::string &Path);
+
+/// What replacePatchSeries did.
+struct SeriesUpdate {
+  /// The series' one patch: `<Directory>/0001-<slug>.patch`.
+  std::string Path;
+  /// The directory already held exactly this series; nothing was written.
+  bool Unchanged = false;
+  /// The patches the new one replaced (its own name excepted).
+  std::vector<std::string> Replaced;
+};
+
+/// Makes \p Content the whole patch series of \p Directory, as
+/// `0001-<slug>.patch`: fs-rewrite's patch is made against the tree as it
+/// read it, which carries none of the series (it refuses a tree that
+/// does), so a second patch numbered after the first would not apply.
+/// Patches of the series that ForgeStencil wrote are replaced; one it did
+/// not write is a refusal, saying why. The new patch is complete on disk
+/// before the old ones move; on failure the old series is restored.
+Expected<SeriesUpdate> replacePatchSeries(const std::string &Directory,
+                                          std::string_view Slug,
+                                          std::string_view Content);
 
 } // namespace patch
 } // namespace forgestencil

@@ -76,6 +76,11 @@ def main():
             ir["bytes_per_point"]))
         for n in ir["notes"]:
             print("  note: " + n)
+        for c in ir.get("constants", []):
+            print("  constant %s %s = %s (%s %s)" % (
+                c["name"], c["type"], c["value"], c["origin"], c["defined_at"]))
+        for a in ir.get("assumptions", []):
+            print("  assume %s %s == %s" % (a["kind"], a["expr"], a["value"]))
 
 
 if __name__ == "__main__":

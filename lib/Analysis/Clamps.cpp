@@ -1,0 +1,306 @@
+//===- Clamps.cpp - Boundary clamps of positions ----------------------------===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+Value Interpreter::clampOf(bool Upper, const Value &Pos, const Value &Bound,
+                           const std::string &Text) {
+  Clamps.insert(Text);
+  ClampInfo CI;
+  CI.Upper = Upper;
+  CI.Bound = Bound.Idx;
+  std::vector<std::pair<int, Poly>> Inner;
+  if (!splitClamps(Pos.Idx, CI.Arg, Inner))
+    return Value::unknown("a clamp of a clamped position times another (" +
+                          Text + ")");
+  CI.Text = Text;
+  std::string Sym = ClampPrefix + std::to_string(ClampInfos.size());
+  ClampInfos.push_back(std::move(CI));
+  return Value::index(Pos.Idx + Poly::symbol(Sym));
+}
+
+/// c == e ? b : p (or c != e ? p : b) that replaces p only where it is one
+/// point beyond the bound: i == 0 ? 0 : i - 1, i == nx - 1 ? nx - 1 : i + 1,
+/// j == ny - 1 ? j : j + 1. It equals max(p, b) (min) only for reads at -1
+/// (+1) on a domain within the bounds; clampedBounds checks both.
+std::optional<Value> Interpreter::equalityClamp(const BinaryOperator *Cmp,
+                                                const Value &L, const Value &R,
+                                                const Value &T, const Value &F,
+                                                const std::string &Text) {
+  const bool Eq = Cmp->getOpcode() == BO_EQ;
+  const Value &Pos = Eq ? F : T, &AtEq = Eq ? T : F;
+  Poly P, Lp, Rp, B;
+  std::vector<std::pair<int, Poly>> Ignored;
+  if (!moves(Pos) || !splitClamps(Pos.Idx, P, Ignored) ||
+      !splitClamps(L.Idx, Lp, Ignored) || !splitClamps(R.Idx, Rp, Ignored) ||
+      !splitClamps(AtEq.Idx, B, Ignored))
+    return std::nullopt;
+  const Poly D = Lp - Rp;
+  // A value chosen at equality that moves (j == ny - 1 ? j : ...) is, where
+  // it is chosen, the fixed bound it equals there.
+  if (moves(AtEq)) {
+    std::optional<Poly> Fixed;
+    for (const Poly &C : {B - D, B + D})
+      if (!moves(Value::index(C)))
+        Fixed = C;
+    if (!Fixed)
+      return std::nullopt;
+    B = *Fixed;
+  }
+  for (bool Upper : {false, true}) {
+    Poly Rest = P - B + Poly::constant(Upper ? -1 : 1);
+    if (Rest != D && Rest != -D)
+      continue;
+    Value V = clampOf(Upper, Pos, Value::index(B), Text);
+    if (V.K == Value::Index)
+      ClampInfos.back().Equality = true;
+    return V;
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
+  const auto *Cmp =
+      dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
+  if (!Cmp || !Cmp->isComparisonOp() || !CO->getType()->isIntegerType())
+    return std::nullopt;
+  Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
+  Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
+  if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
+      F.K != Value::Index)
+    return std::nullopt;
+  if (Cmp->isEqualityOp())
+    return equalityClamp(Cmp, L, R, T, F, text(CO));
+  if (moves(T) == moves(F))
+    return std::nullopt;
+  const bool PosTrue = moves(T);
+  const Value &Pos = PosTrue ? T : F, &Bound = PosTrue ? F : T;
+  Poly P, Lp, Rp;
+  std::vector<std::pair<int, Poly>> Ignored;
+  if (!splitClamps(Pos.Idx, P, Ignored) || !splitClamps(L.Idx, Lp, Ignored) ||
+      !splitClamps(R.Idx, Rp, Ignored))
+    return std::nullopt;
+  // The condition as "Pos - Bound + c REL 0", when it is one; REL chooses Pos.
+  BinaryOperatorKind Op = Cmp->getOpcode();
+  auto Mirror = [](BinaryOperatorKind O) {
+    return O == BO_LT ? BO_GT : O == BO_GT ? BO_LT : O == BO_LE ? BO_GE : BO_LE;
+  };
+  auto Negate = [](BinaryOperatorKind O) {
+    return O == BO_LT ? BO_GE : O == BO_GE ? BO_LT : O == BO_GT ? BO_LE : BO_GT;
+  };
+  for (int Swap = 0; Swap < 2; ++Swap) {
+    Poly D = Swap ? Rp - Lp : Lp - Rp;
+    BinaryOperatorKind Rel = Swap ? Mirror(Op) : Op;
+    if (!PosTrue)
+      Rel = Negate(Rel);
+    auto C = numberOf(D - (P - Bound.Idx));
+    if (!C)
+      continue;
+    // Pos is chosen when Pos - Bound >= K (max) or <= K (min); when K is the
+    // value at which Pos equals Bound, or one off towards choosing Bound, the
+    // choice is exactly max or min.
+    if (Rel == BO_GT || Rel == BO_GE) {
+      int64_t K = Rel == BO_GT ? 1 - *C : -*C;
+      if (K == 0 || K == 1)
+        return clampOf(false, Pos, Bound, text(CO));
+    } else {
+      int64_t K = Rel == BO_LT ? -*C - 1 : -*C;
+      if (K == 0 || K == -1)
+        return clampOf(true, Pos, Bound, text(CO));
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string Interpreter::clampedBounds(
+    ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+    const std::vector<Poly> &Strides, const ir::Offset &Shift,
+    const std::vector<std::optional<Poly>> &TLo,
+    const std::vector<std::optional<Poly>> &THi,
+    const std::function<std::optional<ir::Offset>(const Poly &, std::string &)>
+        &OffsetOf) {
+  const size_t N = AxisSyms.size();
+  auto AxisName = [&](size_t A) { return IR.Axes[A].Name; };
+  // The axis a clamp acts on and KRaw, the clamped position's offset from
+  // the axis symbol (the thread's coordinate, before the store's shift).
+  struct Act {
+    size_t Axis;
+    int64_t KRaw;
+  };
+  std::string Why;
+  auto AxisOf = [&](const ClampInfo &CI) -> std::optional<Act> {
+    for (size_t A = 0; A < N; ++A) {
+      auto C = CI.Arg.coefficientOf(AxisSyms[A]);
+      if (!C || *C != Poly::constant(1))
+        continue;
+      if (auto K = numberOf(CI.Arg - Poly::symbol(AxisSyms[A])))
+        return Act{A, *K};
+      break;
+    }
+    Why = "the clamp " + CI.Text + " bounds " + CI.Arg.str() +
+          ", which is not a coordinate of the stored point plus a constant";
+    return std::nullopt;
+  };
+  auto ThreadAxis = [&](size_t A) {
+    return IR.Axes[A].Source == ir::AxisSource::Thread ||
+           IR.Axes[A].Source == ir::AxisSource::GridStride;
+  };
+  // A clamp that never moves the position of a point of the domain.
+  auto NoOp = [&](const ClampInfo &CI, const Act &X, const ClampSet &S) {
+    const size_t A = X.Axis;
+    if (CI.Upper)
+      return THi[A] && nonNegative(CI.Bound - *THi[A] + Poly::constant(1 - X.KRaw));
+    if (TLo[A] && nonNegative(*TLo[A] + Poly::constant(X.KRaw) - CI.Bound))
+      return true;
+    // The thread at threadIdx t of its block stands at blockIdx*B + t >= t.
+    auto B = numberOf(CI.Bound);
+    return S.InBlock && ThreadAxis(A) && B &&
+           S.Reader[IR.Axes[A].ThreadDim - 'x'] + X.KRaw >= *B;
+  };
+
+  struct Use {
+    std::string Array;
+    ir::Offset O;
+    const ClampSet *S;
+    std::vector<std::pair<Act, const ClampInfo *>> Active;
+  };
+  std::vector<Use> Uses;
+  std::map<size_t, std::map<std::string, Poly>> UpperB, LowerB;
+  const ClampSet Unclamped;
+  std::function<bool(const DPtr &)> Walk = [&](const DPtr &D) {
+    if (!D)
+      return true;
+    if (D->K == DNode::Read && !D->Shared) {
+      std::string Ignored;
+      auto O = OffsetOf(D->Index, Ignored);
+      if (O) {
+        std::vector<const ClampSet *> Sets;
+        for (const ClampSet &S : D->Clamps)
+          Sets.push_back(&S);
+        if (Sets.empty())
+          Sets.push_back(&Unclamped);
+        for (const ClampSet *S : Sets) {
+          Use U{D->Name, *O, S, {}};
+          for (const auto &[Id, Coef] : S->Ids) {
+            const ClampInfo &CI = ClampInfos[Id];
+            auto X = AxisOf(CI);
+            if (!X)
+              return false;
+            if (Coef != Strides[X->Axis]) {
+              Why = "the clamp " + CI.Text + " bounds the position along '" +
+                    AxisName(X->Axis) + "' but indexes '" + D->Name +
+                    "' with the stride " + Coef.str();
+              return false;
+            }
+            if (NoOp(CI, *X, *S))
+              continue;
+            int64_t K = X->KRaw - Shift[X->Axis];
+            if (K != (*O)[X->Axis]) {
+              Why = "the clamp " + CI.Text + " bounds the position " +
+                    std::to_string(K) + " along '" + AxisName(X->Axis) +
+                    "', but '" + D->Name + "' is read at " +
+                    std::to_string((*O)[X->Axis]) + " after it";
+              return false;
+            }
+            if (CI.Equality && K != (CI.Upper ? 1 : -1)) {
+              Why = "the condition " + CI.Text + " replaces only the "
+                    "position one point beyond its bound, but '" + D->Name +
+                    "' is read at " + std::to_string(K) + " along '" +
+                    AxisName(X->Axis) + "' through it";
+              return false;
+            }
+            (CI.Upper ? UpperB : LowerB)[X->Axis].emplace(CI.Bound.str(),
+                                                           CI.Bound);
+            U.Active.push_back({*X, &CI});
+          }
+          Uses.push_back(std::move(U));
+        }
+      }
+    }
+    for (const DPtr &A : D->Args)
+      if (!Walk(A))
+        return false;
+    return true;
+  };
+  for (const Write &W : Writes)
+    if (!Walk(W.Value))
+      return Why;
+
+  for (size_t A = 0; A < N; ++A) {
+    auto &Up = UpperB[A], &Lo = LowerB[A];
+    if (Up.empty() && Lo.empty())
+      continue;
+    for (auto *Bs : {&Up, &Lo})
+      if (Bs->size() > 1) {
+        std::string List;
+        for (const auto &[T, P] : *Bs)
+          List += (List.empty() ? "" : ", ") + T;
+        return "reads along '" + AxisName(A) + "' are clamped to different " +
+               (Bs == &Up ? "upper" : "lower") + " bounds (" + List + ")";
+      }
+    const int Dim = IR.Axes[A].ThreadDim - 'x';
+    int MinO = 0, MaxO = 0;
+    for (const Use &U : Uses) {
+      const int O = U.O[A];
+      MinO = std::min(MinO, O);
+      MaxO = std::max(MaxO, O);
+      if (O == 0)
+        continue;
+      bool Clamped = false;
+      for (const auto &[X, CI] : U.Active)
+        Clamped = Clamped || (X.Axis == A && CI->Upper == (O > 0));
+      if (Clamped || (O > 0 ? Up.empty() : Lo.empty()))
+        continue;
+      // Below: a reader at threadIdx t of its block is at least t along A.
+      auto LoC = numberOf(Lo.begin()->second);
+      if (O < 0 && U.S->InBlock && ThreadAxis(A) && LoC &&
+          U.S->Reader[Dim] + Shift[A] + O >= *LoC)
+        continue;
+      return "'" + U.Array + "' is read at " + std::to_string(O) +
+             " along '" + AxisName(A) + "' without the clamp other reads " +
+             "there have" +
+             (U.S->InBlock ? " (through the __shared__ tile, by the thread " +
+                                 std::to_string(U.S->Reader[Dim]) +
+                                 " of the block)"
+                           : std::string());
+    }
+    if (!TLo[A] || !THi[A])
+      return "the domain along '" + AxisName(A) + "' is not one interval";
+    const Poly Sh = Poly::constant(Shift[A]);
+    const Poly DLo = *TLo[A] + Sh, DLast = *THi[A] + Sh - Poly::constant(1);
+    // Without a bound on one side, one no read reaches.
+    Poly L = Lo.empty() ? DLo + Poly::constant(MinO) : Lo.begin()->second;
+    Poly H = Up.empty() ? DLast + Poly::constant(MaxO) : Up.begin()->second;
+    if (!nonNegative(DLo - L) || !nonNegative(H - DLast))
+      return "the domain along '" + AxisName(A) + "' [" + DLo.str() + ", " +
+             DLast.str() + "] is not within the clamp's bounds [" + L.str() +
+             ", " + H.str() + "]";
+    IR.Axes[A].ClampLower = L.str();
+    IR.Axes[A].ClampUpper = H.str();
+  }
+  return "";
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

@@ -1,0 +1,857 @@
+//===- Evaluator.cpp - Expressions: indices, pointers, loads and data values ---===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+std::string Interpreter::text(const Expr *E) const {
+  CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
+  R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
+  if (R.isValid())
+    return Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+  // Inside a macro's body: the text where it is spelled (the #define).
+  SourceLocation B = SM.getSpellingLoc(E->getBeginLoc()),
+                 End = SM.getSpellingLoc(E->getEndLoc());
+  if (B.isValid() && End.isValid() && SM.getFileID(B) == SM.getFileID(End) &&
+      !SM.isBeforeInTranslationUnit(End, B))
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(B, End), SM,
+                                Ctx.getLangOpts())
+        .str();
+  return "<expr>";
+}
+
+/// The symbols of P whose names start with Prefix.
+std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix) {
+  std::set<std::string> Syms;
+  for (const auto &[M, C] : P.terms())
+    for (const std::string &S : M)
+      if (S.rfind(Prefix, 0) == 0)
+        Syms.insert(S);
+  return Syms;
+}
+
+/// Whether P is a constant at least 0.
+bool atLeast0(const Poly &P) {
+  auto C = P.constantValue();
+  return C && *C >= 0;
+}
+
+bool Interpreter::splitClamps(const Poly &Index, Poly &Stripped,
+                              std::vector<std::pair<int, Poly>> &Ids) const {
+  const std::set<std::string> Syms = symbolsWithPrefix(Index, ClampPrefix);
+  for (const std::string &S : Syms) {
+    auto Coef = Index.coefficientOf(S);
+    if (!Coef || Coef->mentionsPrefix(ClampPrefix))
+      return false;
+    Ids.push_back({std::stoi(S.substr(std::string(ClampPrefix).size())), *Coef});
+  }
+  Stripped = Index.without({Syms.begin(), Syms.end()});
+  return true;
+}
+
+ArrayInfo *Interpreter::arrayOf(const std::string &Name) {
+  auto It = Arrays.find(Name);
+  return It == Arrays.end() ? nullptr : &It->second;
+}
+
+/// Number of scalars in one element of T (T[4][8] -> 32, float -> 1).
+std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx) {
+  int64_t N = 1;
+  while (const auto *A = Ctx.getAsConstantArrayType(T)) {
+    N *= A->getSize().getSExtValue();
+    T = A->getElementType();
+  }
+  if (T->isArrayType())
+    return std::nullopt;
+  return N;
+}
+
+QualType scalarType(QualType T, ASTContext &Ctx) {
+  while (const ArrayType *A = Ctx.getAsArrayType(T))
+    T = A->getElementType();
+  if (const auto *P = T->getAs<PointerType>())
+    return scalarType(P->getPointeeType(), Ctx);
+  return T;
+}
+
+bool isAtomicName(StringRef N) {
+  return N.starts_with("atomic") || N.starts_with("__atomic");
+}
+
+bool isMathFunction(StringRef N) {
+  static const llvm::StringSet<> Names = {
+      "sqrt",  "sqrtf", "rsqrt", "rsqrtf", "fabs", "fabsf", "abs",  "exp",
+      "expf",  "exp2f", "log",   "logf",   "sin",  "sinf",  "cos",  "cosf",
+      "pow",   "powf",  "fmax",  "fmaxf",  "fmin", "fminf", "fma",  "fmaf",
+      "tanh",  "tanhf", "cbrt",  "cbrtf",  "__fmul_rn", "__fadd_rn",
+      "__fmaf_rn", "__dmul_rn", "__dadd_rn", "__fma_rn", "max", "min",
+      "std::sqrt", "std::abs", "std::exp", "std::max", "std::min"};
+  return Names.contains(N);
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------
+
+/// threadIdx.x, blockIdx.y, blockDim.z, gridDim.x as polynomial symbols.
+Value Interpreter::builtinIndex(const Expr *E) {
+  const Expr *Inner = E->IgnoreParenImpCasts();
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(Inner))
+    Inner = PO->getSyntacticForm()->IgnoreParenImpCasts();
+  const auto *Prop = dyn_cast<MSPropertyRefExpr>(Inner);
+  if (!Prop)
+    return Value::unknown("");
+  const Expr *BaseExpr = Prop->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(BaseExpr))
+    BaseExpr = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Base = dyn_cast<DeclRefExpr>(BaseExpr);
+  if (!Base)
+    return Value::unknown("");
+  std::string Var = Base->getDecl()->getName().str();
+  std::string Field = Prop->getPropertyDecl()->getName().str();
+  if (Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
+    return Value::unknown("");
+  static const std::map<std::string, std::string> Prefix = {
+      {"threadIdx", "tid."}, {"blockIdx", "bid."},
+      {"blockDim", "bdim."}, {"gridDim", "gdim."}};
+  auto It = Prefix.find(Var);
+  if (It == Prefix.end())
+    return Value::unknown("");
+  return Value::index(Poly::symbol(It->second + Field));
+}
+
+/// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
+/// blockIdx.A*B + threadIdx.A with a constant B folds too (the kernel then
+/// assumes blockDim.A == B); BlockSizes records B.
+Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes) {
+  for (int D = 0; D < 3 && BlockSizes; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    int64_t CB = P.coefficient({"bid." + Ax});
+    int64_t CT = P.coefficient({"tid." + Ax});
+    if (CT <= 0 || CB <= CT || CB % CT != 0)
+      continue;
+    auto It = BlockSizes->find(D);
+    if (It != BlockSizes->end() && It->second != CB / CT)
+      continue;
+    (*BlockSizes)[D] = CB / CT;
+    Poly Both = Poly::constant(CB) * Poly::symbol("bid." + Ax) +
+                Poly::constant(CT) * Poly::symbol("tid." + Ax);
+    P = P - Both + Poly::constant(CT) * Poly::symbol(GlobalThread[D]);
+  }
+  for (int D = 0; D < 3; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    Monomial BB = {"bdim." + Ax, "bid." + Ax};
+    std::sort(BB.begin(), BB.end());
+    int64_t CB = P.coefficient(BB);
+    int64_t CT = P.coefficient({"tid." + Ax});
+    int64_t C = std::min(CB, CT);
+    if (CB > 0 && CT > 0 && CB == CT) {
+      Poly Both = Poly::symbol("bid." + Ax) * Poly::symbol("bdim." + Ax) +
+                  Poly::symbol("tid." + Ax);
+      P = P - Poly::constant(C) * Both + Poly::constant(C) * Poly::symbol(GlobalThread[D]);
+    }
+  }
+  return P;
+}
+
+unsigned Interpreter::elementBytes(const std::string &Array) {
+  ArrayInfo *A = arrayOf(Array);
+  if (!A || A->ElemType.isNull() || A->ElemType->isIncompleteType())
+    return 0;
+  return static_cast<unsigned>(Ctx.getTypeSizeInChars(A->ElemType).getQuantity());
+}
+
+/// Divides a byte offset by an element size. A term that is not a whole
+/// multiple (j*pitch / 4 for a pitch in bytes) becomes a term of the derived
+/// symbol "pitch/4": sound because a pitched row is aligned to the element.
+Poly divideBySize(const Poly &Bytes, int64_t Size, bool &Assumed) {
+  Poly R;
+  for (const auto &[M, C] : Bytes.terms()) {
+    if (C % Size == 0) {
+      Poly Term = Poly::constant(C / Size);
+      for (const std::string &S : M)
+        Term = Term * Poly::symbol(S);
+      R = R + Term;
+      continue;
+    }
+    if (M.empty())
+      return Poly::symbol("?");
+    int64_t G = std::gcd(C < 0 ? -C : C, Size);
+    Poly Term = Poly::constant(C / G) *
+                Poly::symbol(M.back() + "/" + std::to_string(Size / G));
+    for (size_t I = 0; I + 1 < M.size(); ++I)
+      Term = Term * Poly::symbol(M[I]);
+    R = R + Term;
+    Assumed = true;
+  }
+  return R;
+}
+
+/// A cast between pointer types of different element sizes rescales the
+/// offset: (char *)u counts bytes, (float *)(...) counts floats again.
+Value Interpreter::castPointer(Value V, QualType To) {
+  if (V.K != Value::Pointer || !To->isPointerType())
+    return V;
+  QualType Pointee = To->getPointeeType();
+  // A pointer to rows (float (*)[NX]) still counts scalars.
+  Pointee = scalarType(Pointee, Ctx);
+  if (Pointee->isVoidType() || Pointee->isIncompleteType() ||
+      Pointee->isDependentType())
+    return V;
+  unsigned Elem = elementBytes(V.Array);
+  unsigned From = V.UnitBytes ? V.UnitBytes : Elem;
+  unsigned Dest = static_cast<unsigned>(Ctx.getTypeSizeInChars(Pointee).getQuantity());
+  if (From == 0 || Dest == 0 || From == Dest)
+    return V;
+  Poly Bytes = V.Idx * Poly::constant(From);
+  bool Assumed = false;
+  V.Idx = divideBySize(Bytes, Dest, Assumed);
+  if (V.Idx.mentions("?"))
+    return Value::unknown("a pointer cast to a misaligned element");
+  if (Assumed)
+    Assumptions.insert("the pitch is a whole number of elements (a byte "
+                       "offset was divided by " + std::to_string(Dest) + ")");
+  V.UnitBytes = Dest == Elem ? 0 : Dest;
+  return V;
+}
+
+/// A kernel parameter, or a field of one passed by value, of scalar type:
+/// an integer is a size symbol, a floating-point value a scalar
+/// coefficient; nothing for other types.
+std::optional<Value> Interpreter::scalarParam(const std::string &Name,
+                                              QualType T) {
+  if (T->isIntegerType())
+    return Value::index(Poly::symbol(Name));
+  if (!T->isRealFloatingType())
+    return std::nullopt;
+  ScalarParams.insert(Name);
+  DPtr N = node(DNode::ParamRef);
+  N->Name = Name;
+  return Value::data(N);
+}
+
+/// g.nx of a struct passed by value: integer fields are size symbols,
+/// floating-point fields scalar coefficients.
+Value Interpreter::member(const MemberExpr *M) {
+  const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+  const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
+  if (!P || M->isArrow() || !P->getType()->isRecordType())
+    return Value::unknown("the member '" + text(M) + "' is not followed");
+  std::string Name = P->getName().str() + "." +
+                     M->getMemberDecl()->getName().str();
+  QualType T = M->getType();
+  if (std::optional<Value> V = scalarParam(Name, T))
+    return *V;
+  if (T->isPointerType()) {
+    ArrayInfo &A = Arrays[Name];
+    A.Kind = ArrayKind::Global;
+    A.ElemType = scalarType(T, Ctx);
+    A.Const = T->getPointeeType().isConstQualified();
+    return Value::pointer(Name, Poly());
+  }
+  return Value::unknown("the member '" + text(M) + "' is not followed");
+}
+
+DPtr Interpreter::asData(const Value &V, const Expr *Where) {
+  if (V.K == Value::Data)
+    return V.D;
+  if (V.K == Value::Index) {
+    if (auto C = V.Idx.constantValue()) {
+      DPtr N = node(DNode::Literal);
+      N->Value = std::to_string(*C);
+      return N;
+    }
+    // A value that depends on the position (x = i*dx) or on a size is not
+    // part of a fixed stencil update; say so rather than guess.
+    if (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+        V.Idx.mentionsPrefix("bid.") || V.Idx.mentionsPrefix("mod[") ||
+        V.Idx.mentionsPrefix("div["))
+      partial("the update uses the grid position as a value (" +
+              text(Where) + ")");
+    DPtr N = node(DNode::ParamRef);
+    N->Name = V.Idx.str();
+    return N;
+  }
+  if (V.K == Value::Unknown && !V.Why.empty())
+    partial(V.Why);
+  else
+    partial("a value the analysis does not follow: " + text(Where));
+  return nullptr;
+}
+
+Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
+  ArrayInfo *A = arrayOf(Ptr.Array);
+  if (!A)
+    return Value::unknown("a load through an untracked pointer");
+  if (!T->isRealFloatingType() && !T->isIntegerType())
+    return Value::unknown("a load of a non-scalar type");
+  Poly Index;
+  std::vector<std::pair<int, Poly>> ClampIds;
+  if (!splitClamps(Ptr.Idx, Index, ClampIds))
+    return Value::unknown("an index that multiplies clamped positions");
+  if (!ClampIds.empty() && A->Kind != ArrayKind::Global) {
+    partial("a clamped index into the " +
+            std::string(A->Kind == ArrayKind::Shared ? "__shared__ " : "") +
+            "array '" + Ptr.Array + "'");
+    return Value::unknown("");
+  }
+  if (A->Kind == ArrayKind::Shared) {
+    // Resolved against the tile's stores once the whole body is seen.
+    DPtr N = node(DNode::Read);
+    N->Name = Ptr.Array;
+    N->Index = Ptr.Idx;
+    N->Shared = true;
+    return Value::data(N);
+  }
+  if (A->Kind == ArrayKind::Local) {
+    auto E = numberOf(Ptr.Idx);
+    if (!E || Ptr.UnitBytes != 0)
+      return Value::unknown("a local array '" + Ptr.Array +
+                            "' indexed by a non-constant");
+    auto It = LocalElems[Ptr.Array].find(*E);
+    if (It == LocalElems[Ptr.Array].end())
+      return Value::unknown("an element of the local array '" + Ptr.Array +
+                            "' read before it is stored");
+    return It->second;
+  }
+  if (Ptr.UnitBytes != 0)
+    return Value::unknown("a load through a pointer cast to another element "
+                          "type than the array's");
+  if (T->isIntegerType() && A->Kind == ArrayKind::Global) {
+    notStencil("an index loaded from memory ('" + Ptr.Array +
+               "'): an indirect access whose footprint depends on data");
+    return Value::unknown("an integer loaded from memory (indirect index)");
+  }
+  if (A->Kind == ArrayKind::Constant) {
+    std::optional<int64_t> Element = numberOf(Ptr.Idx);
+    if (!Element) {
+      partial("a __constant__ array indexed by a non-constant");
+      return Value::unknown("");
+    }
+    DPtr N = node(DNode::Coef);
+    N->Name = Ptr.Array;
+    N->Index = Poly::constant(*Element);
+    return Value::data(N);
+  }
+  // An element this thread stored before, under the same guards, holds the
+  // stored value: b[i] = a[i] * 2 after a[i] = ... reads no memory. (The
+  // latest store to the element decides; out[i] += v is not forwarded.)
+  for (auto It = Writes.rbegin(); It != Writes.rend(); ++It) {
+    if (It->Array != Ptr.Array || It->Index != Index)
+      continue;
+    auto Same = [](const Constraint &X, const Constraint &Y) {
+      return X.Symbol == Y.Symbol && X.Upper == Y.Upper && X.Bound == Y.Bound &&
+             X.NotEqual == Y.NotEqual;
+    };
+    if (ClampIds.empty() && !It->Accumulate && ActiveConds.empty() &&
+        It->Guards.size() == Guards.size() &&
+        std::equal(Guards.begin(), Guards.end(), It->Guards.begin(), Same))
+      return Value::data(It->Value);
+    break;
+  }
+  DPtr N = node(DNode::Read);
+  N->Name = Ptr.Array;
+  N->Index = Index;
+  N->Ldg = Ldg;
+  N->Clamps.push_back(ClampSet());
+  N->Clamps.back().Ids = ClampIds;
+  Reads.push_back({Ptr.Array, Index, Ldg});
+  return Value::data(N);
+}
+
+Value Interpreter::evalSubscriptBase(const Expr *E) {
+  Value B = eval(E);
+  if (B.K != Value::Pointer)
+    return Value::unknown("subscript of an untracked base: " + text(E));
+  return B;
+}
+
+/// The value of a variable where it is read: its value in the environment,
+/// else what a parameter, a __constant__ or __device__ symbol or a constant
+/// with an initializer stands for.
+Value Interpreter::valueOf(const VarDecl *VD) {
+  auto It = Env.find(VD);
+  if (It != Env.end())
+    return It->second;
+  std::string Name = VD->getName().str();
+  QualType T = VD->getType();
+  if (isa<ParmVarDecl>(VD)) {
+    if (T->isPointerType() || T->isArrayType())
+      return Value::pointer(Name, Poly());
+    if (std::optional<Value> V = scalarParam(Name, T))
+      return *V;
+    return Value::unknown("parameter '" + Name + "' of type " +
+                          T.getAsString());
+  }
+  if (VD->hasAttr<CUDAConstantAttr>() || VD->hasAttr<CUDADeviceAttr>()) {
+    bool IsConst = VD->hasAttr<CUDAConstantAttr>();
+    if (T->isArrayType()) {
+      noteArraySizeMacros(VD);
+      ArrayInfo &A = Arrays[Name];
+      A.Kind = IsConst ? ArrayKind::Constant : ArrayKind::Global;
+      A.ElemType = scalarType(T, Ctx);
+      if (auto N = scalarsIn(T, Ctx))
+        A.ConstSize = static_cast<unsigned>(*N);
+      A.ConstShape.clear();
+      for (QualType E = T; const auto *CA = Ctx.getAsConstantArrayType(E);
+           E = CA->getElementType())
+        A.ConstShape.push_back(
+            static_cast<unsigned>(CA->getSize().getZExtValue()));
+      if (A.ConstShape.size() < 2)
+        A.ConstShape.clear();
+      return Value::pointer(Name, Poly());
+    }
+    if (IsConst && T->isRealFloatingType()) {
+      DPtr N = node(DNode::Coef);
+      N->Name = Name;
+      N->Index = Poly::constant(-1);
+      return Value::data(N);
+    }
+    if (IsConst && T->isIntegerType())
+      return Value::index(Poly::symbol(Name));
+    return Value::unknown("__device__ variable '" + Name + "'");
+  }
+  // File-scope or static constants with a visible initializer.
+  if (T.isConstQualified() && VD->hasInit() && T->isIntegerType()) {
+    if (auto V = VD->getInit()->getIntegerConstantExpr(Ctx))
+      return Value::index(Poly::constant(V->getSExtValue()));
+    return eval(VD->getInit());
+  }
+  if (T.isConstQualified() && VD->hasInit() && T->isRealFloatingType() &&
+      !VD->isLocalVarDecl()) {
+    return eval(VD->getInit());
+  }
+  return Value::unknown("the variable '" + Name + "' is not followed");
+}
+
+Value Interpreter::eval(const Expr *E) {
+  if (++Steps > 200000)
+    return Value::unknown("the kernel is too large to interpret");
+  // A constant the kernel names (a macro, a constexpr): kept by its name.
+  if (std::optional<Value> NC = namedConstant(E))
+    return *NC;
+  E = E->IgnoreParens();
+  if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
+    return castPointer(eval(C->getSubExpr()), C->getType());
+  if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+    return castPointer(eval(C->getSubExpr()), C->getType());
+  if (const auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+    return eval(S->getReplacement());
+  if (const auto *C = dyn_cast<ConstantExpr>(E))
+    return eval(C->getSubExpr());
+  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+    return eval(M->getSubExpr());
+
+  Value B = builtinIndex(E);
+  if (B.K == Value::Index)
+    return B;
+
+  if (const auto *I = dyn_cast<IntegerLiteral>(E))
+    return Value::index(Poly::constant(I->getValue().getSExtValue()));
+  if (const auto *CL = dyn_cast<CharacterLiteral>(E))
+    return Value::index(Poly::constant(CL->getValue()));
+  if (const auto *BL = dyn_cast<CXXBoolLiteralExpr>(E))
+    return Value::index(Poly::constant(BL->getValue()));
+  if (const auto *F = dyn_cast<FloatingLiteral>(E)) {
+    // The literal's own token, also when a macro wrote it (its expansion
+    // has no file range, but the token has a spelling): the generated code
+    // must read the same constant.
+    DPtr N = node(DNode::Literal);
+    SmallString<32> Buf;
+    bool Invalid = false;
+    StringRef Spelling =
+        Lexer::getSpelling(SM.getSpellingLoc(F->getLocation()), Buf, SM,
+                           Ctx.getLangOpts(), &Invalid);
+    N->Value = Invalid || Spelling.empty() ? text(E) : Spelling.str();
+    return Value::data(N);
+  }
+  if (const auto *UE = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
+    if (UE->getKind() == UETT_SizeOf) {
+      QualType T = UE->isArgumentType() ? UE->getArgumentType()
+                                        : UE->getArgumentExpr()->getType();
+      if (!T->isDependentType())
+        return Value::index(
+            Poly::constant(Ctx.getTypeSizeInChars(T).getQuantity()));
+    }
+    return Value::unknown("");
+  }
+
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = DR->getDecl();
+    if (const auto *EC = dyn_cast<EnumConstantDecl>(D))
+      return Value::index(Poly::constant(EC->getInitVal().getSExtValue()));
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      return valueOf(VD);
+    return Value::unknown("");
+  }
+
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    switch (U->getOpcode()) {
+    case UO_Minus: {
+      Value V = eval(U->getSubExpr());
+      if (V.K == Value::Index)
+        return Value::index(-V.Idx);
+      if (V.K == Value::Data) {
+        DPtr N = node(DNode::Unary);
+        N->Op = "neg";
+        N->Args = {V.D};
+        return Value::data(N);
+      }
+      return V;
+    }
+    case UO_Plus:
+      return eval(U->getSubExpr());
+    case UO_AddrOf: {
+      const Expr *Sub = U->getSubExpr()->IgnoreParens();
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub)) {
+        Value Base = evalSubscriptBase(AS->getBase());
+        Value Idx = eval(AS->getIdx());
+        if (Base.K == Value::Pointer && Idx.K == Value::Index)
+          return Base.movedTo(Base.Idx + Idx.Idx);
+      }
+      return Value::unknown("address of " + text(Sub));
+    }
+    case UO_Deref: {
+      Value P = eval(U->getSubExpr());
+      if (P.K != Value::Pointer)
+        return Value::unknown("dereference of an untracked pointer");
+      return load(P, U->getType(), false);
+    }
+    case UO_PreInc:
+    case UO_PreDec:
+    case UO_PostInc:
+    case UO_PostDec: {
+      const auto *DR =
+          dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts());
+      const VarDecl *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (!VD || !Env.count(VD))
+        return Value::unknown("increment of " + text(U->getSubExpr()));
+      Value Old = Env[VD];
+      int64_t Step = U->isIncrementOp() ? 1 : -1;
+      if (Old.K == Value::Index)
+        Env[VD] = Value::index(Old.Idx + Poly::constant(Step));
+      else if (Old.K == Value::Pointer)
+        Env[VD] = Old.movedTo(Old.Idx + Poly::constant(Step));
+      else
+        Env[VD] = Value::unknown("increment of a non-index");
+      return U->isPrefix() ? Env[VD] : Old;
+    }
+    case UO_LNot:
+      return Value::unknown("");
+    default:
+      return Value::unknown("operator " +
+                            UnaryOperator::getOpcodeStr(U->getOpcode()).str());
+    }
+  }
+
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->isAssignmentOp()) {
+      assign(BO->getLHS(), BO->getRHS(), BO->getOpcode(),
+             BO->isCompoundAssignmentOp());
+      // The value of an assignment expression is not followed (re-reading
+      // the stored element would record a read that the kernel never does).
+      return Value::unknown("the value of an assignment expression");
+    }
+    return evalBinary(BO);
+  }
+
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    Value Base = evalSubscriptBase(AS->getBase());
+    Value Idx = eval(AS->getIdx());
+    if (Base.K != Value::Pointer)
+      return Base;
+    if (Idx.K == Value::Data)
+      return Value::unknown("an index computed from loaded data (indirect "
+                            "access " + text(AS) + ")");
+    if (Idx.K != Value::Index)
+      return Value::unknown(Idx.Why.empty() ? "an index the analysis does not "
+                                              "follow: " + text(AS->getIdx())
+                                            : Idx.Why);
+    QualType T = AS->getType();
+    if (T->isArrayType()) {
+      // u[k][j] of float u[NZ][NY][NX]: a row, in scalars.
+      auto N = scalarsIn(T, Ctx);
+      if (!N)
+        return Value::unknown("a variable-length array row");
+      return Base.movedTo(Base.Idx + Idx.Idx * Poly::constant(*N));
+    }
+    return load(Base.movedTo(Base.Idx + Idx.Idx), T, false);
+  }
+
+  if (const auto *C = dyn_cast<CallExpr>(E))
+    return evalCall(C);
+
+  if (const auto *L = dyn_cast<LambdaExpr>(E)) {
+    // What the lambda captures by copy (and its init-captures) is fixed
+    // here; what it captures by reference is read when it is called.
+    auto &Copies = LambdaCopies[L->getLambdaClass()];
+    Copies.clear();
+    for (const LambdaCapture &Cap : L->captures()) {
+      if (!Cap.capturesVariable())
+        continue;
+      const auto *V = dyn_cast<VarDecl>(Cap.getCapturedVar());
+      if (!V)
+        continue;
+      if (V->isInitCapture()) {
+        Copies[V] = V->getInit() ? eval(V->getInit())
+                                 : Value::unknown("an init-capture without "
+                                                  "a value");
+      } else if (Cap.getCaptureKind() == LCK_ByCopy) {
+        Copies[V] = valueOf(V);
+      }
+    }
+    return Value::unknown("a lambda used as a value");
+  }
+
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return member(M);
+
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    if (std::optional<Value> V = ternaryClamp(CO))
+      return *V;
+    if (std::optional<Value> V = guardedLoad(CO))
+      return *V;
+    return Value::unknown("a conditional expression (" + text(CO) +
+                          ") in the update");
+  }
+  return Value::unknown("");
+}
+
+Value Interpreter::evalBinary(const BinaryOperator *B) {
+  BinaryOperatorKind Op = B->getOpcode();
+  if (B->isComparisonOp() || B->isLogicalOp())
+    return Value::unknown("a comparison used as a value");
+  Value L = eval(B->getLHS());
+  Value R = eval(B->getRHS());
+  // Pointer arithmetic.
+  if (L.K == Value::Pointer && R.K == Value::Index &&
+      (Op == BO_Add || Op == BO_Sub))
+    return L.movedTo(Op == BO_Add ? L.Idx + R.Idx : L.Idx - R.Idx);
+  if (R.K == Value::Pointer && L.K == Value::Index && Op == BO_Add)
+    return R.movedTo(R.Idx + L.Idx);
+
+  bool Floating = B->getType()->isRealFloatingType();
+  if (!Floating && L.K == Value::Index && R.K == Value::Index) {
+    // blockIdx.x * TILE + threadIdx.x fixes the block size: the number of a
+    // named constant that multiplies a block index is needed.
+    auto Fold = [&](const Poly &P) {
+      std::set<std::string> ByBlock;
+      for (const auto &[M, C] : P.terms())
+        if (std::any_of(M.begin(), M.end(), [](const std::string &S) {
+              return S.rfind("bid.", 0) == 0;
+            }))
+          ByBlock.insert(M.begin(), M.end());
+      Poly Q = resolved(P, [&](const std::string &S) { return ByBlock.count(S) > 0; });
+      return Value::index(foldGlobalThread(Q, &BlockSizes));
+    };
+    switch (Op) {
+    case BO_Add:
+      return Fold(L.Idx + R.Idx);
+    case BO_Sub:
+      return Fold(L.Idx - R.Idx);
+    case BO_Mul:
+      return Fold(L.Idx * R.Idx);
+    case BO_Div:
+    case BO_Rem: {
+      auto LC = L.Idx.constantValue(), RC = R.Idx.constantValue();
+      if (LC && RC && *RC != 0)
+        return Value::index(
+            Poly::constant(Op == BO_Div ? *LC / *RC : *LC % *RC));
+      // Sizes only (N / 2): their quotient needs the numbers.
+      if (inBlock(L.Idx) && inBlock(R.Idx) && !L.Idx.mentionsPrefix("tid.") &&
+          !L.Idx.mentionsPrefix(ThreadFnPrefix) &&
+          !R.Idx.mentionsPrefix("tid.") && !R.Idx.mentionsPrefix(ThreadFnPrefix)) {
+        LC = numberOf(L.Idx);
+        RC = numberOf(R.Idx);
+        if (LC && RC && *RC != 0)
+          return Value::index(
+              Poly::constant(Op == BO_Div ? *LC / *RC : *LC % *RC));
+      }
+      if (Op == BO_Div && RC)
+        if (auto Q = L.Idx.divideExactly(R.Idx))
+          return Value::index(*Q);
+      // A place in the block split into tile coordinates (k / (TILE + 2),
+      // k % (TILE + 2)): decided thread by thread where the tile is traced.
+      if (inBlock(L.Idx) && inBlock(R.Idx) &&
+          (L.Idx.mentionsPrefix("tid.") ||
+           L.Idx.mentionsPrefix(ThreadFnPrefix))) {
+        std::string Key = L.Idx.str() + (Op == BO_Div ? "/" : "%") +
+                          R.Idx.str();
+        auto [It, New] = ThreadFnIds.emplace(Key, ThreadFns.size());
+        if (New)
+          ThreadFns.push_back({resolved(L.Idx), resolved(R.Idx), Op == BO_Div});
+        return Value::index(
+            Poly::symbol(ThreadFnPrefix + std::to_string(It->second)));
+      }
+      // A 1-D id split into axes: mod[X|A], div[X|A]; div of div
+      // canonicalises to one division by the product.
+      Poly X = L.Idx, A = R.Idx;
+      if (Op == BO_Div && X.terms().size() == 1 &&
+          X.terms().begin()->second == 1 &&
+          X.terms().begin()->first.size() == 1 &&
+          X.terms().begin()->first[0].rfind("div[", 0) == 0) {
+        std::string Sym = X.terms().begin()->first[0];
+        auto It = std::find_if(Splits.begin(), Splits.end(), [&](auto &S) {
+          return S.second.DivName == Sym;
+        });
+        if (It != Splits.end()) {
+          X = It->second.X;
+          A = It->second.A * A;
+        }
+      }
+      std::string Key = X.str() + "|" + A.str();
+      Split &S = Splits[Key];
+      S.X = X;
+      S.A = A;
+      S.ModName = "mod[" + Key + "]";
+      S.DivName = "div[" + Key + "]";
+      if (Op == BO_Div)
+        S.HaveDiv = true;
+      else
+        S.HaveMod = true;
+      return Value::index(Poly::symbol(Op == BO_Div ? S.DivName : S.ModName));
+    }
+    default:
+      return Value::unknown("integer operator " +
+                            BinaryOperator::getOpcodeStr(Op).str());
+    }
+  }
+  if (L.K == Value::Unknown)
+    return L;
+  if (R.K == Value::Unknown)
+    return R;
+  if (L.K == Value::Pointer || R.K == Value::Pointer)
+    return Value::unknown("pointer arithmetic the analysis does not follow");
+  DPtr LD = asData(L, B->getLHS()), RD = asData(R, B->getRHS());
+  if (!LD || !RD)
+    return Value::unknown("");
+  static const std::map<BinaryOperatorKind, std::string> Ops = {
+      {BO_Add, "+"}, {BO_Sub, "-"}, {BO_Mul, "*"}, {BO_Div, "/"}};
+  auto It = Ops.find(Op);
+  if (It == Ops.end())
+    return Value::unknown("operator " + BinaryOperator::getOpcodeStr(Op).str() +
+                          " on floating-point values");
+  DPtr N = node(DNode::Binary);
+  N->Op = It->second;
+  N->Args = {LD, RD};
+  return Value::data(N);
+}
+
+Value Interpreter::evalCall(const CallExpr *C) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD)
+    return Value::unknown("an indirect call");
+  std::string Name = FD->getQualifiedNameAsString();
+  if (isAtomicName(FD->getName())) {
+    notStencil("atomic update (" + FD->getName().str() +
+               "): a scatter or reduction, not a stencil");
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__syncthreads") {
+    ++Barriers;
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__syncwarp")
+    return Value::unknown("");
+  if (FD->getName().starts_with("__shfl")) {
+    notStencil("warp shuffles (" + FD->getName().str() + "): a reduction or "
+               "exchange between threads");
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__ldg" && C->getNumArgs() == 1) {
+    Value P = eval(C->getArg(0));
+    if (P.K != Value::Pointer)
+      return Value::unknown("__ldg of an untracked pointer");
+    return load(P, C->getType(), true);
+  }
+  if ((FD->getName() == "min" || FD->getName() == "max") &&
+      C->getNumArgs() == 2 && C->getType()->isIntegerType()) {
+    // min(i + 1, n - 1): the position, clamped to an edge. The value is the
+    // position; the clamp is reported (a replicated boundary).
+    Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
+    if (A.K == Value::Index && B.K == Value::Index && moves(A) != moves(B))
+      return clampOf(FD->getName() == "min", moves(A) ? A : B,
+                     moves(A) ? B : A, text(C));
+    if (A.K == Value::Index && B.K == Value::Index && !moves(A))
+      return Value::unknown("min/max of sizes: " + text(C));
+    if (A.K == Value::Index && B.K == Value::Index)
+      return Value::unknown("an index computed with min/max of positions (" +
+                            text(C) + ")");
+  }
+  if (isMathFunction(FD->getName()) || isMathFunction(Name)) {
+    DPtr N = node(DNode::Call);
+    N->Op = FD->getName().str();
+    for (const Expr *A : C->arguments()) {
+      DPtr D = asData(eval(A), A);
+      if (!D)
+        return Value::unknown("");
+      N->Args.push_back(D);
+    }
+    return Value::data(N);
+  }
+  // An inline __device__ helper, or a lambda defined in the kernel
+  // (auto idx = [=](int x, int y) { return y * nx + x; }): interpret its
+  // body with the arguments bound to the parameters; its single return
+  // value is the result. The body of a lambda names the kernel's variables
+  // it captures: by reference, they are read as they are at the call; by
+  // copy, as they were at the lambda's definition (LambdaCopies).
+  const FunctionDecl *Def = FD->getDefinition();
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
+  const bool Lambda = MD && MD->getParent()->isLambda();
+  auto Copies =
+      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
+  if (Lambda && Copies == LambdaCopies.end())
+    return Value::unknown("a lambda not defined in the kernel: " + text(C));
+  if (Def && Def->hasBody() && InlineDepth < 8 &&
+      (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda)) {
+    // The call operator of a lambda takes the closure as argument 0.
+    const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
+    std::vector<std::pair<const VarDecl *, Value>> Bound;
+    for (unsigned I = 0;
+         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I)
+      Bound.push_back({Def->getParamDecl(I), eval(C->getArg(I + First))});
+    const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+    if (!Body)
+      return Value::unknown("helper " + Name);
+    ++InlineDepth;
+    BodiesRun.push_back(Def->getSourceRange());
+    auto SavedEnv = Env;
+    if (Lambda)
+      for (const auto &[Var, V] : Copies->second)
+        Env[Var] = V;
+    for (auto &[P, V] : Bound)
+      Env[P] = V;
+    Frames.push_back({});
+    exec(Body);
+    Value Result = Frames.back().Returned
+                       ? Frames.back().Result
+                       : Value::unknown("helper '" + Name + "' has no return");
+    Frames.pop_back();
+    Env = std::move(SavedEnv);
+    --InlineDepth;
+    return Result;
+  }
+  return Value::unknown("a call to '" + Name + "'");
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

@@ -1,0 +1,273 @@
+//===- Guards.cpp - Conditions: guards and the iteration domain -------------===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+/// Position bounds implied by Cond (or by its negation): a conjunction of
+/// comparisons of positions, each kept as D OP 0.
+bool Interpreter::positionGuards(const Expr *Cond, bool Negate,
+                                 std::vector<PosGuard> &Out) {
+  return conjunction(Cond, Negate, [&](const BinaryOperator *B, bool N) {
+    std::optional<Poly> D = comparedDifference(B);
+    if (!D || !moves(Value::index(*D)) || D->mentionsPrefix(ClampPrefix))
+      return false;
+    PosGuard G;
+    G.D = *D;
+    G.Op = N ? BinaryOperator::negateComparisonOp(B->getOpcode())
+             : B->getOpcode();
+    G.Text = text(B);
+    Out.push_back(std::move(G));
+    return true;
+  });
+}
+
+std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
+  if (!CO->getType()->isRealFloatingType())
+    return std::nullopt;
+  return guardedValue(CO->getCond(), CO->getTrueExpr(), CO->getFalseExpr());
+}
+
+std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
+                                               const Expr *TrueE,
+                                               const Expr *FalseE) {
+  if (readsData(Cond))
+    return std::nullopt;
+  auto IsFill = [](const Expr *X) {
+    X = X->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(X);
+        U && U->getOpcode() == UO_Minus)
+      X = U->getSubExpr()->IgnoreParenImpCasts();
+    return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
+  };
+  const bool FillTrue = IsFill(TrueE);
+  if (FillTrue == IsFill(FalseE))
+    return std::nullopt;
+  std::vector<PosGuard> Gs;
+  if (!positionGuards(Cond, /*Negate=*/FillTrue, Gs))
+    return std::nullopt;
+  const Expr *VE = FillTrue ? FalseE : TrueE;
+  Value V = eval(VE);
+  DPtr D = V.K == Value::Data ? V.D : nullptr;
+  if (!D)
+    return std::nullopt;
+  // A copy whose global reads carry the guards (the value may be shared
+  // with other uses that are not guarded).
+  std::function<DPtr(const DPtr &)> Guard = [&](const DPtr &N) {
+    auto C = std::make_shared<DNode>(*N);
+    if (C->K == DNode::Read && !C->Shared)
+      C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
+    for (DPtr &A : C->Args)
+      A = Guard(A);
+    return C;
+  };
+  return Value::data(Guard(D));
+}
+
+std::string Interpreter::guardedReadsHold(
+    const std::vector<std::string> &AxisSyms,
+    const std::vector<std::optional<Poly>> &TLo,
+    const std::vector<std::optional<Poly>> &THi) {
+  // E >= 0 at every point of the domain, E = s*sym + rest with s = +-1.
+  auto Everywhere = [&](const Poly &E) {
+    std::optional<size_t> Axis;
+    for (size_t A = 0; A < AxisSyms.size(); ++A)
+      if (E.mentions(AxisSyms[A])) {
+        if (Axis)
+          return false;
+        Axis = A;
+      }
+    if (!Axis)
+      return nonNegative(E);
+    auto C = E.coefficientOf(AxisSyms[*Axis]);
+    auto K = C ? numberOf(*C) : std::nullopt;
+    if (!K || (*K != 1 && *K != -1))
+      return false;
+    const std::optional<Poly> &End =
+        *K > 0 ? TLo[*Axis]
+               : (THi[*Axis] ? std::optional<Poly>(*THi[*Axis] -
+                                                   Poly::constant(1))
+                             : std::nullopt);
+    return End && nonNegative(E.substitute(AxisSyms[*Axis], *End));
+  };
+  auto Holds = [&](const PosGuard &G) {
+    const Poly &D = G.D;
+    const Poly One = Poly::constant(1);
+    switch (G.Op) {
+    case BO_GE: return Everywhere(D);
+    case BO_GT: return Everywhere(D - One);
+    case BO_LE: return Everywhere(-D);
+    case BO_LT: return Everywhere(-D - One);
+    case BO_NE: return Everywhere(D - One) || Everywhere(-D - One);
+    default: return false;
+    }
+  };
+  std::string Why;
+  std::function<void(const DPtr &)> Walk = [&](const DPtr &N) {
+    if (!N || !Why.empty())
+      return;
+    if (N->K == DNode::Read)
+      for (const PosGuard &G : N->InBounds)
+        if (!Holds(G)) {
+          Why = "the load of '" + N->Name + "' guarded by " + G.Text +
+                " takes its fill value at points of the domain (a boundary "
+                "value the IR does not state)";
+          return;
+        }
+    for (const DPtr &A : N->Args)
+      Walk(A);
+  };
+  for (const Write &W : Writes)
+    Walk(W.Value);
+  return Why;
+}
+
+// ---------------------------------------------------------------------------
+// Conditions
+// ---------------------------------------------------------------------------
+
+/// Whether a condition compares values loaded from memory.
+bool Interpreter::readsData(const Expr *Cond) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return readsData(U->getSubExpr());
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return false;
+  if (B->isLogicalOp())
+    return readsData(B->getLHS()) || readsData(B->getRHS());
+  if (!B->isComparisonOp())
+    return false;
+  size_t ReadsBefore = Reads.size();
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  Reads.resize(ReadsBefore);
+  return L.K == Value::Data || R.K == Value::Data;
+}
+
+/// Bounds from "a OP b" on index values, as constraints on one symbol.
+bool Interpreter::comparison(const Expr *E, bool Negate,
+                             std::vector<Constraint> &Out) {
+  const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!B || !B->isComparisonOp())
+    return false;
+  Value L = eval(B->getLHS()), R = eval(B->getRHS());
+  if (L.K != Value::Index || R.K != Value::Index)
+    return false;
+  BinaryOperatorKind Op = B->getOpcode();
+  if (Negate) {
+    switch (Op) {
+    case BO_LT: Op = BO_GE; break;
+    case BO_LE: Op = BO_GT; break;
+    case BO_GT: Op = BO_LE; break;
+    case BO_GE: Op = BO_LT; break;
+    case BO_EQ: Op = BO_NE; break;
+    case BO_NE: Op = BO_EQ; break;
+    default: break;
+    }
+  }
+  // Normalise to D OP 0 with D = L - R, then to Sym (<|>=) Bound.
+  Poly D = L.Idx - R.Idx;
+  std::string Sym;
+  int64_t Coef = 0;
+  for (const auto &[M, C] : D.terms()) {
+    if (M.size() == 1 && (M[0][0] == '@' || M[0].rfind("mod[", 0) == 0 ||
+                          M[0].rfind("div[", 0) == 0)) {
+      if (!Sym.empty() && Sym != M[0])
+        return false;
+      Sym = M[0];
+      Coef = C;
+    }
+  }
+  if (Sym.empty() || (Coef != 1 && Coef != -1))
+    return false;
+  if (D.without({Sym}).mentionsPrefix("@"))
+    return false;
+  // Coef*Sym + Rest OP 0.
+  Poly Rest = D.without({Sym});
+  if (Coef == -1) {
+    // -Sym + Rest OP 0  <=>  Sym - Rest OP' 0 with OP mirrored.
+    Rest = -Rest;
+    switch (Op) {
+    case BO_LT: Op = BO_GT; break;
+    case BO_LE: Op = BO_GE; break;
+    case BO_GT: Op = BO_LT; break;
+    case BO_GE: Op = BO_LE; break;
+    default: break;
+    }
+  }
+  // Sym + Rest OP 0  <=>  Sym OP -Rest.
+  Poly Bound = -Rest;
+  switch (Op) {
+  case BO_LT:
+    Out.push_back({Sym, true, Bound});
+    return true;
+  case BO_LE:
+    Out.push_back({Sym, true, Bound + Poly::constant(1)});
+    return true;
+  case BO_GE:
+    Out.push_back({Sym, false, Bound});
+    return true;
+  case BO_GT:
+    Out.push_back({Sym, false, Bound + Poly::constant(1)});
+    return true;
+  case BO_NE: {
+    Constraint C{Sym, false, Bound};
+    C.NotEqual = true;
+    Out.push_back(C);
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+/// Constraints implied by Cond being true (or false when Negate): a
+/// conjunction of comparisons (or, negated, a disjunction).
+bool Interpreter::guardConstraints(const Expr *Cond, bool Negate,
+                                   std::vector<Constraint> &Out) {
+  return conjunction(Cond, Negate, [&](const BinaryOperator *B, bool N) {
+    return comparison(B, N, Out);
+  });
+}
+
+/// Leaf(comparison, negated) for every comparison of Cond, a conjunction
+/// (or, negated, a disjunction) under any number of !; false when Cond is
+/// not one or a Leaf is false.
+bool Interpreter::conjunction(
+    const Expr *Cond, bool Negate,
+    const std::function<bool(const BinaryOperator *, bool)> &Leaf) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot)
+    return conjunction(U->getSubExpr(), !Negate, Leaf);
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return false;
+  if ((B->getOpcode() == BO_LAnd && !Negate) ||
+      (B->getOpcode() == BO_LOr && Negate))
+    return conjunction(B->getLHS(), Negate, Leaf) &&
+           conjunction(B->getRHS(), Negate, Leaf);
+  return B->isComparisonOp() && Leaf(B, Negate);
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

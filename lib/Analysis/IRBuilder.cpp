@@ -1,0 +1,806 @@
+//===- IRBuilder.cpp - Axes, strides, offsets and the Stencil IR ------------===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+// ---------------------------------------------------------------------------
+// Finalisation
+// ---------------------------------------------------------------------------
+
+/// P / D when D's single monomial divides every monomial of P.
+std::optional<Poly> exactQuotient(const Poly &P, const Poly &D) {
+  if (D.terms().size() != 1 || D.terms().begin()->second != 1)
+    return std::nullopt;
+  const Monomial &DM = D.terms().begin()->first;
+  Poly R;
+  for (const auto &[M, C] : P.terms()) {
+    Monomial Rest = M;
+    for (const std::string &S : DM) {
+      auto It = std::find(Rest.begin(), Rest.end(), S);
+      if (It == Rest.end())
+        return std::nullopt;
+      Rest.erase(It);
+    }
+    Poly Term = Poly::constant(C);
+    for (const std::string &S : Rest)
+      Term = Term * Poly::symbol(S);
+    R = R + Term;
+  }
+  return R;
+}
+
+void Interpreter::applySplits() {
+  // X = mod[X|A] + A*div[X|A] for every split whose two halves were used.
+  auto Subst = [&](Poly P) {
+    for (int Round = 0; Round < 4; ++Round) {
+      bool Changed = false;
+      for (const auto &[Key, S] : Splits) {
+        if (!S.HaveMod || !S.HaveDiv)
+          continue;
+        if (S.X.terms().size() != 1 || S.X.terms().begin()->first.size() != 1)
+          continue;
+        std::string XSym = S.X.terms().begin()->first[0];
+        if (!P.mentions(XSym))
+          continue;
+        P = P.substitute(XSym, Poly::symbol(S.ModName) +
+                                   S.A * Poly::symbol(S.DivName));
+        Changed = true;
+      }
+      if (!Changed)
+        break;
+    }
+    return P;
+  };
+  // div[div[X|a]|b] was canonicalised to div[X|a*b]; the inner quotient
+  // q = div[X|a] also equals mod[q|b] + b*div[X|a*b].
+  for (auto &[Key, S] : Splits) {
+    if (S.X.terms().size() == 1 && S.X.terms().begin()->first.size() == 1 &&
+        S.X.terms().begin()->first[0].rfind("div[", 0) == 0) {
+      std::string Inner = S.X.terms().begin()->first[0];
+      for (auto &[K2, S2] : Splits)
+        if (S2.DivName == Inner && S.HaveMod) {
+          std::string Outer = "div[" + S2.X.str() + "|" + (S2.A * S.A).str() + "]";
+          if (Splits.count(S2.X.str() + "|" + (S2.A * S.A).str())) {
+            S.DivName = Outer;
+            S.HaveDiv = true;
+          }
+        }
+    }
+  }
+  for (Write &W : Writes)
+    W.Index = Subst(W.Index);
+  for (ReadRecord &R : Reads)
+    R.Index = Subst(R.Index);
+  std::function<void(DPtr &)> Walk = [&](DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read) {
+      N->Index = Subst(N->Index);
+      for (PosGuard &G : N->InBounds)
+        G.D = Subst(G.D);
+    }
+    for (DPtr &A : N->Args)
+      Walk(A);
+  };
+  for (Write &W : Writes)
+    Walk(W.Value);
+  for (Write &W : Writes)
+    for (Constraint &C : W.Guards) {
+      Poly Sym = Subst(Poly::symbol(C.Symbol));
+      if (Sym == Poly::symbol(C.Symbol))
+        continue;
+      // A bound on the 1-D id itself. id >= 0 says nothing; id < A*B with
+      // id = mod[id|A] + A*div[id|A] bounds the slowest coordinate:
+      // div[id|A] < B. The widest split that divides the bound is the
+      // slowest axis.
+      if (!C.Upper && !C.NotEqual && C.Bound == Poly()) {
+        C.Symbol = "";
+        continue;
+      }
+      const Split *Best = nullptr;
+      for (const auto &[Key, S] : Splits) {
+        if (!C.Upper || C.NotEqual || !S.HaveDiv ||
+            S.X != Poly::symbol(C.Symbol))
+          continue;
+        auto Deg = [](const Poly &P) {
+          size_t D = 0;
+          for (const auto &[M, K] : P.terms())
+            D = std::max(D, M.size());
+          return D;
+        };
+        if (!exactQuotient(C.Bound, S.A))
+          continue;
+        if (!Best || Deg(S.A) > Deg(Best->A))
+          Best = &S;
+      }
+      if (!Best) {
+        C.Symbol = "?";
+        continue;
+      }
+      C.Bound = *exactQuotient(C.Bound, Best->A);
+      C.Symbol = Best->DivName;
+    }
+}
+
+bool isAxisSymbol(const std::string &S) {
+  return S[0] == '@' || S.rfind("mod[", 0) == 0 || S.rfind("div[", 0) == 0;
+}
+
+/// Element offsets Rel = sum_a Off[a]*Stride[a], slowest axis first.
+std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides) {
+  ir::Offset O{0, 0, 0};
+  for (int A = static_cast<int>(Strides.size()) - 1; A >= 0; --A) {
+    const Poly &S = Strides[A];
+    if (S.terms().empty())
+      return std::nullopt;
+    // The stride's leading monomial decides the offset along this axis.
+    const auto &Lead = *std::max_element(
+        S.terms().begin(), S.terms().end(),
+        [](const auto &X, const auto &Y) { return X.first.size() < Y.first.size(); });
+    int64_t C = Rel.coefficient(Lead.first);
+    int64_t Off;
+    if (Lead.first.empty()) {
+      // A numeric stride (a row of float u[][512]): the nearest whole
+      // number of rows; the rest is the offset along faster axes.
+      Off = static_cast<int64_t>(
+          std::llround(static_cast<double>(C) / static_cast<double>(Lead.second)));
+    } else {
+      if (C % Lead.second != 0)
+        return std::nullopt;
+      Off = C / Lead.second;
+    }
+    O[A] = static_cast<int>(Off);
+    Rel = Rel - Poly::constant(Off) * S;
+  }
+  if (!Rel.terms().empty())
+    return std::nullopt;
+  return O;
+}
+
+std::optional<ir::Offset>
+Interpreter::offsetAlong(const Poly &Rel, const std::vector<Poly> &Strides) {
+  if (auto O = solveOffset(Rel, Strides))
+    return O;
+  // in[i + R] with R a macro: the offset is a number of this build.
+  auto InStrides = [&](const std::string &S) {
+    return std::any_of(Strides.begin(), Strides.end(),
+                       [&](const Poly &P) { return P.mentions(S); });
+  };
+  std::set<std::string> Before = NamedAssumed;
+  if (auto O = solveOffset(
+          resolved(Rel, [&](const std::string &S) { return !InStrides(S); }),
+          Strides))
+    return O;
+  std::vector<Poly> Numeric;
+  for (const Poly &S : Strides)
+    Numeric.push_back(resolved(S));
+  if (auto O = solveOffset(resolved(Rel), Numeric))
+    return O;
+  NamedAssumed = std::move(Before); // nothing was concluded from them
+  return std::nullopt;
+}
+
+std::string typeName(QualType T, ASTContext &Ctx) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  PrintingPolicy PP(Ctx.getLangOpts());
+  return T.getAsString(PP);
+}
+
+KernelAnalysis Interpreter::finish() {
+  KernelAnalysis KA;
+  KA.Kernel = Kernel.getQualifiedNameAsString();
+  if (const TemplateArgumentList *TA = Kernel.getTemplateSpecializationArgs()) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    PrintingPolicy PP(Ctx.getLangOpts());
+    bool First = true;
+    for (const TemplateArgument &A : TA->asArray()) {
+      OS << (First ? "" : ", ");
+      A.print(PP, OS, false);
+      First = false;
+    }
+    KA.Kernel += "<" + S + ">";
+  }
+  // A kernel partly understood that reads no neighbourhood at all is not a
+  // stencil, whatever else was not understood about it.
+  bool ReadsNothing = false, ReadsSinglePoints = false;
+  auto Verdict = [&]() {
+    if (HardReasons.empty() && !PartialReasons.empty()) {
+      if (ReadsNothing)
+        notStencil("the kernel reads no array: it only stores values (a "
+                   "boundary condition or an initialisation), not a stencil");
+      else if (ReadsSinglePoints)
+        notStencil("each array is read at a single point per thread (a "
+                   "pointwise update, copy or injection), not a stencil");
+    }
+    for (const std::string &R : HardReasons)
+      KA.Reasons.push_back(R);
+    if (!HardReasons.empty()) {
+      KA.Result = KernelAnalysis::NotStencil;
+      KA.IR.reset();
+      return KA;
+    }
+    for (const std::string &R : PartialReasons)
+      KA.Reasons.push_back(R);
+    KA.Result = PartialReasons.empty() ? KernelAnalysis::Stencil
+                                       : KernelAnalysis::Partial;
+    return KA;
+  };
+
+  if (Writes.empty() && PartialReasons.empty() && HardReasons.empty()) {
+    notStencil("the kernel stores nothing to global memory the analysis can "
+               "see");
+    return Verdict();
+  }
+  if (Writes.empty())
+    return Verdict();
+  for (Write &W : Writes)
+    resolveSharedReads(W.Value);
+  for (const auto &[D, B] : BlockSizes)
+    Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
+                       std::to_string(B) + " (the kernel indexes blocks by " +
+                       std::to_string(B) + ")");
+  applySplits();
+
+  // Kernels that read no neighbourhood at all are not stencils, whatever
+  // else was not understood about them (as long as no load was lost).
+  bool LostLoads =
+      TileReadsLost ||
+      std::any_of(PartialReasons.begin(), PartialReasons.end(),
+                  [](const std::string &R) {
+                    return R.find("does not follow") != std::string::npos ||
+                           R.find("untracked") != std::string::npos;
+                  });
+  // Decided in Verdict: only when nothing more specific is found.
+  if (!LostLoads) {
+    std::map<std::string, std::set<std::string>> Points;
+    for (const ReadRecord &R : Reads)
+      Points[R.Array].insert(R.Index.str());
+    bool Single = std::all_of(Points.begin(), Points.end(),
+                              [](const auto &P) { return P.second.size() == 1; });
+    bool LoopRead = std::any_of(Reads.begin(), Reads.end(), [](auto &R) {
+      return R.Index.mentionsPrefix("@loop:");
+    });
+    bool Moves = Writes.front().Index.mentionsPrefix("@") ||
+                 Writes.front().Index.mentionsPrefix("mod[") ||
+                 Writes.front().Index.mentionsPrefix("div[");
+    ReadsNothing = Reads.empty();
+    ReadsSinglePoints = !Reads.empty() && Single && Moves && !LoopRead;
+  }
+
+  // Axes: the symbols in the main write's index.
+  const Write &Main = Writes.front();
+  std::vector<std::string> Syms;
+  for (const auto &[M, C] : Main.Index.terms())
+    for (const std::string &S : M)
+      if (isAxisSymbol(S) && std::find(Syms.begin(), Syms.end(), S) == Syms.end())
+        Syms.push_back(S);
+  // Threads that store several points, blockDim apart (thread coarsening:
+  // blockIdx.x * blockDim.x * 4 + c * blockDim.x + threadIdx.x), or other
+  // uses of the thread and block indices do not form a position variable;
+  // the store still moves with the thread.
+  if (Main.Index.mentionsPrefix("tid.") || Main.Index.mentionsPrefix("bid.")) {
+    bool Coarsened = false;
+    for (const char *D : {"x", "y", "z"}) {
+      const std::string Tid = std::string("tid.") + D;
+      Monomial Block = {std::string("bdim.") + D, std::string("bid.") + D};
+      std::sort(Block.begin(), Block.end());
+      Coarsened |= Main.Index.coefficient({Tid}) == 1 &&
+                   Main.Index.coefficient(Block) > 1;
+    }
+    partial("the store index " + Main.Index.str() +
+            " uses threadIdx/blockIdx other than as blockIdx*blockDim+"
+            "threadIdx" +
+            (Coarsened ? std::string(": several points per thread, blockDim "
+                                     "apart (thread coarsening), are not "
+                                     "followed")
+                       : std::string()));
+    return Verdict();
+  }
+  if (Syms.empty()) {
+    notStencil("the store index does not depend on the thread's position "
+               "(every thread writes the same element)");
+    return Verdict();
+  }
+  // A loop whose variable indexes reads but not the store sums along a
+  // direction the output does not have: a reduction or a matrix product.
+  for (const AxisSym &L : LoopAxes) {
+    if (Main.Index.mentions(L.Symbol))
+      continue;
+    bool ReadAlong = std::any_of(Reads.begin(), Reads.end(), [&](auto &R) {
+      return R.Index.mentions(L.Symbol);
+    });
+    if (ReadAlong)
+      notStencil("the loop over '" + L.LoopVar + "' (up to " +
+                 L.LoopUpper.str() + ") reads along a direction the store "
+                 "does not move in: a reduction or a matrix product");
+  }
+  if (!HardReasons.empty())
+    return Verdict();
+  if (Syms.size() > 3) {
+    partial("more than three position variables in the store index");
+    return Verdict();
+  }
+  for (const std::string &S : Syms)
+    if (S.rfind("@g", 0) != 0 && S.rfind("@loop:", 0) != 0 &&
+        S.rfind("mod[", 0) != 0 && S.rfind("div[", 0) != 0) {
+      partial("unrecognised position variable " + S);
+      return Verdict();
+    }
+
+  struct AxisFact {
+    std::string Sym;
+    Poly Stride;
+  };
+  std::vector<AxisFact> Axes;
+  for (const std::string &S : Syms) {
+    auto Str = Main.Index.coefficientOf(S);
+    if (!Str || Str->mentionsPrefix("@") || Str->mentionsPrefix("mod[") ||
+        Str->mentionsPrefix("div[")) {
+      partial("the store index is not affine in the position (" +
+              Main.Index.str() + ")");
+      return Verdict();
+    }
+    Axes.push_back({S, *Str});
+  }
+  // Fastest axis first: stride 1, then by degree, then by spelling.
+  std::sort(Axes.begin(), Axes.end(), [](const AxisFact &A, const AxisFact &B) {
+    auto Deg = [](const Poly &P) {
+      size_t D = 0;
+      for (const auto &[M, C] : P.terms())
+        D = std::max(D, M.size());
+      return D;
+    };
+    if (Deg(A.Stride) != Deg(B.Stride))
+      return Deg(A.Stride) < Deg(B.Stride);
+    return A.Stride.str() < B.Stride.str();
+  });
+  for (size_t I = 1; I < Axes.size(); ++I)
+    if (Axes[I].Stride == Axes[I - 1].Stride) {
+      partial("two position variables share the stride " + Axes[I].Stride.str());
+      return Verdict();
+    }
+  std::vector<std::string> AxisSyms;
+  std::vector<Poly> Strides;
+  for (const AxisFact &A : Axes) {
+    AxisSyms.push_back(A.Sym);
+    Strides.push_back(A.Stride);
+  }
+  // No position variable moves along the contiguous axis: the stores lie
+  // on a face (u[j*nx] = u[j*nx + 1]), the work of a boundary kernel.
+  if (Strides.front() != Poly::constant(1)) {
+    std::string Where = "the store index " + Main.Index.str() +
+                        " has no position variable of stride 1";
+    if (Reads.empty())
+      notStencil("a boundary kernel that stores values on a face of the "
+                 "array and reads no neighbourhood (" + Where + ")");
+    else
+      partial("a boundary kernel: the stores lie on a face of the array (" +
+              Where + "); the IR describes stencils over the volume only");
+    return Verdict();
+  }
+
+  // The thread-to-array offset of each axis, from the main write.
+  Poly MainRest = Main.Index.without(AxisSyms);
+  auto Shift = offsetAlong(MainRest, Strides);
+  if (!Shift) {
+    partial("the store index " + Main.Index.str() +
+            " has a constant part that is not a whole number of rows");
+    return Verdict();
+  }
+  Poly Base = MainRest; // element index of the written point minus axes
+
+  auto OffsetOf = [&](const Poly &Index, std::string &Why) -> std::optional<ir::Offset> {
+    std::vector<Poly> Seen;
+    for (const std::string &Sym : AxisSyms)
+      if (auto S = Index.coefficientOf(Sym))
+        Seen.push_back(*S);
+    auto UnitAxis = std::find(Seen.begin(), Seen.end(), Poly::constant(1));
+    if (Seen.size() == Strides.size() && UnitAxis != Seen.end() &&
+        UnitAxis != Seen.begin())
+      notStencil("an access (" + Index.str() + ") with the axes of the store (" +
+                 Main.Index.str() + ") swapped: a transpose, not a stencil");
+    for (size_t A = 0; A < AxisSyms.size(); ++A) {
+      auto S = Index.coefficientOf(AxisSyms[A]);
+      if (!S || *S != Strides[A]) {
+        Why = "an access (" + Index.str() + ") with a different layout than "
+              "the store (" + Main.Index.str() + ")";
+        return std::nullopt;
+      }
+    }
+    for (const auto &[M, C] : Index.terms())
+      for (const std::string &Sy : M)
+        if (isAxisSymbol(Sy) &&
+            std::find(AxisSyms.begin(), AxisSyms.end(), Sy) == AxisSyms.end()) {
+          Why = "an access (" + Index.str() + ") uses a position variable the "
+                "store does not";
+          return std::nullopt;
+        }
+    auto O = offsetAlong(Index.without(AxisSyms) - Base, Strides);
+    if (!O)
+      Why = "an access (" + Index.str() + ") at an offset that is not a "
+            "whole number of elements along each axis";
+    return O;
+  };
+
+  ir::StencilIR IR;
+  IR.Kernel = KA.Kernel;
+  IR.Dims = static_cast<unsigned>(AxisSyms.size());
+  IR.ElementType = typeName(Arrays[Main.Array].ElemType, Ctx);
+  for (const Poly &S : Strides)
+    IR.Strides.push_back(S.str());
+
+  // Axes with their domains; the position's range along each, when it is one
+  // half-open interval [TLo, THi) of the axis symbol (for clamps).
+  std::vector<std::optional<Poly>> TLo(AxisSyms.size()), THi(AxisSyms.size());
+  for (size_t A = 0; A < AxisSyms.size(); ++A) {
+    const std::string &S = AxisSyms[A];
+    ir::Axis X;
+    X.Name = S;
+    X.ThreadOffset = std::to_string((*Shift)[A]);
+    auto Display = [&](Poly P) {
+      return (P + Poly::constant((*Shift)[A])).str();
+    };
+    if (S.rfind("@g", 0) == 0) {
+      X.ThreadDim = S[2];
+      X.Source = GridStrideSyms.count(S) ? ir::AxisSource::GridStride
+                                         : ir::AxisSource::Thread;
+      X.Name = std::string("thread.") + S[2];
+    } else if (S.rfind("@loop:", 0) == 0) {
+      X.Source = ir::AxisSource::Loop;
+      X.Name = S.substr(6);
+      for (const AxisSym &L : LoopAxes)
+        if (L.Symbol == S) {
+          X.Lower = Display(L.LoopLower);
+          X.Upper = Display(L.LoopUpper);
+        }
+    } else {
+      X.Source = ir::AxisSource::Linear;
+      X.ThreadDim = 'x';
+      X.Name = S;
+      // The coordinate's weight in the 1-D id and its split's modulus, when
+      // the id is blockIdx.x * blockDim.x + threadIdx.x: with them a
+      // generated launcher knows which points the original's threads cover.
+      const Poly Id = Poly::symbol(GlobalThread[0]);
+      for (const auto &[Key, Sp] : Splits) {
+        if (Sp.DivName == S && Sp.X == Id) {
+          X.LinearStep = Sp.A.str();
+        } else if (Sp.ModName == S && Sp.X == Id) {
+          X.LinearStep = "1";
+          X.LinearModulus = Sp.A.str();
+        } else if (Sp.ModName == S) {
+          // mod[div[id|a]|b]: weight a, modulus b.
+          for (const auto &[K2, Inner] : Splits)
+            if (Inner.X == Id && Sp.X == Poly::symbol(Inner.DivName)) {
+              X.LinearStep = Inner.A.str();
+              X.LinearModulus = Sp.A.str();
+            }
+        }
+      }
+    }
+    // Guards on this axis: the tightest of each kind must be unique.
+    std::vector<Poly> Lowers, Uppers, Excluded;
+    for (const Constraint &C : Main.Guards) {
+      if (C.Symbol != S)
+        continue;
+      if (C.NotEqual)
+        Excluded.push_back(C.Bound);
+      else
+        (C.Upper ? Uppers : Lowers).push_back(C.Bound);
+    }
+    // "i != 0" next to i >= 0 (implicit for a thread or split coordinate)
+    // moves the lower bound; "i != nx-1" next to i < nx the upper one.
+    std::optional<Poly> ImplicitUpper;
+    for (const auto &[Key, Sp] : Splits)
+      if (Sp.ModName == S)
+        ImplicitUpper = Sp.A;
+    bool Counted = X.Source == ir::AxisSource::Thread ||
+                   X.Source == ir::AxisSource::Linear;
+    for (const Poly &V : Excluded) {
+      Poly Lo = Lowers.size() == 1 ? Lowers[0] : Poly();
+      bool HasLo = Lowers.size() == 1 || (Lowers.empty() && Counted);
+      std::optional<Poly> Up = Uppers.size() == 1 ? std::optional<Poly>(Uppers[0])
+                               : Uppers.empty()   ? ImplicitUpper
+                                                  : std::nullopt;
+      if (HasLo && V == Lo) {
+        Lowers = {V + Poly::constant(1)};
+      } else if (Up && V == *Up - Poly::constant(1)) {
+        Uppers = {V};
+      } else {
+        partial("a guard excludes one point (" + S + " != " + V.str() +
+                ") that is not at an edge of the domain");
+      }
+    }
+    // A coordinate split with % is below its modulus even without a guard.
+    if (Uppers.empty() && ImplicitUpper &&
+        (!Excluded.empty() || X.Source == ir::AxisSource::Linear))
+      Uppers = {*ImplicitUpper};
+    auto Join = [&](const std::vector<Poly> &Bs, const char *Fn) {
+      std::string Out;
+      for (const Poly &B : Bs)
+        Out = Out.empty() ? Display(B)
+                          : std::string(Fn) + "(" + Out + ", " + Display(B) + ")";
+      return Out;
+    };
+    if (!Lowers.empty()) {
+      std::string L = Join(Lowers, "max");
+      X.Lower = X.Source == ir::AxisSource::Loop && X.Lower != "0"
+                    ? "max(" + X.Lower + ", " + L + ")"
+                    : L;
+    } else if (X.Source != ir::AxisSource::Loop) {
+      X.Lower = X.ThreadOffset;
+    }
+    if (!Uppers.empty()) {
+      std::string U = Join(Uppers, "min");
+      X.Upper = X.Source == ir::AxisSource::Loop && !X.Upper.empty()
+                    ? "min(" + X.Upper + ", " + U + ")"
+                    : U;
+    }
+    if (X.Upper.empty() && X.Source == ir::AxisSource::Linear)
+      partial("no upper bound on the 1-D thread id along " + S);
+    if (X.Source == ir::AxisSource::Loop) {
+      // The loop's own range, unless guards narrow it further.
+      for (const AxisSym &L : LoopAxes)
+        if (L.Symbol == S && L.HasLoopRange && Lowers.empty() &&
+            Uppers.empty()) {
+          TLo[A] = L.LoopLower;
+          THi[A] = L.LoopUpper;
+        }
+    } else {
+      if (Lowers.size() == 1)
+        TLo[A] = Lowers[0];
+      else if (Lowers.empty() && Counted)
+        TLo[A] = Poly();
+      if (Uppers.size() == 1)
+        THi[A] = Uppers[0];
+    }
+    IR.Axes.push_back(std::move(X));
+  }
+  for (const Constraint &C : Main.Guards)
+    if (C.Symbol == "?")
+      partial("a guard on the 1-D thread id itself (e.g. idx < n) that is "
+              "not a bound on the slowest coordinate");
+  if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi); !Why.empty())
+    partial(Why);
+  if (!Clamps.empty()) {
+    std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
+                                    OffsetOf);
+    if (!Why.empty()) {
+      std::string List;
+      for (const std::string &C : Clamps)
+        List += (List.empty() ? "" : ", ") + C;
+      partial("indices are clamped to the array's edge (" + List +
+              "), but not as a replicated boundary the IR states: " + Why);
+    }
+  }
+  // Array extents from strides: stride[a+1] / stride[a].
+  for (size_t A = 0; A + 1 < Strides.size(); ++A) {
+    const Poly &Lo = Strides[A], &Hi = Strides[A + 1];
+    std::string Ext;
+    for (const auto &[M, C] : Hi.terms()) {
+      (void)C;
+      Monomial Rest = M;
+      bool Ok = true;
+      for (const auto &[LM, LC] : Lo.terms()) {
+        (void)LC;
+        for (const std::string &Sy : LM) {
+          auto It = std::find(Rest.begin(), Rest.end(), Sy);
+          if (It == Rest.end())
+            Ok = false;
+          else
+            Rest.erase(It);
+        }
+      }
+      auto HiC = Hi.constantValue(), LoC = Lo.constantValue();
+      if (HiC && LoC && *LoC != 0 && *HiC % *LoC == 0) {
+        Ext = std::to_string(*HiC / *LoC);
+        break;
+      }
+      if (Ok && Hi.terms().size() == 1 && Lo.terms().size() == 1) {
+        for (const std::string &Sy : Rest)
+          Ext += (Ext.empty() ? "" : "*") + Sy;
+        if (Ext.empty())
+          Ext = "1";
+      }
+    }
+    IR.Axes[A].Extent = Ext;
+  }
+
+  // Writes must all have the same guards; each output once.
+  std::map<std::string, size_t> OutputIndex;
+  for (const Write &W : Writes) {
+    if (W.Guards.size() != Main.Guards.size())
+      partial("stores under different guards (" + W.Array + ")");
+    std::string Why;
+    auto O = OffsetOf(W.Index, Why);
+    if (!O) {
+      partial(Why);
+      continue;
+    }
+    if (OutputIndex.count(W.Array)) {
+      partial("the array '" + W.Array + "' is stored twice per point");
+      continue;
+    }
+    ir::OutputArray Out;
+    Out.Param = W.Array;
+    Out.WriteOffset = *O;
+    Out.Accumulate = W.Accumulate;
+    OutputIndex[W.Array] = IR.Outputs.size();
+    IR.Outputs.push_back(Out);
+  }
+
+  // Reads, grouped by array.
+  std::map<std::string, std::set<ir::Offset>> ReadOffsets;
+  std::map<std::string, bool> ReadLdg;
+  for (const ReadRecord &R : Reads) {
+    std::string Why;
+    auto O = OffsetOf(R.Index, Why);
+    if (!O) {
+      partial(Why);
+      continue;
+    }
+    ReadOffsets[R.Array].insert(*O);
+    ReadLdg[R.Array] = ReadLdg[R.Array] || R.Ldg;
+  }
+  for (const auto &[Name, Offs] : ReadOffsets) {
+    ir::InputArray In;
+    In.Param = Name;
+    In.Offsets.assign(Offs.begin(), Offs.end());
+    const ArrayInfo &AI = Arrays[Name];
+    In.Restrict = AI.Restrict;
+    In.Ldg = ReadLdg[Name];
+    In.PerPointCoefficient = Offs.size() == 1 && *Offs.begin() == ir::Offset{0, 0, 0} &&
+                             !OutputIndex.count(Name);
+    IR.Inputs.push_back(In);
+    if (auto It = OutputIndex.find(Name); It != OutputIndex.end()) {
+      ir::OutputArray &Out = IR.Outputs[It->second];
+      if (!(Offs.size() == 1 && *Offs.begin() == Out.WriteOffset))
+        Out.InPlace = true;
+    }
+  }
+  for (const ir::OutputArray &Out : IR.Outputs)
+    if (Out.InPlace)
+      partial("the array '" + Out.Param + "' is updated in place while "
+              "neighbours read it (the result depends on thread order)");
+
+  // Updates.
+  std::function<ir::Expr(const DPtr &)> Convert = [&](const DPtr &N) {
+    ir::Expr E;
+    switch (N->K) {
+    case DNode::Read: {
+      E.Kind = ir::Expr::Read;
+      E.Name = N->Name;
+      std::string Why;
+      if (auto O = OffsetOf(N->Index, Why))
+        E.Off = *O;
+      break;
+    }
+    case DNode::Coef:
+      E.Kind = ir::Expr::Coef;
+      E.Name = N->Name;
+      E.Index = static_cast<int>(numberOf(N->Index).value_or(-1));
+      break;
+    case DNode::ParamRef:
+      E.Kind = ir::Expr::ParamRef;
+      E.Name = N->Name;
+      break;
+    case DNode::Literal:
+      E.Kind = ir::Expr::Literal;
+      E.Value = N->Value;
+      break;
+    case DNode::Unary:
+      E.Kind = ir::Expr::Unary;
+      E.Op = N->Op;
+      break;
+    case DNode::Binary:
+      E.Kind = ir::Expr::Binary;
+      E.Op = N->Op;
+      break;
+    case DNode::Call:
+      E.Kind = ir::Expr::Call;
+      E.Op = N->Op;
+      break;
+    }
+    for (const DPtr &A : N->Args)
+      E.Args.push_back(Convert(A));
+    return E;
+  };
+  for (const Write &W : Writes) {
+    ir::Update U;
+    U.Target = W.Array;
+    U.Accumulate = W.Accumulate;
+    U.Value = Convert(W.Value);
+    IR.Updates.push_back(std::move(U));
+  }
+
+  // Coefficients.
+  std::set<std::string> SeenCoef;
+  std::function<void(const ir::Expr &)> Coefs = [&](const ir::Expr &E) {
+    if (E.Kind == ir::Expr::Coef && SeenCoef.insert(E.Name).second) {
+      ir::Coefficient C;
+      C.Name = E.Name;
+      const ArrayInfo *AI = arrayOf(E.Name);
+      C.Kind = AI ? ir::Coefficient::ConstantArray
+                  : ir::Coefficient::ConstantScalar;
+      C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
+      C.Size = AI ? AI->ConstSize : 1;
+      if (AI)
+        C.Shape = AI->ConstShape;
+      IR.Coefficients.push_back(C);
+    }
+    if (E.Kind == ir::Expr::ParamRef && ScalarParams.count(E.Name) &&
+        SeenCoef.insert(E.Name).second) {
+      ir::Coefficient C;
+      C.Name = E.Name;
+      C.Kind = ir::Coefficient::ScalarParam;
+      C.Type = IR.ElementType;
+      IR.Coefficients.push_back(C);
+    }
+    for (const ir::Expr &A : E.Args)
+      Coefs(A);
+  };
+  for (const ir::Update &U : IR.Updates)
+    Coefs(U.Value);
+
+  // Parameters and their roles.
+  for (const ParmVarDecl *P : Kernel.parameters()) {
+    ir::Param X;
+    X.Name = P->getName().str();
+    X.Type = P->getType().getAsString(PrintingPolicy(Ctx.getLangOpts()));
+    bool Read = ReadOffsets.count(X.Name), Written = OutputIndex.count(X.Name);
+    QualType T = P->getType();
+    if (T->isPointerType() || T->isArrayType())
+      X.Role = Read && Written ? ir::Param::InOut
+               : Written       ? ir::Param::Output
+               : Read          ? ir::Param::Input
+                               : ir::Param::Other;
+    else if (T->isRealFloatingType())
+      X.Role = ir::Param::Scalar;
+    else if (T->isIntegerType())
+      X.Role = ir::Param::Size;
+    IR.Params.push_back(std::move(X));
+  }
+  for (const ir::InputArray &In : IR.Inputs)
+    if (Arrays[In.Param].Kind != ArrayKind::Global)
+      partial("the array '" + In.Param + "' is not a kernel parameter");
+
+  IR.Notes.assign(Assumptions.begin(), Assumptions.end());
+  recordBuildFacts(IR);
+  IR.computeDerived();
+  bool Understood = HardReasons.empty() && PartialReasons.empty();
+  if (!Understood) {
+    // The reasons found so far say more than a footprint that lacks the
+    // accesses the analysis could not place.
+  } else if (IR.Points == 0 && !IR.Outputs.empty()) {
+    notStencil("the kernel reads no neighbourhood (a pointwise update, not a "
+               "stencil)");
+  } else if (IR.Points == 1 && IR.Radius == 0) {
+    notStencil("the kernel reads each input at the written point only (a "
+               "pointwise update, not a stencil)");
+  }
+  KA.IR = std::move(IR);
+  return Verdict();
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

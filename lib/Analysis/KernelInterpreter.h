@@ -1,0 +1,510 @@
+//===- KernelInterpreter.h - The analysis of one kernel, stage by stage ---===//
+///
+/// \file
+/// Internal to lib/Analysis. The symbolic values the analysis computes with,
+/// the facts it collects while it runs a kernel's body (stores, reads, tile
+/// stores, guards, clamps, loops) and the Interpreter that holds them. Its
+/// work is split by stage, one file each:
+///
+///   Evaluator.cpp       expressions: indices, pointers, loads, data values
+///   NamedConstants.cpp  macros, constexpr and enumerators kept by name, and
+///                       the assumptions the IR must carry
+///   Statements.cpp      statements, stores and compound updates
+///   Loops.cpp           loops inside the kernel; LoopCarry.cpp the values
+///                       a loop over an axis carries between iterations
+///   Guards.cpp          conditions: guards and the iteration domain
+///   Clamps.cpp          boundary clamps (min/max, ternaries) of positions
+///   SharedTiles.cpp     __shared__ tiles traced back to their global reads
+///   IRBuilder.cpp       axes, strides, offsets and the Stencil IR
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_LIB_ANALYSIS_KERNELINTERPRETER_H
+#define FORGESTENCIL_LIB_ANALYSIS_KERNELINTERPRETER_H
+
+#include "forgestencil/Analysis/Poly.h"
+#include "forgestencil/Analysis/PreprocessorFacts.h"
+#include "forgestencil/Analysis/StencilAnalysis.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+using namespace clang;
+using llvm::StringRef;
+
+/// Symbol names for the thread's global position along x, y, z.
+const char *const GlobalThread[3] = {"@gx", "@gy", "@gz"};
+
+/// The prefix of the symbol a min/max clamp of a position adds to it: the
+/// clamped value is the position plus "clamp#N" (what the clamp moves it by),
+/// so every index formed from it names the clamps it went through.
+const char *const ClampPrefix = "clamp#";
+
+/// A min/max clamp of a position, e.g. max(i - 1, 0): Arg (the position,
+/// without clamp symbols) kept at most (min) or at least (max) Bound.
+/// Equality: i == 0 ? 0 : i - 1, which replaces only the position one point
+/// beyond Bound and so equals the clamp only for reads at -1 (+1 for an
+/// upper bound) on a domain within the bounds.
+struct ClampInfo {
+  bool Upper = false;
+  bool Equality = false;
+  Poly Bound, Arg;
+  std::string Text;
+};
+
+/// The clamps one thread's read went through: ids into the interpreter's
+/// clamps with the symbol's coefficient in the index (the axis' stride). A
+/// read traced through a __shared__ tile has one set per reading thread,
+/// whose place in the block is Reader.
+struct ClampSet {
+  bool InBlock = false;
+  std::array<int64_t, 3> Reader{0, 0, 0};
+  std::vector<std::pair<int, Poly>> Ids;
+};
+
+/// D OP 0 on positions; Text is the condition it came from.
+struct PosGuard {
+  Poly D;
+  BinaryOperatorKind Op = BO_GE;
+  std::string Text;
+};
+
+/// A floating-point value as an expression tree whose reads still carry the
+/// raw element index (offsets are known only once the axes are).
+struct DNode {
+  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call } K = Literal;
+  std::string Op, Name, Value;
+  Poly Index;     // Read: element index; Coef: element (constant) index
+  bool Ldg = false;
+  bool Shared = false; // Read of a __shared__ tile, resolved in finish()
+  std::vector<ClampSet> Clamps; // Read of global memory: see ClampSet
+  /// Read of global memory taken only where every D OP 0 holds (a load
+  /// guarded by the array's bounds, cond ? in[g] : 0); the analysis must
+  /// show that the domain never takes the other value.
+  std::vector<PosGuard> InBounds;
+  std::vector<std::shared_ptr<DNode>> Args;
+};
+using DPtr = std::shared_ptr<DNode>;
+
+inline DPtr node(DNode::Kind K) {
+  auto N = std::make_shared<DNode>();
+  N->K = K;
+  return N;
+}
+
+/// A symbolic value of the interpreter.
+struct Value {
+  enum Kind { Unknown, Index, Data, Pointer } K = Unknown;
+  Poly Idx;          // Index value, or Pointer element offset
+  DPtr D;            // Data value
+  std::string Array; // Pointer base
+  /// Pointer: bytes per unit of Idx when the pointer was cast to a type of
+  /// another size ((char *)u + j*pitch); 0 means the array's element.
+  unsigned UnitBytes = 0;
+  std::string Why;   // Unknown: why
+
+  static Value unknown(std::string Why) {
+    Value V;
+    V.Why = std::move(Why);
+    return V;
+  }
+  static Value index(Poly P) {
+    Value V;
+    V.K = Index;
+    V.Idx = std::move(P);
+    return V;
+  }
+  static Value data(DPtr D) {
+    Value V;
+    V.K = Data;
+    V.D = std::move(D);
+    return V;
+  }
+  static Value pointer(std::string A, Poly Off) {
+    Value V;
+    V.K = Pointer;
+    V.Array = std::move(A);
+    V.Idx = std::move(Off);
+    return V;
+  }
+  /// The same pointer moved to another offset (in the same units).
+  Value movedTo(Poly Off) const {
+    Value V = *this;
+    V.Idx = std::move(Off);
+    return V;
+  }
+};
+
+/// Whether V is an index that moves with the thread's position (a clamp's
+/// position, as opposed to its bound): also the block's origin plus a tile
+/// element a loop gave the thread (blockIdx.x * TILE + lx - 1).
+inline bool moves(const Value &V) {
+  return V.K == Value::Index &&
+         (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
+          V.Idx.mentionsPrefix("bid.") || V.Idx.mentionsPrefix("tfn#") ||
+          V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
+}
+
+/// How an array is stored.
+enum class ArrayKind { Global, Constant, Shared, Local };
+
+struct ArrayInfo {
+  ArrayKind Kind = ArrayKind::Global;
+  QualType ElemType;
+  bool Restrict = false;
+  bool Const = false;
+  unsigned ConstSize = 0; // __constant__ arrays
+  std::vector<unsigned> ConstShape; // their extents when multi-dimensional
+};
+
+/// One bound on an axis symbol: Symbol + Shift (< | >=) Bound.
+struct Constraint {
+  std::string Symbol;
+  bool Upper = false; // Symbol < Bound (else Symbol >= Bound)
+  Poly Bound;
+  /// Symbol != Bound (from "if (i == 0 || i == n-1) return;"): it moves a
+  /// lower or upper bound it touches by one.
+  bool NotEqual = false;
+};
+
+struct Write {
+  std::string Array;
+  Poly Index;
+  bool Accumulate = false;
+  DPtr Value;
+  std::vector<Constraint> Guards;
+};
+
+struct ReadRecord {
+  std::string Array;
+  Poly Index;
+  bool Ldg = false;
+};
+
+/// A pair X = mod[X|A] + A * div[X|A] created by a 1-D index split.
+struct Split {
+  Poly X, A;
+  std::string ModName, DivName;
+  bool HaveMod = false, HaveDiv = false;
+};
+
+/// A condition on the thread's place in its block (threadIdx.x == 0), kept
+/// so that the tile stores a thread runs can be decided thread by thread.
+struct ThreadCond {
+  enum Kind { Cmp, And, Or, Not, Opaque } K = Opaque;
+  BinaryOperatorKind Op = BO_EQ;
+  Poly D; // Cmp: D OP 0
+  std::vector<ThreadCond> Args;
+  std::string Text;
+};
+
+/// tile[Index] = Value, run by the threads for which every Cond holds.
+struct SharedStore {
+  std::string Tile;
+  Poly Index;
+  DPtr Value;
+  std::vector<ThreadCond> Conds;
+  bool UnderDomainGuard = false;
+  unsigned Barrier = 0; // __syncthreads() calls before the store
+};
+
+/// tfn#N: a quotient or remainder of a value that depends only on the
+/// thread's place in its block (k / (TILE + 2) for a tile element k that a
+/// loop spreads over the block's threads), evaluated thread by thread.
+struct ThreadFn {
+  Poly X, A;
+  bool Div = true;
+};
+const char *const ThreadFnPrefix = "tfn#";
+
+struct AxisSym {
+  std::string Symbol;
+  ir::AxisSource Source = ir::AxisSource::Thread;
+  char Dim = 'x';
+  std::string LoopVar;
+  Poly LoopLower, LoopUpper; // loops: half-open range of the variable
+  bool HasLoopRange = false;
+};
+
+class Interpreter {
+public:
+  /// BlockSizes: block sizes a first run found only after a loop needed
+  /// them (the kernel indexes blocks by B after loading its tile).
+  /// Which named integer constants are taken as their numbers from the
+  /// start (the others stay symbols until something needs their number).
+  struct NumericConstants {
+    std::set<std::string> Names;
+    bool AllNumeric = false;
+  };
+  Interpreter(ASTContext &Ctx, const FunctionDecl &Kernel,
+              const PreprocessorFacts *PP, NumericConstants Numbers,
+              std::map<int, int64_t> BlockSizes = {})
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), PP(PP),
+        Numbers(std::move(Numbers)), BlockSizes(std::move(BlockSizes)) {}
+  /// The named constants this run needed the numbers of.
+  const std::set<std::string> &assumedConstants() const { return NamedAssumed; }
+
+  KernelAnalysis run();
+  /// Block sizes a tile loop lacked when it ran, but that the kernel fixes
+  /// further on: run again with them. Empty when no second run would help.
+  std::map<int, int64_t> lateBlockSizes() const {
+    for (int D : BlockSizeWanted)
+      if (!BlockSizes.count(D))
+        return {};
+    return BlockSizeWanted.empty() ? std::map<int, int64_t>() : BlockSizes;
+  }
+
+private:
+  // Statements.
+  void exec(const Stmt *S);
+  void execFor(const ForStmt *F);
+  void execWhile(const Expr *Cond, const Stmt *Body, bool Do);
+  /// for (Var = Init; Var Cond; Var += Step) Body, however it was spelled.
+  void execLoop(const VarDecl *Var, const Value &Init,
+                const BinaryOperator *Cond, const Value &Step,
+                const Stmt *Body);
+  /// Values the loop over an axis carries from one iteration to the next
+  /// (a register queue below = cur; cur = above;, an index or pointer
+  /// stepped by a fixed amount): puts in Env their value at the iteration
+  /// of the axis symbol, when it is a function of it that also gives their
+  /// value before the loop. False (with a reason) when the loop carries a
+  /// value the analysis cannot express so.
+  bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop);
+  void execIf(const IfStmt *If);
+  Value compound(const Value &L, const Value &R, BinaryOperatorKind Op,
+                 const Expr *LHS, const Expr *RHS);
+  /// Pre: the value of RHS, already evaluated (an if/else turned into one
+  /// guarded store).
+  void assign(const Expr *LHS, const Expr *RHS, BinaryOperatorKind Op,
+              bool IsCompound, const Value *Pre = nullptr);
+
+  // Expressions.
+  Value eval(const Expr *E);
+  Value evalBinary(const BinaryOperator *B);
+  Value evalCall(const CallExpr *C);
+  Value valueOf(const VarDecl *VD);
+  std::optional<Value> scalarParam(const std::string &Name, QualType T);
+  Value evalSubscriptBase(const Expr *E);
+  Value load(const Value &Ptr, QualType T, bool Ldg);
+  DPtr asData(const Value &V, const Expr *Where);
+  Value builtinIndex(const Expr *E);
+  Value castPointer(Value V, QualType To);
+  Value member(const MemberExpr *M);
+  unsigned elementBytes(const std::string &Array);
+
+  // __shared__ tiles.
+  ThreadCond threadCond(const Expr *Cond);
+  std::optional<Poly> comparedDifference(const BinaryOperator *B);
+  void resolveSharedReads(DPtr &N);
+  void recordReads(const DPtr &N);
+  std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
+
+  // Conditions.
+  bool readsData(const Expr *Cond);
+  bool guardConstraints(const Expr *Cond, bool Negate,
+                        std::vector<Constraint> &Out);
+  bool conjunction(const Expr *Cond, bool Negate,
+                   const std::function<bool(const BinaryOperator *, bool)> &Leaf);
+  bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
+
+  // Finalisation.
+  /// The IR's named constants and the assumptions its launcher must check.
+  void recordBuildFacts(ir::StencilIR &IR);
+  void scanForNonStencilCalls(const Stmt *S);
+  void applySplits();
+  KernelAnalysis finish();
+  std::string text(const Expr *E) const;
+  void partial(const std::string &Why) { PartialReasons.insert(Why); }
+  void notStencil(const std::string &Why) { HardReasons.insert(Why); }
+  ArrayInfo *arrayOf(const std::string &Name);
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const FunctionDecl &Kernel;
+  const PreprocessorFacts *PP;
+  NumericConstants Numbers;
+  std::map<const VarDecl *, Value> Env;
+  std::map<std::string, ArrayInfo> Arrays;
+  /// Local arrays indexed by constants (a register queue q[0..2R]): the
+  /// value each element holds, like a variable's in Env.
+  std::map<std::string, std::map<int64_t, Value>> LocalElems;
+  std::vector<Write> Writes;
+  std::vector<ReadRecord> Reads;
+  std::vector<Constraint> Guards; // active guards
+  std::vector<ThreadCond> ActiveConds; // enclosing if conditions
+  std::vector<SharedStore> SharedStores;
+  std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
+  std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
+  std::vector<ThreadFn> ThreadFns;    // by the N of their symbol tfn#N
+  std::map<std::string, int> ThreadFnIds;
+  std::set<std::string> Clamps;      // min/max clamps of an index
+  std::vector<ClampInfo> ClampInfos; // by the N of their symbol clamp#N
+  /// Index without clamp symbols; their ids and coefficients in Ids. False
+  /// when a clamp symbol is not linear in the index.
+  bool splitClamps(const Poly &Index, Poly &Stripped,
+                   std::vector<std::pair<int, Poly>> &Ids) const;
+  DPtr moveTraced(const DPtr &N, const std::function<Poly(const Poly &)> &Fn,
+                  const std::array<int64_t, 3> &Reader);
+  /// Pos kept at most (Upper, min) or at least (max) Bound: the position
+  /// plus a fresh clamp symbol.
+  Value clampOf(bool Upper, const Value &Pos, const Value &Bound,
+                const std::string &Text);
+  /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
+  /// min(p, b) does, e.g. i > 0 ? i - 1 : 0; nullopt for any other choice.
+  std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
+  /// c ? v : fill (or c ? fill : v) with fill a constant and c bounds on
+  /// positions (a load kept inside the array): v, its reads guarded by c.
+  std::optional<Value> guardedLoad(const ConditionalOperator *CO);
+  std::optional<Value> guardedValue(const Expr *Cond, const Expr *TrueE,
+                                    const Expr *FalseE);
+  bool positionGuards(const Expr *Cond, bool Negate,
+                      std::vector<PosGuard> &Out);
+  /// Why some guarded read of the update would take its fill value at a
+  /// point of the domain ([TLo, THi) along each axis symbol); "" if none.
+  std::string guardedReadsHold(const std::vector<std::string> &AxisSyms,
+                               const std::vector<std::optional<Poly>> &TLo,
+                               const std::vector<std::optional<Poly>> &THi);
+  std::optional<Value> equalityClamp(const BinaryOperator *Cmp, const Value &L,
+                                     const Value &R, const Value &T,
+                                     const Value &F, const std::string &Text);
+  /// Fills the clamp bounds of IR's axes from the clamps the update's reads
+  /// went through; the reason when they are not a replicated boundary.
+  std::string clampedBounds(
+      ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+      const std::vector<Poly> &Strides, const ir::Offset &Shift,
+      const std::vector<std::optional<Poly>> &TLo,
+      const std::vector<std::optional<Poly>> &THi,
+      const std::function<std::optional<ir::Offset>(const Poly &,
+                                                    std::string &)> &OffsetOf);
+  std::map<std::string, Split> Splits;
+  std::vector<AxisSym> LoopAxes;
+  std::set<std::string> GridStrideSyms;
+  std::set<std::string> ScalarParams;
+  std::set<std::string> PartialReasons, HardReasons;
+  /// What the analysis had to assume; becomes the IR's notes.
+  std::set<std::string> Assumptions;
+
+  // Named compile-time constants (macros, constexpr variables, enumerators).
+  /// A named constant the kernel spells, by its Poly symbol (its C spelling).
+  struct NamedValue {
+    ir::NamedConstant Info;
+    std::optional<int64_t> Int; ///< Integer constants' value.
+  };
+  std::map<std::string, NamedValue> Named;
+  /// Named constants whose number some conclusion of the analysis rests on:
+  /// they become compile-time assumptions the launcher checks.
+  std::set<std::string> NamedAssumed;
+  /// Object-like macros in the size of an array type the kernel indexes
+  /// (float (*u)[N]): the row strides are numbers of that build.
+  std::map<std::string, NamedValue> TypeMacros;
+  /// The source ranges of the kernel and of the helpers it called, where a
+  /// conditional directive decides what the IR describes.
+  std::vector<SourceRange> BodiesRun;
+  std::optional<Value> namedConstant(const Expr *E);
+  std::optional<std::string> wholeMacro(const Expr *E, std::string &DefinedAt);
+  void noteArraySizeMacros(const DeclaratorDecl *D);
+  void noteSizeMacros(const Expr *E);
+  /// P with every named constant replaced by its number, each one recorded
+  /// as assumed; Only limits it to the constants Only accepts.
+  Poly resolved(const Poly &P,
+                const std::function<bool(const std::string &)> &Only = nullptr);
+  /// The number P stands for, resolving named constants if it must.
+  std::optional<int64_t> numberOf(const Poly &P);
+  /// Whether P >= 0, resolving named constants if it must.
+  bool nonNegative(const Poly &P);
+  /// Whether every symbol of P is the thread's place in its block, a block
+  /// size, a function of those or a named constant.
+  bool inBlock(const Poly &P) const;
+  /// solveOffset, resolving the named constants the strides do not name,
+  /// then all of them, if it must.
+  std::optional<ir::Offset> offsetAlong(const Poly &Rel,
+                                        const std::vector<Poly> &Strides);
+  bool Returned = false;
+  /// One frame per inline helper being run: where its return went.
+  struct HelperFrame {
+    bool Returned = false;
+    Value Result;
+  };
+  std::vector<HelperFrame> Frames;
+  /// The value Cond has whatever the thread, when it has one (a helper's
+  /// if (dim == 0) for a constant argument, do { } while (0), #define'd
+  /// switches): only the branch it takes is run.
+  std::optional<bool> constantCondition(const Expr *Cond);
+  /// Whether S contains a return statement.
+  static bool containsReturn(const Stmt *S);
+  unsigned Barriers = 0;       // __syncthreads() calls so far
+  bool TileReadsLost = false;  // a tile read could not be traced
+  unsigned InlineDepth = 0;
+  unsigned Steps = 0;
+  /// Per lambda defined in the kernel: the values it captured by copy (and
+  /// its init-captures) where it was defined.
+  std::map<const CXXRecordDecl *, std::map<const VarDecl *, Value>>
+      LambdaCopies;
+};
+
+// Helpers the stages share.
+
+using ThreadPos = std::array<int64_t, 3>;
+
+/// The symbols of P whose names start with Prefix.
+std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix);
+/// Whether P is a constant at least 0.
+bool atLeast0(const Poly &P);
+/// Number of scalars in one element of T (T[4][8] -> 32, float -> 1).
+std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx);
+/// The scalar element type of an array or pointer type.
+QualType scalarType(QualType T, ASTContext &Ctx);
+bool isAtomicName(StringRef N);
+bool isMathFunction(StringRef N);
+/// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
+Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr);
+/// Divides a byte offset by an element size (pitched rows).
+Poly divideBySize(const Poly &Bytes, int64_t Size, bool &Assumed);
+/// "file:line" of a location (its spelling), or the buffer's name.
+std::string whereSpelled(SourceLocation L, const SourceManager &SM);
+/// Whether the C expression Text names Name as a whole identifier.
+bool namesIdentifier(const std::string &Text, const std::string &Name);
+/// P with threadIdx (and blockDim, where known) replaced by numbers.
+Poly atThread(const Poly &P, const ThreadPos &T,
+              const std::map<int, int64_t> &BlockSizes,
+              const std::vector<ThreadFn> &Fns);
+/// Whether a condition on the thread's place holds for the thread T.
+std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
+                            const std::map<int, int64_t> &BlockSizes,
+                            const std::vector<ThreadFn> &Fns);
+void mergeClampSets(const DPtr &Into, const DPtr &From);
+/// A key that two trees share exactly when they are the same expression.
+std::string treeKey(const DPtr &N);
+/// A copy of V with Sym replaced by To in every index.
+Value substituted(const Value &V, const std::string &Sym, const Poly &To,
+                  bool &Ok);
+bool sameValue(const Value &A, const Value &B);
+/// P / D when D's single monomial divides every monomial of P.
+std::optional<Poly> exactQuotient(const Poly &P, const Poly &D);
+bool isAxisSymbol(const std::string &S);
+/// Element offsets Rel = sum_a Off[a]*Stride[a], slowest axis first.
+std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides);
+std::string typeName(QualType T, ASTContext &Ctx);
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil
+
+#endif

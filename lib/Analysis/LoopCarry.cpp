@@ -1,0 +1,229 @@
+//===- LoopCarry.cpp - Values a loop over an axis carries -------------------===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+/// A copy of V with Sym replaced by To in every index (false in Ok when a
+/// read carries clamps, whose recorded positions would not move).
+Value substituted(const Value &V, const std::string &Sym, const Poly &To,
+                  bool &Ok) {
+  Value R = V;
+  if (V.K == Value::Index || V.K == Value::Pointer)
+    R.Idx = V.Idx.substitute(Sym, To);
+  std::function<DPtr(const DPtr &)> Tree = [&](const DPtr &N) {
+    auto C = std::make_shared<DNode>(*N);
+    if (C->K == DNode::Read) {
+      C->Index = C->Index.substitute(Sym, To);
+      for (PosGuard &G : C->InBounds)
+        G.D = G.D.substitute(Sym, To);
+      for (const ClampSet &CS : C->Clamps)
+        if (!CS.Ids.empty())
+          Ok = false;
+    }
+    for (DPtr &A : C->Args)
+      A = Tree(A);
+    return C;
+  };
+  if (V.K == Value::Data && V.D)
+    R.D = Tree(V.D);
+  return R;
+}
+
+bool sameValue(const Value &A, const Value &B) {
+  if (A.K != B.K)
+    return false;
+  switch (A.K) {
+  case Value::Unknown:
+    return false;
+  case Value::Index:
+    return A.Idx == B.Idx;
+  case Value::Pointer:
+    return A.Array == B.Array && A.Idx == B.Idx && A.UnitBytes == B.UnitBytes;
+  case Value::Data:
+    return A.D && B.D && treeKey(A.D) == treeKey(B.D);
+  }
+  return false;
+}
+
+bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
+                              const AxisSym &Loop) {
+  // What the loop carries: variables from before the loop that its body
+  // assigns, and the elements a local array held before the loop when the
+  // body assigns to the array (a queue q[s] = q[s + 1]).
+  struct Slot {
+    const VarDecl *V = nullptr;
+    std::string Array;
+    int64_t Elem = 0;
+    std::string name() const {
+      return V ? V->getName().str()
+               : Array + "[" + std::to_string(Elem) + "]";
+    }
+  };
+  std::vector<Slot> Carried;
+  std::set<std::string> Seen;
+  auto Add = [&](Slot S) {
+    if (Seen.insert(S.name()).second)
+      Carried.push_back(std::move(S));
+  };
+  std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
+    if (!S)
+      return;
+    const Expr *Target = nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
+      Target = B->getLHS();
+    else if (const auto *U = dyn_cast<UnaryOperator>(S);
+             U && U->isIncrementDecrementOp())
+      Target = U->getSubExpr();
+    if (Target) {
+      const Expr *Root = Target->IgnoreParenImpCasts();
+      bool Element = false;
+      while (const auto *AS = dyn_cast<ArraySubscriptExpr>(Root)) {
+        Root = AS->getBase()->IgnoreParenImpCasts();
+        Element = true;
+      }
+      if (const auto *DR = dyn_cast<DeclRefExpr>(Root))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+            VD && VD != Var && Env.count(VD)) {
+          std::string Name = VD->getName().str();
+          auto A = Arrays.find(Name);
+          if (!Element) {
+            Add({VD, "", 0});
+          } else if (A != Arrays.end() && A->second.Kind == ArrayKind::Local) {
+            for (const auto &[E, V] : LocalElems[Name])
+              Add({nullptr, Name, E});
+          }
+        }
+    }
+    for (const Stmt *C : S->children())
+      Scan(C);
+  };
+  Scan(Body);
+  if (Carried.empty())
+    return true;
+  auto Get = [&](const Slot &S) -> Value & {
+    return S.V ? Env[S.V] : LocalElems[S.Array][S.Elem];
+  };
+
+  const std::string K = Loop.Symbol;
+  const Poly KSym = Poly::symbol(K);
+  std::vector<Value> Before, Start;
+  for (const Slot &S : Carried) {
+    Before.push_back(Get(S));
+    // An index or pointer starts as a symbol of its own, so that one run of
+    // the body shows its step.
+    const Value &B = Before.back();
+    Start.push_back(B.K == Value::Index || B.K == Value::Pointer
+                        ? B.movedTo(Poly::symbol("carry#" + S.name()))
+                        : Value::unknown(""));
+  }
+  auto Refuse = [&](const std::string &What) {
+    std::string L;
+    for (const Slot &S : Carried)
+      L += (L.empty() ? "" : ", ") + S.name();
+    partial("the loop over '" + Var->getName().str() + "' carries " + What +
+            " from one iteration to the next (" + L +
+            "), which the analysis does not follow");
+    for (size_t I = 0; I < Carried.size(); ++I)
+      Get(Carried[I]) = Before[I];
+    return false;
+  };
+  bool Settled = false;
+  for (size_t Round = 0; Round <= Carried.size() + 1 && !Settled; ++Round) {
+    // One run of the body whose effects are thrown away.
+    auto Saved = std::make_tuple(
+        Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
+        SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
+        Clamps, ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
+        HardReasons, Assumptions, Returned, Barriers, TileReadsLost);
+    for (size_t I = 0; I < Carried.size(); ++I)
+      Get(Carried[I]) = Start[I];
+    Env[Var] = Value::index(KSym);
+    exec(Body);
+    std::vector<Value> End;
+    for (const Slot &S : Carried)
+      End.push_back(Get(S));
+    std::tie(Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
+             SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
+             Clamps, ClampInfos, Splits, LoopAxes, GridStrideSyms,
+             PartialReasons, HardReasons, Assumptions, Returned, Barriers,
+             TileReadsLost) = Saved;
+    Settled = true;
+    for (size_t I = 0; I < Carried.size(); ++I) {
+      const Value &S = Start[I], &E = End[I];
+      Value Next;
+      bool Ok = true;
+      if ((S.K == Value::Index || S.K == Value::Pointer) &&
+          S.Idx == Poly::symbol("carry#" + Carried[I].name())) {
+        // v += step: v at iteration k is its value before the loop plus
+        // (k - lower) steps.
+        Poly Step = E.Idx - S.Idx;
+        if (E.K == S.K && E.Array == S.Array && E.UnitBytes == S.UnitBytes &&
+            !Step.mentionsPrefix("carry#") && !Step.mentions(K))
+          Next = Before[I].movedTo(Before[I].Idx +
+                                   (KSym - Loop.LoopLower) * Step);
+      } else if (E.K != Value::Unknown) {
+        // v at iteration k is what the body left in it at iteration k - 1.
+        Next = substituted(E, K, KSym - Poly::constant(1), Ok);
+      }
+      if (!Ok)
+        return Refuse("a clamped value");
+      if (!sameValue(Next, S))
+        Settled = false;
+      Start[I] = Next;
+    }
+  }
+  for (size_t I = 0; I < Carried.size(); ++I) {
+    bool Ok = true;
+    if (!Settled || Start[I].K == Value::Unknown ||
+        !sameValue(substituted(Start[I], K, Loop.LoopLower, Ok), Before[I]) ||
+        !Ok)
+      return Refuse("values");
+  }
+  // The loads before the loop that gave the carried values their first
+  // value are the body's loads at its first iteration, not reads of their
+  // own; what each iteration reads through them is.
+  std::function<void(const DPtr &)> Drop = [&](const DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read && !N->Shared) {
+      auto It = std::find_if(Reads.begin(), Reads.end(), [&](const ReadRecord &R) {
+        return R.Array == N->Name && R.Index == N->Index;
+      });
+      if (It != Reads.end())
+        Reads.erase(It);
+    }
+    for (const DPtr &A : N->Args)
+      Drop(A);
+  };
+  for (size_t I = 0; I < Carried.size(); ++I) {
+    if (Before[I].K == Value::Data) {
+      Drop(Before[I].D);
+      recordReads(Start[I].D);
+    }
+    Get(Carried[I]) = Start[I];
+  }
+  return true;
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

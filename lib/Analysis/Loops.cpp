@@ -1,0 +1,290 @@
+//===- Loops.cpp - Loops inside the kernel ----------------------------------===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+void Interpreter::execFor(const ForStmt *F) {
+  // for (int v = A; v OP B; v += S)
+  const VarDecl *Var = nullptr;
+  Value Init;
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+      DS && DS->isSingleDecl()) {
+    Var = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (Var && Var->hasInit())
+      Init = eval(Var->getInit());
+  } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(F->getInit());
+             BO && BO->getOpcode() == BO_Assign) {
+    if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+      Var = dyn_cast<VarDecl>(DR->getDecl());
+    Init = eval(BO->getRHS());
+  }
+  const auto *Cond =
+      dyn_cast_or_null<BinaryOperator>(F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  Value Step;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(F->getInc())) {
+    if (U->isIncrementOp())
+      Step = Value::index(Poly::constant(1));
+    else if (U->isDecrementOp())
+      Step = Value::index(Poly::constant(-1));
+  } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(F->getInc())) {
+    Value S = eval(CA->getRHS());
+    if (S.K == Value::Index)
+      Step = Value::index(CA->getOpcode() == BO_AddAssign ? S.Idx
+                          : CA->getOpcode() == BO_SubAssign ? -S.Idx
+                                                            : Poly());
+  }
+  if (!Var || Init.K != Value::Index || !Cond || !Cond->isComparisonOp() ||
+      Step.K != Value::Index) {
+    partial("a loop the analysis does not follow");
+    notStencil("a loop whose trip count is not a fixed radius or an axis");
+    return;
+  }
+  execLoop(Var, Init, Cond, Step, F->getBody());
+}
+
+void Interpreter::execWhile(const Expr *CondE, const Stmt *BodyS, bool Do) {
+  // int k = A; while (k OP B) { ...; ++k; }  is  for (; k OP B; ++k) { ... }
+  // when the increment is the body's last statement and the only one. So is
+  // do { ...; ++k; } while (k OP B); where k OP B holds at the start.
+  const char *What = Do ? "do" : "while";
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      CondE ? CondE->IgnoreParenImpCasts() : nullptr);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(BodyS);
+  const VarDecl *Var = nullptr;
+  if (Cond && Cond->isComparisonOp())
+    if (const auto *DR =
+            dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts()))
+      Var = dyn_cast<VarDecl>(DR->getDecl());
+  auto IsVar = [&](const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == Var;
+  };
+  Value Step;
+  if (Var && Body && !Body->body_empty()) {
+    const Stmt *Last = Body->body_back();
+    if (const auto *U = dyn_cast<UnaryOperator>(Last);
+        U && U->isIncrementDecrementOp() && IsVar(U->getSubExpr()))
+      Step = Value::index(Poly::constant(U->isIncrementOp() ? 1 : -1));
+    else if (const auto *CA = dyn_cast<CompoundAssignOperator>(Last);
+             CA && IsVar(CA->getLHS()) &&
+             (CA->getOpcode() == BO_AddAssign ||
+              CA->getOpcode() == BO_SubAssign)) {
+      Value S = eval(CA->getRHS());
+      if (S.K == Value::Index)
+        Step = Value::index(CA->getOpcode() == BO_AddAssign ? S.Idx : -S.Idx);
+    }
+  }
+  // No other statement may move the variable.
+  unsigned Moves = 0;
+  std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *B = dyn_cast<BinaryOperator>(S);
+        B && B->isAssignmentOp() && IsVar(B->getLHS()))
+      ++Moves;
+    if (const auto *U = dyn_cast<UnaryOperator>(S);
+        U && U->isIncrementDecrementOp() && IsVar(U->getSubExpr()))
+      ++Moves;
+    for (const Stmt *C : S->children())
+      Count(C);
+  };
+  Count(Body);
+  if (!Var || !Env.count(Var) || Env[Var].K != Value::Index ||
+      Step.K != Value::Index || Moves != 1) {
+    notStencil(std::string("a ") + What +
+               " loop inside the kernel that is not a counted loop " +
+               (Do ? "(k = A; do { ...; ++k; } while (k < B);)"
+                   : "(k = A; while (k < B) { ...; ++k; })"));
+    return;
+  }
+  if (Do)
+    Assumptions.insert("the do loop over '" + Var->getName().str() +
+                       "' starts within its range (" + text(Cond) +
+                       " at the start): where it does not, the original "
+                       "runs its body once and the replacement does not");
+  execLoop(Var, Env[Var], Cond, Step, Body);
+}
+
+void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
+                           const BinaryOperator *Cond, const Value &Step,
+                           const Stmt *Body) {
+  Value Bound = eval(Cond->getRHS());
+  bool VarOnLeft = false;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts()))
+    VarOnLeft = DR->getDecl() == Var;
+  auto InitC = numberOf(Init.Idx);
+  auto StepC = numberOf(Step.Idx);
+  std::optional<int64_t> BoundC =
+      Bound.K == Value::Index ? numberOf(Bound.Idx) : std::nullopt;
+
+  // A loop that spreads a tile's elements over the block's threads:
+  // for (k = threadIdx.x; k < TILE + 2*R; k += blockDim.x). Unrolled round
+  // by round, each round's body run by the threads for which the loop's
+  // condition still holds, so that the tile's stores are decided thread by
+  // thread as if written out.
+  if (VarOnLeft && Bound.K == Value::Index &&
+      Init.Idx.mentionsPrefix("tid.")) {
+    std::string Loop = "the loop over '" + Var->getName().str() + "' (" +
+                       text(Cond) + ")";
+    ThreadPos Extent{1, 1, 1};
+    for (int D = 0; D < 3; ++D) {
+      std::string Ax(1, "xyz"[D]);
+      if (!Init.Idx.mentions("tid." + Ax) && !Step.Idx.mentions("bdim." + Ax) &&
+          !Bound.Idx.mentions("bdim." + Ax))
+        continue;
+      auto It = BlockSizes.find(D);
+      if (It == BlockSizes.end()) {
+        BlockSizeWanted.insert(D);
+        partial("the analysis does not follow " + Loop + ", which spreads "
+                "elements over the block's threads: the block size along " +
+                Ax + " is not fixed in the kernel (blockIdx*B + threadIdx)");
+        return;
+      }
+      Extent[D] = It->second;
+    }
+    BinaryOperatorKind Op = Cond->getOpcode();
+    auto StepN = atThread(resolved(Step.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
+                     .constantValue();
+    auto BoundN = atThread(resolved(Bound.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
+                      .constantValue();
+    if (!inBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
+        (Op != BO_LT && Op != BO_LE) ||
+        Extent[0] * Extent[1] * Extent[2] > 4096) {
+      partial("the analysis does not follow " + Loop + ", which starts at "
+              "the thread's place in the block but does not step by a "
+              "fixed amount up to a fixed bound");
+      return;
+    }
+    int64_t Rounds = 0;
+    ThreadPos T;
+    for (T[2] = 0; T[2] < Extent[2]; ++T[2])
+      for (T[1] = 0; T[1] < Extent[1]; ++T[1])
+        for (T[0] = 0; T[0] < Extent[0]; ++T[0]) {
+          auto V = atThread(resolved(Init.Idx), T, BlockSizes, ThreadFns)
+                       .constantValue();
+          if (!V)
+            continue;
+          int64_t Last = Op == BO_LT ? *BoundN - 1 : *BoundN;
+          if (*V <= Last)
+            Rounds = std::max(Rounds, (Last - *V) / *StepN + 1);
+        }
+    if (Rounds > 64) {
+      partial("the analysis does not follow " + Loop + ", which runs more "
+              "than 64 rounds in a thread");
+      return;
+    }
+    size_t WritesBefore = Writes.size(), ReadsBefore = Reads.size();
+    for (int64_t J = 0; J < Rounds; ++J) {
+      Poly K = Init.Idx + Poly::constant(J) * Step.Idx;
+      Env[Var] = Value::index(K);
+      ThreadCond TC;
+      TC.K = ThreadCond::Cmp;
+      TC.Op = Op;
+      TC.D = K - Bound.Idx;
+      TC.Text = text(Cond) + " (round " + std::to_string(J) + ")";
+      ActiveConds.push_back(TC);
+      exec(Body);
+      ActiveConds.pop_back();
+    }
+    // What the loop loads counts where its tile is read, in the reader's
+    // frame.
+    Reads.resize(ReadsBefore);
+    if (Writes.size() != WritesBefore)
+      partial("the analysis does not follow " + Loop + ", which spreads "
+              "elements over the block's threads and stores to global memory");
+    return;
+  }
+
+  // A loop with a small constant trip count (a radius sum): unroll it.
+  if (VarOnLeft && InitC && StepC && *StepC != 0 && BoundC) {
+    BinaryOperatorKind Op = Cond->getOpcode();
+    const int64_t Last = *BoundC;
+    auto Holds = [Op, Last](int64_t V) {
+      switch (Op) {
+      case BO_LT: return V < Last;
+      case BO_LE: return V <= Last;
+      case BO_GT: return V > Last;
+      case BO_GE: return V >= Last;
+      case BO_NE: return V != Last;
+      default: return false;
+      }
+    };
+    unsigned Trips = 0;
+    for (int64_t V = *InitC; Holds(V); V += *StepC) {
+      if (++Trips > 64) {
+        notStencil("a loop of more than 64 constant iterations inside the "
+                   "kernel (not a stencil radius)");
+        return;
+      }
+      Env[Var] = Value::index(Poly::constant(V));
+      exec(Body);
+    }
+    return;
+  }
+
+  // A grid-stride loop: v = global id; v < n; v += blockDim*gridDim.
+  for (int D = 0; D < 3; ++D) {
+    std::string Ax(1, "xyz"[D]);
+    Poly Stride = Poly::symbol("bdim." + Ax) * Poly::symbol("gdim." + Ax);
+    if (Step.Idx == Stride && Init.Idx.mentions(GlobalThread[D])) {
+      GridStrideSyms.insert(GlobalThread[D]);
+      Env[Var] = Init;
+      std::vector<Constraint> Cs;
+      if (VarOnLeft && comparison(Cond, false, Cs))
+        Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+      size_t Saved = Guards.size() - Cs.size();
+      exec(Body);
+      Guards.resize(Saved);
+      return;
+    }
+  }
+
+  // A loop over an axis (for k = 1; k < nz-1; ++k) with unit step.
+  if (VarOnLeft && StepC && *StepC == 1 && Bound.K == Value::Index &&
+      !Init.Idx.mentionsPrefix("@") && !Init.Idx.mentionsPrefix("tid.")) {
+    AxisSym A;
+    A.Symbol = "@loop:" + Var->getName().str();
+    A.Source = ir::AxisSource::Loop;
+    A.LoopVar = Var->getName().str();
+    A.LoopLower = Init.Idx;
+    A.LoopUpper = Cond->getOpcode() == BO_LE ? Bound.Idx + Poly::constant(1)
+                                            : Bound.Idx;
+    A.HasLoopRange = Cond->getOpcode() == BO_LT || Cond->getOpcode() == BO_LE;
+    if (!A.HasLoopRange) {
+      partial("a loop over an axis with condition '" + text(Cond) + "'");
+      return;
+    }
+    LoopAxes.push_back(A);
+    Env[Var] = Value::index(Poly::symbol(A.Symbol));
+    if (!carryValues(Body, Var, A))
+      Env[Var] = Value::index(Poly::symbol(A.Symbol));
+    exec(Body);
+    return;
+  }
+  notStencil("a loop over '" + Var->getName().str() + "' (" + text(Cond) +
+             ") that is neither a constant radius nor an axis of the grid "
+             "(e.g. a reduction tree or a matrix product)");
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

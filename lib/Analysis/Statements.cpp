@@ -1,0 +1,442 @@
+//===- Statements.cpp - Statements, stores and compound updates -------------===//
+
+#include "KernelInterpreter.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+// ---------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------
+
+/// L OP= R for a variable (or a local array's element) holding L: an index,
+/// a pointer moved, or an expression; unknown for anything else.
+Value Interpreter::compound(const Value &L, const Value &R,
+                            BinaryOperatorKind Op, const Expr *LHS,
+                            const Expr *RHS) {
+  if (L.K == Value::Index && R.K == Value::Index) {
+    if (Op == BO_AddAssign)
+      return Value::index(L.Idx + R.Idx);
+    if (Op == BO_SubAssign)
+      return Value::index(L.Idx - R.Idx);
+    if (Op == BO_MulAssign)
+      return Value::index(L.Idx * R.Idx);
+    return Value::unknown("compound index assignment");
+  }
+  if (L.K == Value::Pointer && R.K == Value::Index &&
+      (Op == BO_AddAssign || Op == BO_SubAssign))
+    return L.movedTo(Op == BO_AddAssign ? L.Idx + R.Idx : L.Idx - R.Idx);
+  static const std::map<BinaryOperatorKind, std::string> Ops = {
+      {BO_AddAssign, "+"}, {BO_SubAssign, "-"}, {BO_MulAssign, "*"},
+      {BO_DivAssign, "/"}};
+  auto It = Ops.find(Op);
+  DPtr LD = asData(L, LHS), RD = asData(R, RHS);
+  if (!LD || !RD || It == Ops.end())
+    return Value::unknown("");
+  DPtr N = node(DNode::Binary);
+  N->Op = It->second;
+  N->Args = {LD, RD};
+  return Value::data(N);
+}
+
+void Interpreter::assign(const Expr *LHS, const Expr *RHS,
+                         BinaryOperatorKind Op, bool IsCompound,
+                         const Value *Pre) {
+  LHS = LHS->IgnoreParenImpCasts();
+  // A local variable.
+  if (const auto *DR = dyn_cast<DeclRefExpr>(LHS)) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (!VD)
+      return;
+    Value R = Pre ? *Pre : eval(RHS);
+    if (IsCompound)
+      R = compound(Env.count(VD) ? Env[VD] : Value::unknown(""), R, Op, LHS,
+                   RHS);
+    Env[VD] = R;
+    return;
+  }
+  // A store through a subscript or a pointer.
+  Value Ptr;
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS)) {
+    Value Base = evalSubscriptBase(AS->getBase());
+    Value Idx = eval(AS->getIdx());
+    if (Base.K == Value::Pointer && Idx.K == Value::Index)
+      Ptr = Base.movedTo(Base.Idx + Idx.Idx);
+    else if (Idx.K == Value::Data)
+      notStencil("a store at an index computed from loaded data (scatter: " +
+                 text(LHS) + ")");
+    else
+      partial("a store the analysis does not follow: " + text(LHS));
+  } else if (const auto *U = dyn_cast<UnaryOperator>(LHS);
+             U && U->getOpcode() == UO_Deref) {
+    Ptr = eval(U->getSubExpr());
+  }
+  if (Ptr.K != Value::Pointer) {
+    if (Ptr.K == Value::Unknown && !isa<ArraySubscriptExpr>(LHS))
+      partial("a store the analysis does not follow: " + text(LHS));
+    return;
+  }
+  ArrayInfo *A = arrayOf(Ptr.Array);
+  if (Ptr.Idx.mentionsPrefix(ClampPrefix)) {
+    partial("a store at a clamped index (" + text(LHS) + ")");
+    return;
+  }
+  if (A && A->Kind == ArrayKind::Shared) {
+    // The global reads of a tile store count where the tile is read, in
+    // the reading thread's frame; not here.
+    size_t ReadsBefore = Reads.size();
+    Value R = Pre ? *Pre : eval(RHS);
+    Reads.resize(ReadsBefore);
+    DPtr D = R.K == Value::Data ? R.D : nullptr;
+    if (R.K == Value::Index && R.Idx.isConstant())
+      D = asData(R, RHS);
+    if (!D || IsCompound || Ptr.UnitBytes != 0) {
+      partial("a store to the __shared__ array '" + Ptr.Array +
+              "' the analysis does not follow: " + text(LHS));
+      return;
+    }
+    SharedStores.push_back(
+        {Ptr.Array, Ptr.Idx, D, ActiveConds, !Guards.empty(), Barriers});
+    return;
+  }
+  if (A && A->Kind == ArrayKind::Local) {
+    // An element at a constant index is a variable of its own.
+    auto E = numberOf(Ptr.Idx);
+    if (!E || Ptr.UnitBytes != 0) {
+      partial("a local array '" + Ptr.Array + "' indexed by a non-constant "
+              "holds intermediate values");
+      return;
+    }
+    Value R = Pre ? *Pre : eval(RHS);
+    if (IsCompound) {
+      auto It = LocalElems[Ptr.Array].find(*E);
+      R = compound(It == LocalElems[Ptr.Array].end() ? Value::unknown("")
+                                                     : It->second,
+                   R, Op, LHS, RHS);
+    }
+    LocalElems[Ptr.Array][*E] = R;
+    return;
+  }
+  Value R = Pre ? *Pre : eval(RHS);
+  DPtr D = asData(R, RHS);
+  if (!D)
+    return;
+  bool Accumulate = IsCompound;
+  if (IsCompound && Op != BO_AddAssign) {
+    // out[p] *= v still reads out[p].
+    Reads.push_back({Ptr.Array, Ptr.Idx, false});
+    partial("a compound store other than += (" + text(LHS) + ")");
+    return;
+  }
+  if (IsCompound) {
+    // out[p] += v reads out[p].
+    Reads.push_back({Ptr.Array, Ptr.Idx, false});
+  }
+  Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards});
+}
+
+bool Interpreter::containsReturn(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (containsReturn(C))
+      return true;
+  return false;
+}
+
+std::optional<bool> Interpreter::constantCondition(const Expr *Cond) {
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot) {
+    std::optional<bool> V = constantCondition(U->getSubExpr());
+    return V ? std::optional<bool>(!*V) : std::nullopt;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
+      const bool And = B->getOpcode() == BO_LAnd;
+      std::optional<bool> L = constantCondition(B->getLHS());
+      if (L && *L != And)
+        return !And; // false && ..., true || ...
+      std::optional<bool> R = constantCondition(B->getRHS());
+      if (R && *R != And)
+        return !And;
+      if (L && R)
+        return And;
+      return std::nullopt;
+    }
+    if (B->isComparisonOp()) {
+      size_t ReadsBefore = Reads.size();
+      Value L = eval(B->getLHS()), R = eval(B->getRHS());
+      Reads.resize(ReadsBefore);
+      if (L.K != Value::Index || R.K != Value::Index)
+        return std::nullopt;
+      Poly D = L.Idx - R.Idx;
+      std::optional<int64_t> C = D.constantValue();
+      if (!C && !D.mentionsPrefix("@") && !D.mentionsPrefix("tid.") &&
+          !D.mentionsPrefix("bid.") && !D.mentionsPrefix("mod[") &&
+          !D.mentionsPrefix("div["))
+        C = resolved(D).constantValue() ? numberOf(D) : std::nullopt;
+      if (!C)
+        return std::nullopt;
+      switch (B->getOpcode()) {
+      case BO_LT: return *C < 0;
+      case BO_LE: return *C <= 0;
+      case BO_GT: return *C > 0;
+      case BO_GE: return *C >= 0;
+      case BO_EQ: return *C == 0;
+      case BO_NE: return *C != 0;
+      default: return std::nullopt;
+      }
+    }
+  }
+  if (E->getType()->isIntegerType() || E->getType()->isBooleanType()) {
+    size_t ReadsBefore = Reads.size();
+    Value V = eval(E);
+    Reads.resize(ReadsBefore);
+    if (V.K == Value::Index)
+      if (std::optional<int64_t> C = V.Idx.constantValue())
+        return *C != 0;
+  }
+  return std::nullopt;
+}
+
+void Interpreter::execIf(const IfStmt *If) {
+  std::vector<Constraint> Cs;
+  const Stmt *Then = If->getThen();
+  if (std::optional<bool> Taken = constantCondition(If->getCond())) {
+    exec(*Taken ? Then : If->getElse());
+    return;
+  }
+  // A helper that returns under a condition the analysis cannot decide
+  // has no one value.
+  if (!Frames.empty() &&
+      (containsReturn(Then) || containsReturn(If->getElse()))) {
+    partial("a helper returns under a condition that depends on the "
+            "thread: " + text(If->getCond()));
+    Frames.back().Result = Value::unknown("");
+    Frames.back().Returned = true;
+    return;
+  }
+  // if (g >= 0 && g < n) a[k] = in[g]; else a[k] = 0.0f;  is the store
+  // a[k] = g >= 0 && g < n ? in[g] : 0.0f (a tile load kept inside the array).
+  if (const Stmt *Else = If->getElse()) {
+    auto SingleStore = [](const Stmt *S) -> const BinaryOperator * {
+      if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && CS->size() == 1)
+        S = CS->body_front();
+      const auto *B = dyn_cast<BinaryOperator>(S);
+      return B && B->getOpcode() == BO_Assign &&
+                     isa<ArraySubscriptExpr>(B->getLHS()->IgnoreParenImpCasts())
+                 ? B
+                 : nullptr;
+    };
+    const BinaryOperator *A = SingleStore(Then), *B = SingleStore(Else);
+    if (A && B && text(A->getLHS()) == text(B->getLHS()))
+      if (std::optional<Value> V =
+              guardedValue(If->getCond(), A->getRHS(), B->getRHS())) {
+        assign(A->getLHS(), A->getRHS(), BO_Assign, false, &*V);
+        return;
+      }
+  }
+  bool ThenReturns = false;
+  if (isa<ReturnStmt>(Then))
+    ThenReturns = true;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Then);
+      CS && CS->size() == 1 && isa<ReturnStmt>(CS->body_front()))
+    ThenReturns = true;
+  if (ThenReturns && !If->getElse()) {
+    // if (out of range) return;  constrains everything after it.
+    if (guardConstraints(If->getCond(), /*Negate=*/true, Cs)) {
+      Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+      return;
+    }
+    partial("an early return under a condition the analysis does not "
+            "follow: " + text(If->getCond()));
+    return;
+  }
+  ThreadCond TC = threadCond(If->getCond());
+  ThreadCond NotTC;
+  NotTC.K = ThreadCond::Not;
+  NotTC.Args = {TC};
+  NotTC.Text = "!(" + TC.Text + ")";
+  auto ExecUnder = [&](const Stmt *S, const ThreadCond &C) {
+    ActiveConds.push_back(C);
+    exec(S);
+    ActiveConds.pop_back();
+  };
+  if (guardConstraints(If->getCond(), false, Cs)) {
+    size_t Saved = Guards.size();
+    Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+    ExecUnder(Then, TC);
+    Guards.resize(Saved);
+    if (const Stmt *Else = If->getElse()) {
+      size_t Before = Writes.size();
+      ExecUnder(Else, NotTC);
+      if (Writes.size() != Before)
+        partial("different updates on the two sides of '" +
+                text(If->getCond()) + "' (boundary and interior regions)");
+    }
+    return;
+  }
+  // A condition that is not a bound on the position.
+  size_t Before = Writes.size();
+  ExecUnder(Then, TC);
+  if (If->getElse())
+    ExecUnder(If->getElse(), NotTC);
+  if (Writes.size() != Before) {
+    if (readsData(If->getCond()))
+      notStencil("a data-dependent branch decides the store");
+    else
+      partial("a store under the condition '" + text(If->getCond()) +
+              "', which is not a bound on the grid position");
+  }
+}
+
+void Interpreter::exec(const Stmt *S) {
+  if (!S || Returned || (!Frames.empty() && Frames.back().Returned))
+    return;
+  if (++Steps > 200000) {
+    partial("the kernel is too large to interpret");
+    Returned = true;
+    return;
+  }
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    for (const Stmt *C : CS->body())
+      exec(C);
+    return;
+  }
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (!VD)
+        continue;
+      QualType T = VD->getType();
+      std::string Name = VD->getName().str();
+      if (T->isArrayType())
+        noteArraySizeMacros(VD);
+      if (VD->hasAttr<CUDASharedAttr>()) {
+        ArrayInfo &A = Arrays[Name];
+        A.Kind = ArrayKind::Shared;
+        A.ElemType = scalarType(T, Ctx);
+        Env[VD] = Value::pointer(Name, Poly());
+        continue;
+      }
+      if (T->isArrayType()) {
+        Arrays[Name].Kind = ArrayKind::Local;
+        Env[VD] = Value::pointer(Name, Poly());
+        continue;
+      }
+      Env[VD] = VD->hasInit() ? eval(VD->getInit())
+                              : Value::unknown("'" + Name +
+                                               "' is used before it is set");
+    }
+    return;
+  }
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    execIf(If);
+    return;
+  }
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    execFor(F);
+    return;
+  }
+  if (const auto *AS = dyn_cast<AttributedStmt>(S)) {
+    // #pragma unroll and [[likely]] do not change what is computed.
+    exec(AS->getSubStmt());
+    return;
+  }
+  if (const auto *W = dyn_cast<WhileStmt>(S)) {
+    execWhile(W->getCond(), W->getBody(), false);
+    return;
+  }
+  if (const auto *D = dyn_cast<DoStmt>(S)) {
+    // do { ... } while (0), the macro writer's statement: its body once.
+    if (constantCondition(D->getCond()) == false) {
+      exec(D->getBody());
+      return;
+    }
+    execWhile(D->getCond(), D->getBody(), true);
+    return;
+  }
+  if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+    // In a helper the analysis runs inline, the helper's value; in the
+    // kernel, the thread's end.
+    if (!Frames.empty()) {
+      Frames.back().Result = R->getRetValue()
+                                 ? eval(R->getRetValue())
+                                 : Value::unknown("a helper returns no value");
+      Frames.back().Returned = true;
+      return;
+    }
+    Returned = true;
+    return;
+  }
+  if (isa<SwitchStmt>(S) || isa<GotoStmt>(S)) {
+    partial("control flow the analysis does not follow (switch/goto)");
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    eval(E);
+    return;
+  }
+}
+
+/// Atomics and warp shuffles make a kernel a reduction or a scatter
+/// wherever they are, also in code the interpreter does not reach.
+void Interpreter::scanForNonStencilCalls(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = C->getDirectCallee()) {
+      StringRef N = FD->getName();
+      if (isAtomicName(N))
+        notStencil("atomic update (" + N.str() +
+                   "): a scatter or reduction, not a stencil");
+      if (N.starts_with("__shfl"))
+        notStencil("warp shuffles (" + N.str() + "): a reduction or "
+                   "exchange between threads");
+    }
+  for (const Stmt *Child : S->children())
+    scanForNonStencilCalls(Child);
+}
+
+KernelAnalysis Interpreter::run() {
+  BodiesRun.push_back(Kernel.getSourceRange());
+  for (const ParmVarDecl *P : Kernel.parameters()) {
+    noteArraySizeMacros(P);
+    QualType T = P->getType();
+    if (T->isPointerType() || T->isArrayType()) {
+      ArrayInfo &A = Arrays[P->getName().str()];
+      A.Kind = ArrayKind::Global;
+      A.ElemType = scalarType(T, Ctx);
+      A.Restrict = T.isRestrictQualified();
+      if (const auto *PT = T->getAs<PointerType>())
+        A.Const = PT->getPointeeType().isConstQualified();
+    }
+  }
+  scanForNonStencilCalls(Kernel.getBody());
+  exec(Kernel.getBody());
+  return finish();
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil

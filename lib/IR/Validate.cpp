@@ -1,0 +1,794 @@
+//===- Validate.cpp - Is a Stencil IR safe to generate code from? ---------===//
+///
+/// \file
+/// Everything a code generator pastes into CUDA comes from the IR: names,
+/// types, literals, bounds, strides. An IR read from a file (fs-bench
+/// --stencil-file, a tuning bundle) may have been edited by hand or written
+/// by someone else, so before any of it reaches generated code each piece
+/// is checked against the little grammar it must follow: an identifier is
+/// an identifier, a literal a number, a bound an expression over names and
+/// integers with no statement, string, comment or preprocessor text in it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/IR/StencilIR.h"
+
+#include "forgestencil/Support/JsonReader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace forgestencil {
+namespace ir {
+
+namespace {
+
+using support::elementPath;
+using support::memberPath;
+
+constexpr size_t MaxTextLength = 4096;
+constexpr int MaxOffset = 1024;
+
+bool isIdentStart(char C) {
+  return std::isalpha(static_cast<unsigned char>(C)) || C == '_';
+}
+bool isIdentChar(char C) {
+  return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
+}
+
+/// `a`, `g.nx`, `p->u`: an identifier or a member access of one.
+bool isMemberAccess(const std::string &S) {
+  size_t I = 0;
+  while (true) {
+    if (I >= S.size() || !isIdentStart(S[I]))
+      return false;
+    while (I < S.size() && isIdentChar(S[I]))
+      ++I;
+    if (I == S.size())
+      return true;
+    if (S[I] == '.')
+      ++I;
+    else if (S.compare(I, 2, "->") == 0)
+      I += 2;
+    else
+      return false;
+  }
+}
+
+/// `sqrtf`, `std::sqrt`.
+bool isQualifiedName(const std::string &S) {
+  size_t I = 0;
+  while (true) {
+    if (I >= S.size() || !isIdentStart(S[I]))
+      return false;
+    while (I < S.size() && isIdentChar(S[I]))
+      ++I;
+    if (I == S.size())
+      return true;
+    if (S.compare(I, 2, "::") != 0)
+      return false;
+    I += 2;
+  }
+}
+
+/// A message fragment that shows \p S, shortened and without control
+/// characters, so that an error never prints what it refuses verbatim.
+std::string shown(const std::string &S) {
+  std::string Out;
+  for (char C : S.substr(0, 60)) {
+    unsigned char U = static_cast<unsigned char>(C);
+    Out += (U < 0x20 || U >= 0x7f) ? '?' : C;
+  }
+  if (S.size() > 60)
+    Out += "...";
+  return "'" + Out + "'";
+}
+
+/// A C number as a literal spells it: decimal, hexadecimal, octal or
+/// binary integers and decimal or hexadecimal floating literals, with
+/// digit separators and suffixes, optionally negated.
+bool isNumericLiteral(const std::string &S) {
+  size_t I = 0, N = S.size();
+  if (I < N && S[I] == '-')
+    ++I;
+  if (I >= N)
+    return false;
+  auto Digits = [&](auto IsDigit) {
+    size_t Start = I;
+    while (I < N && (IsDigit(S[I]) ||
+                     (S[I] == '\'' && I > Start && I + 1 < N &&
+                      IsDigit(S[I + 1]))))
+      ++I;
+    return I - Start;
+  };
+  auto Dec = [](char C) { return C >= '0' && C <= '9'; };
+  auto Hex = [](char C) {
+    return std::isxdigit(static_cast<unsigned char>(C)) != 0;
+  };
+  auto Bin = [](char C) { return C == '0' || C == '1'; };
+  bool Float = false;
+  if (S.compare(I, 2, "0x") == 0 || S.compare(I, 2, "0X") == 0) {
+    I += 2;
+    size_t Whole = Digits(Hex), Frac = 0;
+    if (I < N && S[I] == '.') {
+      ++I;
+      Frac = Digits(Hex);
+      Float = true;
+    }
+    if (Whole + Frac == 0)
+      return false;
+    if (I < N && (S[I] == 'p' || S[I] == 'P')) {
+      ++I;
+      if (I < N && (S[I] == '+' || S[I] == '-'))
+        ++I;
+      if (Digits(Dec) == 0)
+        return false;
+      Float = true;
+    } else if (Float) {
+      return false; // A hexadecimal float needs its exponent.
+    }
+  } else if (S.compare(I, 2, "0b") == 0 || S.compare(I, 2, "0B") == 0) {
+    I += 2;
+    if (Digits(Bin) == 0)
+      return false;
+  } else {
+    size_t Whole = Digits(Dec), Frac = 0;
+    if (I < N && S[I] == '.') {
+      ++I;
+      Frac = Digits(Dec);
+      Float = true;
+    }
+    if (Whole + Frac == 0)
+      return false;
+    if (I < N && (S[I] == 'e' || S[I] == 'E')) {
+      ++I;
+      if (I < N && (S[I] == '+' || S[I] == '-'))
+        ++I;
+      if (Digits(Dec) == 0)
+        return false;
+      Float = true;
+    }
+  }
+  std::string Suffix = S.substr(I);
+  for (char &C : Suffix)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  static const std::set<std::string> FloatSuffixes = {"", "f", "l"};
+  static const std::set<std::string> IntSuffixes = {
+      "", "u", "l", "ul", "lu", "ll", "ull", "llu"};
+  return Float ? FloatSuffixes.count(Suffix) != 0
+               : IntSuffixes.count(Suffix) != 0;
+}
+
+/// Why \p S is not an expression over names and integers that can stand
+/// between parentheses in generated code; empty when it is one. Allowed:
+/// identifiers and member accesses, integer literals, the arithmetic,
+/// shift, comparison, logical and conditional operators, commas (for
+/// min/max calls), parentheses and brackets, balanced.
+std::string whyNotExpression(const std::string &S) {
+  if (S.size() > MaxTextLength)
+    return "longer than " + std::to_string(MaxTextLength) + " characters";
+  std::string Stack;
+  size_t I = 0, N = S.size();
+  bool Any = false;
+  while (I < N) {
+    char C = S[I];
+    if (C == ' ' || C == '\t') {
+      ++I;
+      continue;
+    }
+    Any = true;
+    if (isIdentStart(C)) {
+      while (I < N && (isIdentChar(S[I]) || S[I] == '.' ||
+                       S.compare(I, 2, "->") == 0 || S.compare(I, 2, "::") == 0))
+        I += (S[I] == '-' || S[I] == ':') ? 2 : 1;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(C))) {
+      while (I < N && (std::isalnum(static_cast<unsigned char>(S[I])) ||
+                       S[I] == '\''))
+        ++I;
+      continue;
+    }
+    if (S.compare(I, 2, "//") == 0 || S.compare(I, 2, "/*") == 0)
+      return "a comment";
+    if (S.compare(I, 2, "++") == 0 || S.compare(I, 2, "--") == 0)
+      return "an increment or decrement";
+    if (C == '(' || C == '[') {
+      Stack += C;
+      ++I;
+      continue;
+    }
+    if (C == ')' || C == ']') {
+      if (Stack.empty() || Stack.back() != (C == ')' ? '(' : '['))
+        return std::string("an unbalanced '") + C + "'";
+      Stack.pop_back();
+      ++I;
+      continue;
+    }
+    // Two-character operators first: ==, !=, <=, >=, <<, >>, &&, ||.
+    static const char *const Pairs[] = {"==", "!=", "<=", ">=",
+                                        "<<", ">>", "&&", "||"};
+    bool Pair = false;
+    for (const char *P : Pairs)
+      if (S.compare(I, 2, P) == 0) {
+        I += 2;
+        Pair = true;
+        break;
+      }
+    if (Pair)
+      continue;
+    if (std::string("+-*/%<>&|^!~?:,").find(C) != std::string::npos) {
+      ++I;
+      continue;
+    }
+    if (C == '=')
+      return "an assignment";
+    unsigned char U = static_cast<unsigned char>(C);
+    if (U < 0x20 || U >= 0x7f)
+      return "a control or non-ASCII character";
+    return std::string("the character '") + C + "'";
+  }
+  if (!Stack.empty())
+    return std::string("an unclosed '") + Stack.back() + "'";
+  if (!Any)
+    return "empty";
+  return "";
+}
+
+/// Why \p S is not a C type as a parameter declaration spells it
+/// (`const float *__restrict__`, `Grid`, `float (*)[512]`,
+/// `std::size_t`); empty when it is one.
+std::string whyNotType(const std::string &S) {
+  if (S.size() > MaxTextLength)
+    return "longer than " + std::to_string(MaxTextLength) + " characters";
+  std::string Stack;
+  bool Name = false;
+  for (size_t I = 0; I < S.size(); ++I) {
+    char C = S[I];
+    if (isIdentChar(C)) {
+      Name |= isIdentStart(C);
+      continue;
+    }
+    if (C == ' ' || C == '\t' || C == '*' || C == '&' || C == ',' ||
+        C == ':')
+      continue;
+    if (C == '(' || C == '[' || C == '<') {
+      Stack += C;
+      continue;
+    }
+    if (C == ')' || C == ']' || C == '>') {
+      char Open = C == ')' ? '(' : C == ']' ? '[' : '<';
+      if (Stack.empty() || Stack.back() != Open)
+        return std::string("an unbalanced '") + C + "'";
+      Stack.pop_back();
+      continue;
+    }
+    unsigned char U = static_cast<unsigned char>(C);
+    if (U < 0x20 || U >= 0x7f)
+      return "a control or non-ASCII character";
+    return std::string("the character '") + C + "'";
+  }
+  if (!Stack.empty())
+    return std::string("an unclosed '") + Stack.back() + "'";
+  if (!Name)
+    return "no type name";
+  return "";
+}
+
+/// Text that only reaches comments and messages (kernel names, source
+/// files, notes): printable, one line.
+std::string whyNotOneLine(const std::string &S) {
+  if (S.size() > MaxTextLength)
+    return "longer than " + std::to_string(MaxTextLength) + " characters";
+  for (char C : S) {
+    unsigned char U = static_cast<unsigned char>(C);
+    if (U < 0x20 || U == 0x7f)
+      return "a control character";
+  }
+  if (S.find("*/") != std::string::npos)
+    return "'*/'";
+  return "";
+}
+
+/// A kernel name as the analysis spells it: `k`, `ns::k`, `heat<double>`,
+/// `k<float, 4>`, `k<(N > 2)>`.
+std::string whyNotKernelName(const std::string &S) {
+  if (S.empty())
+    return "empty";
+  if (std::string Why = whyNotOneLine(S); !Why.empty())
+    return Why;
+  for (char C : S)
+    if (!isIdentChar(C) && std::string(":<>,*&()[] .+-").find(C) ==
+                               std::string::npos)
+      return std::string("the character '") + C + "'";
+  return "";
+}
+
+/// An axis name: an identifier, or the analysis's names for a thread axis
+/// (`thread.x`) and a coordinate split from a 1-D id (`mod[...]`,
+/// `div[...]`).
+bool isAxisName(const std::string &S) {
+  if (isIdentifier(S))
+    return true;
+  if (S == "thread.x" || S == "thread.y" || S == "thread.z")
+    return true;
+  if ((S.rfind("mod[", 0) == 0 || S.rfind("div[", 0) == 0) &&
+      S.size() > 5 && S.back() == ']' && S.size() <= MaxTextLength) {
+    int Depth = 0; // mod[div[@gx|nx]|ny] nests.
+    for (size_t I = 4; I + 1 < S.size(); ++I) {
+      if (S[I] == '[')
+        ++Depth;
+      else if (S[I] == ']' && --Depth < 0)
+        return false;
+      else if (S[I] != ']' && !isIdentChar(S[I]) &&
+               std::string(".@|*+- ").find(S[I]) == std::string::npos)
+        return false;
+    }
+    return Depth == 0;
+  }
+  return false;
+}
+
+/// The math functions the analysis records as calls, and their CUDA
+/// relatives: a call to anything else is not part of a stencil update.
+bool isKnownFunction(const std::string &N) {
+  static const std::set<std::string> Names = {
+      "sqrt",      "sqrtf",     "rsqrt",     "rsqrtf",    "cbrt",
+      "cbrtf",     "fabs",      "fabsf",     "abs",       "exp",
+      "expf",      "exp2",      "exp2f",     "__expf",    "log",
+      "logf",      "log2",      "log2f",     "__logf",    "sin",
+      "sinf",      "cos",       "cosf",      "__sinf",    "__cosf",
+      "tan",       "tanf",      "tanh",      "tanhf",     "pow",
+      "powf",      "__powf",    "fmax",      "fmaxf",     "fmin",
+      "fminf",     "max",       "min",       "fma",       "fmaf",
+      "__fmaf_rn", "__fma_rn",  "__fmul_rn", "__fadd_rn", "__fsub_rn",
+      "__fdiv_rn", "__dmul_rn", "__dadd_rn", "__dsub_rn", "__ddiv_rn",
+      "floor",     "floorf",    "ceil",      "ceilf",     "hypot",
+      "hypotf",    "copysign",  "copysignf", "std::sqrt", "std::abs",
+      "std::exp",  "std::max",  "std::min",  "std::fabs", "std::pow",
+      "std::fma"};
+  return Names.count(N) != 0;
+}
+
+/// The problems of one IR, collected until the first.
+class Validator {
+public:
+  Validator(const StencilIR &IR, const std::string &Path)
+      : IR(IR), Path(Path) {}
+
+  std::string run() {
+    checkHeader();
+    if (ok())
+      checkAxes();
+    if (ok())
+      checkParams();
+    if (ok())
+      checkArrays();
+    if (ok())
+      checkCoefficients();
+    if (ok())
+      checkUpdates();
+    if (ok())
+      checkConstants();
+    if (ok())
+      checkAssumptions();
+    return Error;
+  }
+
+private:
+  const StencilIR &IR;
+  std::string Path;
+  std::string Error;
+
+  bool ok() const { return Error.empty(); }
+  void fail(const std::string &Where, const std::string &Reason) {
+    if (Error.empty())
+      Error = Where + ": " + Reason;
+  }
+  std::string at(const std::string &Key) const { return memberPath(Path, Key); }
+  std::string at(const std::string &Key, size_t I) const {
+    return elementPath(memberPath(Path, Key), I);
+  }
+
+  void expression(const std::string &Where, const std::string &Text,
+                  bool MayBeEmpty) {
+    if (Text.empty() && MayBeEmpty)
+      return;
+    if (std::string Why = whyNotExpression(Text); !Why.empty())
+      fail(Where, shown(Text) + " is not an expression over names and "
+                                "integers (" + Why + ")");
+  }
+
+  void offset(const std::string &Where, const Offset &O) {
+    for (int A = 0; A < 3 && ok(); ++A) {
+      if (O[A] < -MaxOffset || O[A] > MaxOffset)
+        fail(elementPath(Where, A),
+             std::to_string(O[A]) + " is beyond +-" +
+                 std::to_string(MaxOffset));
+      else if (O[A] != 0 && static_cast<unsigned>(A) >= IR.Dims)
+        fail(elementPath(Where, A),
+             "offset " + std::to_string(O[A]) + " along axis " +
+                 std::to_string(A) + " of a " + std::to_string(IR.Dims) +
+                 "-D stencil (must be 0)");
+    }
+  }
+
+  void checkHeader() {
+    if (std::string Why = whyNotKernelName(IR.Kernel); !Why.empty())
+      fail(at("kernel"), shown(IR.Kernel) + " is not a kernel name (" + Why +
+                             ")");
+    else if (std::string Why = whyNotOneLine(IR.SourceFile); !Why.empty())
+      fail(memberPath(at("source"), "file"),
+           shown(IR.SourceFile) + " has " + Why);
+    else if (elementSize(IR.ElementType) == 0)
+      fail(at("element_type"),
+           "unknown element type " + shown(IR.ElementType) +
+               " (known: float, double, __half, __nv_bfloat16, int, "
+               "unsigned, ...)");
+    else if (IR.Dims < 1 || IR.Dims > 3)
+      fail(at("dims"), std::to_string(IR.Dims) + " is not 1, 2 or 3");
+    for (size_t I = 0; I < IR.Notes.size() && ok(); ++I)
+      if (std::string Why = whyNotOneLine(IR.Notes[I]); !Why.empty())
+        fail(at("notes", I), "a note has " + Why);
+  }
+
+  void checkAxes() {
+    if (IR.Axes.size() != IR.Dims) {
+      fail(at("axes"), std::to_string(IR.Dims) + "-D stencil with " +
+                           std::to_string(IR.Axes.size()) + " axes");
+      return;
+    }
+    if (IR.Strides.size() != IR.Axes.size()) {
+      fail(at("strides"), std::to_string(IR.Axes.size()) +
+                              " axes need as many strides, found " +
+                              std::to_string(IR.Strides.size()));
+      return;
+    }
+    std::set<std::string> Names;
+    for (size_t A = 0; A < IR.Axes.size() && ok(); ++A) {
+      const Axis &X = IR.Axes[A];
+      std::string P = at("axes", A);
+      if (!isAxisName(X.Name))
+        fail(memberPath(P, "name"),
+             shown(X.Name) + " is not an axis name (a C identifier)");
+      else if (!Names.insert(X.Name).second)
+        fail(memberPath(P, "name"), "a second axis named " + shown(X.Name));
+      else if (X.ThreadDim != 'x' && X.ThreadDim != 'y' && X.ThreadDim != 'z')
+        fail(memberPath(P, "thread_dim"), "not x, y or z");
+      expression(memberPath(P, "lower"), X.Lower, false);
+      // The grid alone may bound a thread axis.
+      expression(memberPath(P, "upper"), X.Upper,
+                 X.Source == AxisSource::Thread);
+      expression(memberPath(P, "extent"), X.Extent, true);
+      expression(memberPath(P, "thread_offset"), X.ThreadOffset, false);
+      expression(memberPath(P, "linear_step"), X.LinearStep, true);
+      expression(memberPath(P, "linear_modulus"), X.LinearModulus, true);
+      expression(memberPath(P, "clamp_lower"), X.ClampLower, true);
+      expression(memberPath(P, "clamp_upper"), X.ClampUpper, true);
+      if (ok() && X.ClampLower.empty() != X.ClampUpper.empty())
+        fail(P, "axis " + shown(X.Name) + " has " +
+                    (X.ClampUpper.empty() ? "clamp_lower but no clamp_upper"
+                                          : "clamp_upper but no clamp_lower") +
+                    ": a replicated boundary needs both bounds");
+      expression(at("strides", A), IR.Strides[A], false);
+    }
+  }
+
+  void checkParams() {
+    std::set<std::string> Names;
+    for (size_t I = 0; I < IR.Params.size() && ok(); ++I) {
+      const Param &P = IR.Params[I];
+      std::string Where = at("params", I);
+      if (!isIdentifier(P.Name))
+        fail(memberPath(Where, "name"),
+             shown(P.Name) + " is not a C identifier");
+      else if (!Names.insert(P.Name).second)
+        fail(memberPath(Where, "name"),
+             "a second parameter named " + shown(P.Name));
+      else if (std::string Why = whyNotType(P.Type); !Why.empty())
+        fail(memberPath(Where, "type"),
+             shown(P.Type) + " is not a C type (" + Why + ")");
+    }
+  }
+
+  /// An array the stencil reads or writes: a parameter, a member of one
+  /// (`g.u`) or a `__constant__` or `__device__` array of the app.
+  void arrayName(const std::string &Where, const std::string &Name) {
+    if (!isMemberAccess(Name))
+      fail(Where, shown(Name) + " is not a C identifier");
+  }
+
+  void checkArrays() {
+    if (IR.Inputs.empty()) {
+      fail(at("inputs"), "no inputs: a stencil reads at least one array");
+      return;
+    }
+    if (IR.Outputs.empty()) {
+      fail(at("outputs"), "no outputs: a stencil writes at least one array");
+      return;
+    }
+    std::set<std::string> Seen;
+    for (size_t I = 0; I < IR.Inputs.size() && ok(); ++I) {
+      const InputArray &In = IR.Inputs[I];
+      std::string Where = at("inputs", I);
+      arrayName(memberPath(Where, "param"), In.Param);
+      if (ok() && !Seen.insert(In.Param).second)
+        fail(memberPath(Where, "param"),
+             "a second input named " + shown(In.Param));
+      if (ok() && In.Offsets.empty())
+        fail(memberPath(Where, "offsets"),
+             "empty: an input is read at one offset at least");
+      for (size_t O = 0; O < In.Offsets.size() && ok(); ++O) {
+        std::string OW = elementPath(memberPath(Where, "offsets"), O);
+        offset(OW, In.Offsets[O]);
+        if (ok() && In.PerPointCoefficient && In.Offsets[O] != Offset{0, 0, 0})
+          fail(OW, "a per-point coefficient is read at offset [0, 0, 0] "
+                   "only");
+      }
+    }
+    Seen.clear();
+    for (size_t I = 0; I < IR.Outputs.size() && ok(); ++I) {
+      const OutputArray &Out = IR.Outputs[I];
+      std::string Where = at("outputs", I);
+      arrayName(memberPath(Where, "param"), Out.Param);
+      if (ok() && !Seen.insert(Out.Param).second)
+        fail(memberPath(Where, "param"),
+             "a second output named " + shown(Out.Param));
+      offset(memberPath(Where, "write_offset"), Out.WriteOffset);
+    }
+  }
+
+  void checkCoefficients() {
+    std::set<std::string> Names;
+    for (size_t I = 0; I < IR.Coefficients.size() && ok(); ++I) {
+      const Coefficient &C = IR.Coefficients[I];
+      std::string Where = at("coefficients", I);
+      if (!isMemberAccess(C.Name))
+        fail(memberPath(Where, "name"),
+             shown(C.Name) + " is not a C identifier");
+      else if (!Names.insert(C.Name).second)
+        fail(memberPath(Where, "name"),
+             "a second coefficient named " + shown(C.Name));
+      else if (!C.Type.empty() && elementSize(C.Type) == 0)
+        fail(memberPath(Where, "type"), "unknown element type " +
+                                            shown(C.Type));
+      else if (C.Size < 1 || C.Size > MaxCoefficientElements)
+        fail(memberPath(Where, "size"),
+             std::to_string(C.Size) + " is not between 1 and " +
+                 std::to_string(MaxCoefficientElements));
+      else if (C.Kind != Coefficient::ConstantArray && C.Size != 1)
+        fail(memberPath(Where, "size"),
+             "a scalar coefficient has size 1, not " + std::to_string(C.Size));
+      else if ((C.Kind == Coefficient::ConstantArray ||
+                C.Kind == Coefficient::ConstantScalar) &&
+               !isIdentifier(C.Name))
+        fail(memberPath(Where, "name"),
+             "a __constant__ coefficient is named by a C identifier, not " +
+                 shown(C.Name));
+      if (ok() && !C.Shape.empty()) {
+        unsigned long long Product = 1;
+        for (unsigned E : C.Shape) {
+          Product *= E;
+          if (Product > static_cast<unsigned long long>(MaxCoefficientElements))
+            break;
+        }
+        if (Product != C.Size)
+          fail(memberPath(Where, "shape"),
+               "the extents multiply to " + std::to_string(Product) +
+                   ", not the size " + std::to_string(C.Size));
+      }
+    }
+  }
+
+  const InputArray *input(const std::string &Name) const {
+    for (const InputArray &In : IR.Inputs)
+      if (In.Param == Name)
+        return &In;
+    return nullptr;
+  }
+
+  void expr(const Expr &E, const std::string &Where) {
+    auto Arity = [&](size_t Want, const char *What) {
+      if (E.Args.size() != Want)
+        fail(memberPath(Where, "args"),
+             std::string(What) + " takes " + std::to_string(Want) +
+                 " argument" + (Want == 1 ? "" : "s") + ", found " +
+                 std::to_string(E.Args.size()));
+    };
+    switch (E.Kind) {
+    case Expr::Read: {
+      Arity(0, "a read");
+      const InputArray *In = input(E.Name);
+      if (!ok())
+        return;
+      if (!In) {
+        fail(memberPath(Where, "array"),
+             shown(E.Name) + " is not one of the inputs");
+        return;
+      }
+      offset(memberPath(Where, "offset"), E.Off);
+      if (ok() && std::find(In->Offsets.begin(), In->Offsets.end(), E.Off) ==
+                      In->Offsets.end())
+        fail(memberPath(Where, "offset"),
+             "[" + std::to_string(E.Off[0]) + ", " + std::to_string(E.Off[1]) +
+                 ", " + std::to_string(E.Off[2]) +
+                 "] is not among the offsets of input " + shown(E.Name) +
+                 ": the footprint must list every read");
+      return;
+    }
+    case Expr::Coef: {
+      Arity(0, "a coefficient");
+      const Coefficient *C = nullptr;
+      for (const Coefficient &K : IR.Coefficients)
+        if (K.Name == E.Name)
+          C = &K;
+      if (!ok())
+        return;
+      if (!C) {
+        fail(memberPath(Where, "name"),
+             shown(E.Name) + " is not one of the coefficients");
+      } else if (C->Kind == Coefficient::ConstantArray) {
+        if (E.Index < 0 || static_cast<unsigned>(E.Index) >= C->Size)
+          fail(memberPath(Where, "index"),
+               "element " + std::to_string(E.Index) + " of " + shown(E.Name) +
+                   ", which has " + std::to_string(C->Size));
+      } else if (E.Index >= 0) {
+        fail(memberPath(Where, "index"),
+             shown(E.Name) + " is a scalar, not an array");
+      }
+      return;
+    }
+    case Expr::ParamRef: {
+      Arity(0, "a parameter");
+      if (!ok())
+        return;
+      if (!isMemberAccess(E.Name) && !IR.constant(E.Name))
+        fail(memberPath(Where, "name"),
+             shown(E.Name) + " is not a C identifier nor one of the "
+                             "constants");
+      return;
+    }
+    case Expr::Literal:
+      Arity(0, "a literal");
+      if (ok() && !isNumericLiteral(E.Value))
+        fail(memberPath(Where, "value"),
+             shown(E.Value) + " is not a number (a literal is a C integer or "
+                              "floating literal such as 0.25f)");
+      return;
+    case Expr::Unary:
+      if (E.Op != "neg" && E.Op != "-" && E.Op != "+")
+        fail(memberPath(Where, "op"),
+             "unknown unary operator " + shown(E.Op) + " (known: neg)");
+      Arity(1, "a unary operator");
+      break;
+    case Expr::Binary:
+      if (E.Op != "+" && E.Op != "-" && E.Op != "*" && E.Op != "/")
+        fail(memberPath(Where, "op"),
+             "unknown binary operator " + shown(E.Op) + " (known: + - * /)");
+      Arity(2, "a binary operator");
+      break;
+    case Expr::Call:
+      if (!isQualifiedName(E.Op) || !isKnownFunction(E.Op))
+        fail(memberPath(Where, "op"),
+             shown(E.Op) + " is not a math function a stencil update calls "
+                           "(sqrtf, fmaf, fmaxf, ...)");
+      else if (E.Args.empty() || E.Args.size() > 3)
+        fail(memberPath(Where, "args"),
+             "a math function takes 1 to 3 arguments, found " +
+                 std::to_string(E.Args.size()));
+      break;
+    case Expr::Select:
+      Arity(3, "a select");
+      break;
+    }
+    for (size_t I = 0; I < E.Args.size() && ok(); ++I)
+      expr(E.Args[I], elementPath(memberPath(Where, "args"), I));
+  }
+
+  /// A named constant's name reaches generated code (and #ifndef lines):
+  /// an identifier, or a name qualified from the global scope (::ns::k).
+  void checkConstants() {
+    static const std::set<std::string> Types = {
+        "int",       "unsigned int", "long",  "unsigned long", "long long",
+        "unsigned long long", "short", "unsigned short", "char",
+        "signed char", "unsigned char", "float", "double", "bool"};
+    for (size_t I = 0; I < IR.Constants.size() && ok(); ++I) {
+      const NamedConstant &C = IR.Constants[I];
+      std::string Where = at("constants", I);
+      bool Global = C.Name.rfind("::", 0) == 0 &&
+                    isQualifiedName(C.Name.substr(2));
+      if (!isIdentifier(C.Name) && !Global)
+        fail(memberPath(Where, "name"),
+             shown(C.Name) + " is not an identifier or a ::qualified name");
+      else if (C.Origin == NamedConstant::Macro && !isIdentifier(C.Name))
+        fail(memberPath(Where, "name"),
+             shown(C.Name) + ": a macro's name is an identifier");
+      else if (!Types.count(C.Type))
+        fail(memberPath(Where, "type"),
+             shown(C.Type) + " is not an integer or floating type");
+      else if (!isNumericLiteral(C.Value))
+        fail(memberPath(Where, "value"), shown(C.Value) + " is not a number");
+      else if (std::string Why = whyNotOneLine(C.DefinedAt); !Why.empty())
+        fail(memberPath(Where, "defined_at"), shown(C.DefinedAt) + " has " + Why);
+    }
+  }
+
+  /// Assumptions become #if conditions and if conditions of the launcher.
+  void checkAssumptions() {
+    for (size_t I = 0; I < IR.Assumptions.size() && ok(); ++I) {
+      const Assumption &A = IR.Assumptions[I];
+      std::string Where = at("assumptions", I);
+      switch (A.Kind) {
+      case Assumption::BlockDim: {
+        bool Dim = A.Expr == "x" || A.Expr == "y" || A.Expr == "z";
+        bool Size = !A.Value.empty() && A.Value.size() <= 4 &&
+                    std::all_of(A.Value.begin(), A.Value.end(), [](char C) {
+                      return C >= '0' && C <= '9';
+                    }) &&
+                    std::stoi(A.Value) >= 1 && std::stoi(A.Value) <= 1024;
+        if (!Dim)
+          fail(memberPath(Where, "expr"),
+               shown(A.Expr) + ": a block-dim assumption names x, y or z");
+        else if (!Size)
+          fail(memberPath(Where, "value"),
+               shown(A.Value) + " is not a block size from 1 to 1024");
+        break;
+      }
+      case Assumption::CompileTime:
+      case Assumption::Preprocessor:
+        if (A.Kind == Assumption::Preprocessor && A.Value != "0" &&
+            A.Value != "1")
+          fail(memberPath(Where, "value"),
+               shown(A.Value) + ": a directive was taken (1) or not (0)");
+        else if (A.Kind == Assumption::CompileTime &&
+                 !isNumericLiteral(A.Value))
+          fail(memberPath(Where, "value"), shown(A.Value) + " is not a number");
+        else
+          expression(memberPath(Where, "expr"), A.Expr, false);
+        break;
+      }
+      if (ok())
+        if (std::string Why = whyNotOneLine(A.Why); !Why.empty())
+          fail(memberPath(Where, "why"), shown(A.Why) + " has " + Why);
+    }
+  }
+
+  void checkUpdates() {
+    if (IR.Updates.empty()) {
+      fail(at("updates"), "no updates: a stencil stores at least one value");
+      return;
+    }
+    for (size_t I = 0; I < IR.Updates.size() && ok(); ++I) {
+      const Update &U = IR.Updates[I];
+      std::string Where = at("updates", I);
+      bool Known = false;
+      for (const OutputArray &Out : IR.Outputs)
+        Known |= Out.Param == U.Target;
+      if (!Known)
+        fail(memberPath(Where, "target"),
+             shown(U.Target) + " is not one of the outputs");
+      else
+        expr(U.Value, memberPath(Where, "value"));
+    }
+  }
+};
+
+} // namespace
+
+bool isIdentifier(const std::string &S) {
+  if (S.empty() || !isIdentStart(S[0]))
+    return false;
+  for (char C : S)
+    if (!isIdentChar(C))
+      return false;
+  return true;
+}
+
+std::string validate(const StencilIR &IR, const std::string &Path) {
+  return Validator(IR, Path).run();
+}
+
+} // namespace ir
+} // namespace forgestencil

@@ -1,0 +1,234 @@
+//===- ValidateTest.cpp - What a Stencil IR document may contain ----------===//
+//
+// Every field that reaches generated code is refused, with its JSON path and
+// the reason, when it does not follow its grammar; the derived facts are
+// recomputed whatever the document states; every IR the project itself
+// makes (the named stencils) passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Forge/NamedStencils.h"
+#include "forgestencil/IR/StencilIR.h"
+
+#include "gtest/gtest.h"
+
+using namespace forgestencil;
+using nlohmann::json;
+
+namespace {
+
+/// The 2-D 5-point star as fs-bench --dump-ir writes it.
+json star() {
+  std::string Error;
+  auto IR = forge::namedStencil("star2d_r1", "float", Error);
+  EXPECT_TRUE(IR.has_value()) << Error;
+  return ir::toJson(*IR);
+}
+
+/// The refusal for \p Doc; empty when it is accepted.
+std::string refusal(const json &Doc) {
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  EXPECT_EQ(IR.has_value(), Error.empty()) << Error;
+  return Error;
+}
+
+/// The first update's value: c0 * in[0] + c1 * (...).
+json &value(json &Doc) { return Doc["updates"][0]["value"]; }
+
+TEST(IRValidate, EveryNamedStencilPasses) {
+  for (const std::string &Name : forge::namedStencilNames())
+    for (const char *Type : {"float", "double"}) {
+      std::string Error;
+      auto IR = forge::namedStencil(Name, Type, Error);
+      ASSERT_TRUE(IR.has_value()) << Name << ": " << Error;
+      EXPECT_EQ(ir::validate(*IR), "") << Name;
+      EXPECT_EQ(refusal(ir::toJson(*IR)), "") << Name;
+    }
+}
+
+TEST(IRValidate, LiteralsAreNumbers) {
+  for (const char *Good : {"0.25f", "2", "-1", "1e-3", "1.5E+2f", ".5", "5.",
+                           "0x1Fu", "0x1p-3f", "1'000", "7ull", "0b101"}) {
+    json Doc = star();
+    value(Doc)["args"][0]["args"][0] = {{"kind", "literal"}, {"value", Good}};
+    EXPECT_EQ(refusal(Doc), "") << Good;
+  }
+  for (const char *Bad :
+       {"0.25f); system(\"rm -rf /\"); (1", "", "abc", "1e", "0x", "1.5.5",
+        "1f", "0x1.8", "--1", "1 + 1", "1;", "nan", "1//x"}) {
+    json Doc = star();
+    value(Doc)["args"][0]["args"][0] = {{"kind", "literal"}, {"value", Bad}};
+    std::string Error = refusal(Doc);
+    EXPECT_EQ(Error.rfind("updates[0].value.args[0].args[0].value: ", 0), 0u)
+        << Bad << " -> " << Error;
+    EXPECT_NE(Error.find("is not a number"), std::string::npos) << Error;
+  }
+}
+
+TEST(IRValidate, NamesThatReachCodeAreIdentifiers) {
+  struct Case {
+    const char *Pointer, *Value, *Path;
+  } Cases[] = {
+      {"/params/0/name", "in; int x", "params[0].name"},
+      {"/params/0/type", "const float *) { system(0); } void f(float *",
+       "params[0].type"},
+      {"/params/0/type", "float /* */ *", "params[0].type"},
+      {"/params/0/type", "#define X", "params[0].type"},
+      {"/inputs/0/param", "in[0]", "inputs[0].param"},
+      {"/outputs/0/param", "out\n", "outputs[0].param"},
+      {"/coefficients/0/name", "c0 = 1", "coefficients[0].name"},
+      {"/axes/0/name", "x\n#include <x>", "axes[0].name"},
+      {"/axes/0/upper", "nx); exit(0", "axes[0].upper"},
+      {"/axes/0/lower", "0 /* */", "axes[0].lower"},
+      {"/axes/1/extent", "ny\"", "axes[1].extent"},
+      {"/strides/1", "nx; x = 1", "strides[1]"},
+      {"/strides/1", "nx = 3", "strides[1]"},
+      {"/kernel", "k\nvoid f() {}", "kernel"},
+      {"/element_type", "float; int", "element_type"},
+      {"/element_type", "quad", "element_type"},
+      {"/coefficients/0/type", "float)", "coefficients[0].type"},
+      {"/notes/-", "a */ b", "notes[0]"},
+  };
+  for (const Case &C : Cases) {
+    json Doc = star();
+    Doc[json::json_pointer(C.Pointer)] = C.Value;
+    std::string Error = refusal(Doc);
+    EXPECT_EQ(Error.rfind(std::string(C.Path) + ": ", 0), 0u)
+        << C.Pointer << " -> " << Error;
+  }
+}
+
+TEST(IRValidate, CallsAreMathFunctions) {
+  json Doc = star();
+  value(Doc)["args"][0] = {{"kind", "call"},
+                           {"op", "system"},
+                           {"args", json::array({value(Doc)["args"][0]})}};
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].op: 'system' is not "
+                               "a math function",
+                               0),
+            0u);
+  value(Doc)["args"][0]["op"] = "fabsf";
+  EXPECT_EQ(refusal(Doc), "");
+  value(Doc)["op"] = "%";
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.op: unknown binary", 0), 0u);
+}
+
+TEST(IRValidate, DerivedFactsAreRecomputed) {
+  json Doc = star();
+  Doc["radius"] = 7;
+  Doc["points"] = 1;
+  Doc["shape"] = "box";
+  Doc["flops_per_point"] = 0;
+  Doc["bytes_per_point"] = 0;
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  EXPECT_EQ(IR->Radius, 1u);
+  EXPECT_EQ(IR->Points, 5u);
+  EXPECT_EQ(IR->Shape, "star");
+  EXPECT_GT(IR->FlopsPerPoint, 0u);
+  EXPECT_EQ(IR->BytesPerPoint, 8u);
+  // A read far out makes the radius, not the stated one.
+  Doc["inputs"][0]["offsets"].push_back({1000, 0, 0});
+  value(Doc)["args"][0]["args"][1]["offset"] = {1000, 0, 0};
+  IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  EXPECT_EQ(IR->Radius, 1000u);
+  // A negative stated radius is not wrapped into 4294967295.
+  Doc["radius"] = -1;
+  EXPECT_EQ(refusal(Doc), "radius: -1 is out of range [0, 2147483647]");
+}
+
+TEST(IRValidate, ReadsMustBeInTheFootprint) {
+  json Doc = star();
+  value(Doc)["args"][0]["args"][1]["offset"] = {1000, 0, 0};
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].args[1].offset: "
+                               "[1000, 0, 0] is not among the offsets",
+                               0),
+            0u);
+  value(Doc)["args"][0]["args"][1]["array"] = "nosuch";
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].args[1].array: ", 0),
+            0u);
+}
+
+TEST(IRValidate, OffsetsAreSane) {
+  json Doc = star();
+  Doc["inputs"][0]["offsets"][3][1] = 2000;
+  EXPECT_EQ(refusal(Doc),
+            "inputs[0].offsets[3][1]: 2000 is out of range [-1024, 1024]");
+  Doc = star();
+  Doc["inputs"][0]["offsets"][3][1] = 1.5;
+  EXPECT_EQ(refusal(Doc).rfind("inputs[0].offsets[3][1]: expected an integer", 0),
+            0u);
+  Doc = star();
+  Doc["inputs"][0]["offsets"][3][2] = 1;
+  EXPECT_EQ(refusal(Doc).rfind("inputs[0].offsets[3][2]: offset 1 along axis 2 "
+                               "of a 2-D stencil",
+                               0),
+            0u);
+  Doc = star();
+  Doc["outputs"][0]["write_offset"] = {4294967296LL, 0, 0};
+  EXPECT_EQ(refusal(Doc).rfind("outputs[0].write_offset[0]: ", 0), 0u);
+}
+
+TEST(IRValidate, EmptyPartsAreRefused) {
+  struct Case {
+    const char *Key;
+    const char *Expected;
+  } Cases[] = {{"updates", "updates: no updates"},
+               {"inputs", "inputs: no inputs"},
+               {"outputs", "outputs: no outputs"},
+               {"axes", "axes: 2-D stencil with 0 axes"}};
+  for (const Case &C : Cases) {
+    json Doc = star();
+    Doc[C.Key] = json::array();
+    EXPECT_EQ(refusal(Doc).rfind(C.Expected, 0), 0u) << C.Key;
+  }
+  json Doc = star();
+  Doc.erase("updates");
+  EXPECT_EQ(refusal(Doc), "updates: missing");
+  Doc = star();
+  Doc["strides"] = {"1"};
+  EXPECT_EQ(refusal(Doc).rfind("strides: 2 axes need as many strides", 0), 0u);
+  Doc = star();
+  Doc["dims"] = 4;
+  EXPECT_EQ(refusal(Doc), "dims: 4 is out of range [1, 3]");
+}
+
+TEST(IRValidate, CoefficientIndicesAreInRange) {
+  std::string Error;
+  auto IR = forge::namedStencil("rtm", "float", Error);
+  ASSERT_TRUE(IR) << Error;
+  json Doc = ir::toJson(*IR);
+  ASSERT_EQ(refusal(Doc), "");
+  // Find a coefficient array element and point past its end.
+  std::function<json *(json &)> FindCoef = [&](json &E) -> json * {
+    if (E.value("kind", "") == "coef" && E.contains("index"))
+      return &E;
+    if (E.contains("args"))
+      for (json &A : E["args"])
+        if (json *F = FindCoef(A))
+          return F;
+    return nullptr;
+  };
+  json *C = FindCoef(value(Doc));
+  ASSERT_NE(C, nullptr);
+  (*C)["index"] = 99;
+  std::string Error2 = refusal(Doc);
+  EXPECT_NE(Error2.find(".index: element 99 of 'c', which has 5"),
+            std::string::npos)
+      << Error2;
+}
+
+TEST(IRValidate, DeepOrHugeExpressionsAreRefused) {
+  json Doc = star();
+  json E = {{"kind", "param"}, {"name", "c0"}};
+  for (int I = 0; I < 300; ++I)
+    E = {{"kind", "unary"}, {"op", "neg"}, {"args", json::array({E})}};
+  value(Doc) = E;
+  EXPECT_NE(refusal(Doc).find("nested deeper than 256 levels"),
+            std::string::npos);
+}
+
+} // namespace
