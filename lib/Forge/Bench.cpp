@@ -130,11 +130,12 @@ std::string launcherDecl(const ir::StencilIR &IR, const std::string &Name,
   return S + ");\n";
 }
 
-/// Declarations of the extents as locals, for the IR's C expressions.
+/// Declarations of the extents as locals, for the IR's C expressions; an
+/// extent that is a named constant (`N`) keeps the constant's meaning.
 std::string extentLocals(const ir::StencilIR &IR) {
   std::string S;
   for (size_t A = 0; A < IR.Axes.size(); ++A)
-    if (isIdentifier(IR.Axes[A].Extent))
+    if (isIdentifier(IR.Axes[A].Extent) && !IR.constant(IR.Axes[A].Extent))
       S += "  const int " + IR.Axes[A].Extent + " = fs_ext[" + std::to_string(A) +
            "]; (void)" + IR.Axes[A].Extent + ";\n";
   return S;
@@ -158,7 +159,7 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << "#include <cuda_runtime.h>\n#include <algorithm>\n#include <cmath>\n"
      << "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
      << "#include <random>\n#include <string>\n#include <vector>\n\n"
-     << "typedef " << T << " Elem;\n"
+     << defineNamedConstants(IR) << "typedef " << T << " Elem;\n"
      << "#define FS_NARR " << NArr << "\n"
      << "#define FS_NSCALAR " << Scalars << "\n"
      << "#define FS_NCONST " << Consts.size() << "\n"

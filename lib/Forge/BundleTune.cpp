@@ -415,7 +415,30 @@ CaseSet prepareCases(const BundleKernel &K, unsigned Round,
   std::mt19937 Rng(Seed);
   std::vector<CaseShape> Cases =
       makeCases(K.IR, Time, bundleBlock(K.IR), Rng, O.DeriveSizes);
-  std::vector<std::string> Refused = checkOriginal(Binary, Cases, Sanitizer, Seed, O);
+  // An extent the app's build fixes (a literal, a named constant) that a
+  // case does not have is a case the app never runs: refused before the
+  // original runs, whatever the memory checker would say.
+  const Extents Fixed = fixedExtents(K.IR);
+  std::vector<std::string> Refused(Cases.size());
+  std::vector<CaseShape> ToCheck;
+  std::vector<size_t> Checked;
+  for (size_t I = 0; I < Cases.size(); ++I) {
+    for (unsigned A = 0; A < Dims && Refused[I].empty(); ++A)
+      if (Fixed[A] && Cases[I].Ext[A] != Fixed[A])
+        Refused[I] = "axis " + std::string(A == 0 ? "x" : A == 1 ? "y" : "z") +
+                     "'s extent is " + fixedExtentWhy(K.IR, A) + ", not " +
+                     std::to_string(Cases[I].Ext[A]);
+    if (Refused[I].empty()) {
+      ToCheck.push_back(Cases[I]);
+      Checked.push_back(I);
+    }
+  }
+  if (!ToCheck.empty()) {
+    std::vector<std::string> Found =
+        checkOriginal(Binary, ToCheck, Sanitizer, Seed, O);
+    for (size_t I = 0; I < Checked.size(); ++I)
+      Refused[Checked[I]] = Found[I];
+  }
   CaseSet Set;
   std::set<Extents> Sizes;
   bool TimedOk = false, AnyVerify = false;

@@ -189,12 +189,60 @@ evaluateExpression(const std::string &Expr,
   }
 }
 
+std::map<std::string, long long> constantValues(const ir::StencilIR &IR) {
+  std::map<std::string, long long> Values;
+  for (const ir::NamedConstant &C : IR.Constants) {
+    if (C.Type == "float" || C.Type == "double")
+      continue;
+    const std::map<std::string, long long> None;
+    if (auto V = evaluateExpression(C.Value, None))
+      Values[C.Name] = *V;
+  }
+  return Values;
+}
+
+namespace {
+
+/// The extent axis A's IR expression fixes: a literal, or an expression of
+/// the named constants alone (`N`, `N + 2`); 0 where it is free.
+long long fixedExtent(const ir::StencilIR &IR, size_t A,
+                      const std::map<std::string, long long> &Constants) {
+  const std::string &E = IR.Axes[A].Extent;
+  if (E.empty())
+    return 0;
+  if (isLiteral(E))
+    return E.size() < 10 ? std::stoll(E) : 0;
+  auto V = evaluateExpression(E, Constants);
+  return V && *V > 0 && *V < 2000000000LL ? *V : 0;
+}
+
+} // namespace
+
 Extents fixedExtents(const ir::StencilIR &IR) {
   Extents F{0, 0, 0};
+  const std::map<std::string, long long> Constants = constantValues(IR);
   for (size_t A = 0; A < IR.Axes.size() && A < 3; ++A)
-    if (isLiteral(IR.Axes[A].Extent) && IR.Axes[A].Extent.size() < 10)
-      F[A] = std::stoll(IR.Axes[A].Extent);
+    F[A] = fixedExtent(IR, A, Constants);
   return F;
+}
+
+std::string fixedExtentWhy(const ir::StencilIR &IR, size_t A) {
+  if (A >= IR.Axes.size())
+    return "";
+  const std::string &E = IR.Axes[A].Extent;
+  const Extents F = fixedExtents(IR);
+  if (!F[A])
+    return "";
+  if (isLiteral(E))
+    return E + " in the IR";
+  std::string Why = E;
+  if (const ir::NamedConstant *C = IR.constant(E))
+    Why += " = " + C->Value + " (a named constant" +
+           (C->DefinedAt.empty() ? std::string() : " defined at " + C->DefinedAt) +
+           "; the app's build fixes it)";
+  else
+    Why += " = " + std::to_string(F[A]) + " (named constants; the app's build fixes them)";
+  return Why;
 }
 
 std::string formatExtents(const Extents &E, unsigned Dims) {
@@ -210,10 +258,23 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
   const size_t Dims = std::min<size_t>(IR.Axes.size(), 3);
   if (Dims == 0 || IR.Strides.size() < Dims)
     return R;
-  std::map<std::string, long long> Vars;
+  // The named constants have the values the app is built with; a free
+  // extent's name (a size parameter) takes the case's extent.
+  std::map<std::string, long long> Vars = constantValues(IR);
+  const Extents Fixed = fixedExtents(IR);
   for (size_t A = 0; A < Dims; ++A)
-    if (!IR.Axes[A].Extent.empty() && !isLiteral(IR.Axes[A].Extent))
+    if (!Fixed[A] && !IR.Axes[A].Extent.empty())
       Vars[IR.Axes[A].Extent] = Ext[A];
+  // A fixed extent that the case does not have: the original's arrays are
+  // as large as its build says, whatever the driver allocates.
+  for (size_t A = 0; A < Dims; ++A)
+    if (Fixed[A] && Fixed[A] != Ext[A]) {
+      R.Known = true;
+      R.InBounds = false;
+      R.Why = "axis " + std::string(axisLetter(A)) + "'s extent is " +
+              fixedExtentWhy(IR, A) + ", not " + std::to_string(Ext[A]);
+      return R;
+    }
   auto Eval = [&](const std::string &E, long long &Out) {
     auto V = evaluateExpression(E, Vars);
     if (V)
@@ -343,8 +404,7 @@ DerivedExtents deriveExtents(const ir::StencilIR &IR, const Extents &Wanted,
     if (Fixed[A] && Fixed[A] != Wanted[A]) {
       D.Ext[A] = Fixed[A];
       FixedNote += std::string(FixedNote.empty() ? "" : ", ") + "axis " +
-                   axisLetter(A) + "'s extent is " + IR.Axes[A].Extent +
-                   " in the IR";
+                   axisLetter(A) + "'s extent is " + fixedExtentWhy(IR, A);
     }
   D.Check = checkBounds(IR, D.Ext, Block);
   auto Finish = [&](const std::string &Why) {
@@ -412,9 +472,14 @@ std::vector<CaseShape> makeCases(const ir::StencilIR &IR,
       C.Derivation = deriveExtents(IR, Wanted, Block, Odd);
       C.Ext = C.Derivation.Ext;
     } else {
+      // Drawn as they are, but an extent the app's build fixes is never
+      // the driver's to choose.
       C.Ext = Wanted;
-      C.Derivation.Ext = Wanted;
-      C.Derivation.Check = checkBounds(IR, Wanted, Block);
+      for (unsigned A = 0; A < Dims; ++A)
+        if (Fixed[A])
+          C.Ext[A] = Fixed[A];
+      C.Derivation.Ext = C.Ext;
+      C.Derivation.Check = checkBounds(IR, C.Ext, Block);
     }
     return C;
   };

@@ -98,7 +98,8 @@ int main(int argc, char **argv) {
   App.add_flag("--no-memcheck", NoMemcheck, "Skip compute-sanitizer");
   bool NoDerive = false;
   App.add_flag("--no-derive-sizes", NoDerive,
-               "Verify at the drawn extents as they are, not at extents "
+               "Verify at the drawn extents as they are (but for those a "
+               "literal or named constant of the IR fixes), not at extents "
                "derived from the IR (to test the check of the original)");
   App.add_option("--sanitizer", Opts.Sanitizer, "compute-sanitizer to use");
   App.add_option("--add-candidate", Add,

@@ -76,11 +76,18 @@ TEST(CaseShapesTest, TheMacroStrideKernelIsOutOfBoundsBeyondItsRowLength) {
   EXPECT_NE(Tall.Why.find("reads element 4194304 of arrays of 4194304"),
             std::string::npos)
       << Tall.Why;
-  // Rows wider than the stride: distinct points share elements.
+  // Rows other than the IR's: not a case the app can run.
   BoundsCheck Wide = checkBounds(IR, {4096, 4096, 1}, Block);
   EXPECT_FALSE(Wide.InBounds);
-  EXPECT_NE(Wide.Why.find("different points share elements"), std::string::npos)
+  EXPECT_NE(Wide.Why.find("axis x's extent is 1024 in the IR, not 4096"),
+            std::string::npos)
       << Wide.Why;
+  // Free rows wider than the stride: distinct points share elements.
+  IR.Axes[0].Extent = "nx";
+  BoundsCheck Shared = checkBounds(IR, {4096, 4096, 1}, Block);
+  EXPECT_FALSE(Shared.InBounds);
+  EXPECT_NE(Shared.Why.find("different points share elements"), std::string::npos)
+      << Shared.Why;
 }
 
 TEST(CaseShapesTest, SizesAreDerivedFromTheLiteralExtent) {
@@ -103,6 +110,68 @@ TEST(CaseShapesTest, SizesAreDerivedFromTheLiteralExtent) {
   DerivedExtents Small = deriveExtents(IR, {1024, 301, 1}, Block, true);
   EXPECT_FALSE(Small.Changed);
   EXPECT_EQ(Small.Ext, (Extents{1024, 301, 1}));
+}
+
+/// The same kernel as the analysis describes it now: the macro kept by
+/// name in the row's extent and the stride, its value in the constants.
+ir::StencilIR namedConstantJacobi() {
+  ir::StencilIR IR = macroStrideJacobi();
+  IR.Axes[0].Extent = "N";
+  IR.Strides[1] = "N";
+  ir::NamedConstant N;
+  N.Name = "N";
+  N.Type = "int";
+  N.Value = "1024";
+  N.DefinedAt = "jacobi.cu:10";
+  IR.Constants = {N};
+  return IR;
+}
+
+TEST(CaseShapesTest, ANamedConstantExtentTakesTheConstantsValue) {
+  ir::StencilIR IR = namedConstantJacobi();
+  EXPECT_EQ(constantValues(IR), (std::map<std::string, long long>{{"N", 1024}}));
+  EXPECT_EQ(fixedExtents(IR), (Extents{1024, 0, 0}));
+  EXPECT_NE(fixedExtentWhy(IR, 0).find("N = 1024 (a named constant defined at "
+                                       "jacobi.cu:10"),
+            std::string::npos)
+      << fixedExtentWhy(IR, 0);
+  // The stride is N whatever the case's rows: 4096-wide rows are not a
+  // case the app can run.
+  BoundsCheck Wide = checkBounds(IR, {4096, 4096, 1}, Block);
+  EXPECT_TRUE(Wide.Known);
+  EXPECT_FALSE(Wide.InBounds);
+  EXPECT_NE(Wide.Why.find("axis x's extent is N = 1024"), std::string::npos)
+      << Wide.Why;
+  EXPECT_TRUE(checkBounds(IR, {1024, 1024, 1}, Block).InBounds);
+  BoundsCheck Tall = checkBounds(IR, {1024, 4096, 1}, Block);
+  EXPECT_FALSE(Tall.InBounds);
+  EXPECT_NE(Tall.Why.find("reads element 4194304 of arrays of 4194304"),
+            std::string::npos)
+      << Tall.Why;
+  DerivedExtents Timed = deriveExtents(IR, {4096, 4096, 1}, Block, false);
+  EXPECT_EQ(Timed.Ext, (Extents{1024, 1024, 1}));
+  EXPECT_NE(Timed.Note.find("axis x's extent is N = 1024"), std::string::npos)
+      << Timed.Note;
+  // Another build's value is another fixed extent.
+  IR.Constants[0].Value = "4096";
+  EXPECT_EQ(deriveExtents(IR, {4096, 4096, 1}, Block, false).Ext,
+            (Extents{4096, 4096, 1}));
+  // A constant too small for the stencil leaves nothing to derive: the
+  // case stays out of bounds, and is refused.
+  IR.Constants[0].Value = "2";
+  DerivedExtents Tiny = deriveExtents(IR, {301, 201, 1}, Block, true);
+  EXPECT_EQ(Tiny.Ext[0], 2);
+  EXPECT_TRUE(Tiny.Check.Known);
+  EXPECT_FALSE(Tiny.Check.InBounds);
+}
+
+TEST(CaseShapesTest, DrawnCasesKeepTheNamedConstantsExtent) {
+  ir::StencilIR IR = namedConstantJacobi();
+  for (bool Derive : {true, false}) {
+    std::mt19937 Rng(11);
+    for (const CaseShape &C : makeCases(IR, {1024, 1024, 1}, Block, Rng, Derive))
+      EXPECT_EQ(C.Ext[0], 1024) << C.Name << (Derive ? " derived" : " drawn");
+  }
 }
 
 TEST(CaseShapesTest, ParameterExtentsNeedNoDerivation) {

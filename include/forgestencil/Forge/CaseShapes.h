@@ -3,15 +3,17 @@
 /// \file
 /// The driver verifies and times candidates at sizes of its own choosing.
 /// Those sizes mean something only where the original kernel itself stays
-/// inside its arrays: a kernel whose row stride is the literal 1024 (a macro
-/// `N`) but whose bound is the parameter `n` reads far outside its arrays at
-/// 4096^2, and "verified bit-exact" there says nothing. This part evaluates
-/// the IR's domain, strides and offsets at given extents (a small evaluator
-/// for the C expressions the IR holds) and says whether every access of the
-/// original stays inside the arrays the driver allocates, and derives sizes
-/// that do from the relations the IR shows: an axis whose extent is a
-/// literal takes it; the other extents shrink, all by the same factor,
-/// until the domain, its reads and its writes fit.
+/// inside its arrays: a kernel whose row stride is the macro `N` (1024 in
+/// the app's build) but whose bound is the parameter `n` reads far outside
+/// its arrays at 4096^2, and "verified bit-exact" there says nothing. This
+/// part evaluates the IR's domain, strides and offsets at given extents (a
+/// small evaluator for the C expressions the IR holds, its named constants
+/// at their values) and says whether every access of the original stays
+/// inside the arrays the driver allocates, and derives sizes that do from
+/// the relations the IR shows: an axis whose extent is a literal or a named
+/// constant takes its value (the app's build fixes it, the driver cannot
+/// choose it); the other extents shrink, all by the same factor, until the
+/// domain, its reads and its writes fit.
 ///
 /// It is a model of the original, not the original: fs-tune runs the real
 /// kernel under compute-sanitizer on every case too and refuses a case (not
@@ -60,9 +62,18 @@ struct BoundsCheck {
 BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
                         const std::array<unsigned, 3> &Block);
 
-/// Per IR axis, the extent the IR fixes (a literal extent such as the
-/// "1024" of `#define N 1024`), 0 where it is free.
+/// The integer named constants of the IR (`#define N 1024`: N = 1024), by
+/// name: values the app's build fixes, which the driver cannot choose.
+std::map<std::string, long long> constantValues(const ir::StencilIR &IR);
+
+/// Per IR axis, the extent the IR fixes: a literal ("1024") or an
+/// expression of its named constants alone ("N" with N = 1024 in
+/// IR.Constants), 0 where it is free.
 Extents fixedExtents(const ir::StencilIR &IR);
+
+/// Why axis A's extent is fixed, in words ("N = 1024 (a named constant
+/// defined at jacobi.cu:10; the app's build fixes it)"); "" when free.
+std::string fixedExtentWhy(const ir::StencilIR &IR, size_t A);
 
 /// Extents derived from Wanted for the IR.
 struct DerivedExtents {
@@ -97,7 +108,8 @@ CaseSpans caseSpans(unsigned Dims);
 /// The cases of one driver run: small and medium extents drawn from Rng,
 /// each also with a partial grid (small) and with the contiguous extent a
 /// multiple of 4 (aligned rows for the vector kernels), then the timed
-/// size. With Derive, every case's extents go through deriveExtents.
+/// size. With Derive, every case's extents go through deriveExtents;
+/// without, they are as drawn except the extents the IR fixes.
 std::vector<CaseShape> makeCases(const ir::StencilIR &IR,
                                  const Extents &TimeShape,
                                  const std::array<unsigned, 3> &Block,
