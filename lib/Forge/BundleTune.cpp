@@ -4,11 +4,13 @@
 
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/CaseShapes.h"
+#include "forgestencil/Forge/GpuProbe.h"
 #include "forgestencil/Harness/HostInfo.h"
 #include "forgestencil/Harness/ProcessRunner.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -188,10 +190,20 @@ int archNumber(const std::string &Arch) {
   return At == std::string::npos ? 0 : std::atoi(Arch.c_str() + At);
 }
 
-/// Builds and runs the GPU probe in Build: "" when a GPU that runs Arch's
-/// code is usable here, else why not.
-std::string probeGpu(const TuneOptions &O, const std::string &Arch,
-                     const std::string &Build) {
+/// "" when a GPU that runs Arch's code is usable here, else why not. The
+/// CUDA driver is asked first (forge::probeGpu, as fs-bench does; it also
+/// honours FS_ASSUME_GPU and FS_ASSUME_NO_GPU); then a probe built in Build
+/// starts the CUDA runtime the way every driver does, which finds what the
+/// driver alone does not: a driver too old for the toolkit's runtime, a GPU
+/// older than Arch.
+std::string usableGpu(const TuneOptions &O, const std::string &Arch,
+                      const std::string &Build) {
+  std::string Why;
+  if (!probeGpu(0, Why))
+    return "no usable GPU: " + Why;
+  if (const char *Assume = std::getenv("FS_ASSUME_GPU");
+      Assume && *Assume && std::string(Assume) != "0")
+    return "";
   const std::string Src = Build + "/gpu-probe.cu", Bin = Build + "/gpu-probe";
   std::ofstream(Src) << GpuProbeSource;
   harness::ProcessResult C = harness::runProcess(
@@ -557,7 +569,7 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
   fs::create_directories(Build, EC);
   // Without a GPU every driver would only crash: say so before compiling.
   if (!O.CompileOnly) {
-    std::string Why = probeGpu(O, Arch, Build);
+    std::string Why = usableGpu(O, Arch, Build);
     if (!Why.empty()) {
       Error = Why + "; nothing was compiled or run (--compile-only builds "
                     "every driver without a GPU)";
