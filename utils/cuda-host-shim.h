@@ -17,6 +17,15 @@
 // header: it holds the grid runner, the fibers and the capture of launches,
 // which every other unit only declares.
 //
+// Device memory is bounds-checked. Every cudaMalloc gets pages of its own
+// between two 64 MiB guard regions that fault on any access, so a kernel
+// that reads or writes before or well past an array stops with a fault that
+// names the kernel, the thread and how far outside which allocation it was.
+// Built with AddressSanitizer (cpu-emulate.py does), the bytes between the
+// array's end and its last page are poisoned too, so that even one element
+// past the end is caught, and so are overruns of shared-memory tiles and
+// __constant__ arrays.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FORGESTENCIL_CUDA_HOST_SHIM_H
@@ -34,6 +43,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -255,6 +265,14 @@ inline cudaError_t LastError = cudaSuccess;
 inline const FsEmuKernel *Running = nullptr;
 /// Device allocations: start address to size.
 inline std::map<uintptr_t, size_t> Allocations;
+/// Every device allocation's mapping, which holds it between its guards.
+struct Mapping {
+  void *Base;
+  size_t Length;
+};
+inline std::map<uintptr_t, Mapping> Mappings;
+/// Inaccessible bytes before and after every device allocation.
+constexpr size_t GuardBytes = size_t(64) << 20;
 /// The per-block dynamic shared memory of the running launch.
 inline std::vector<unsigned char> DynamicShared;
 /// Per kernel, the dynamic shared memory cudaFuncSetAttribute allowed.
@@ -268,6 +286,23 @@ inline cudaError_t record(cudaError_t E) {
     LastError = E;
   return E;
 }
+
+} // namespace fs_emu
+
+// AddressSanitizer's interface, when the program is built with it (weak:
+// null otherwise).
+extern "C" {
+void __asan_poison_memory_region(void const volatile *, size_t)
+    __attribute__((weak));
+void __asan_unpoison_memory_region(void const volatile *, size_t)
+    __attribute__((weak));
+void __asan_set_death_callback(void (*)(void)) __attribute__((weak));
+void *__asan_get_report_address() __attribute__((weak));
+int __asan_get_report_access_type() __attribute__((weak));
+size_t __asan_get_report_access_size() __attribute__((weak));
+}
+
+namespace fs_emu {
 
 /// Reports a fault of the running kernel the way the script reads it and
 /// ends the process: a GPU would have lost its context too.
@@ -284,13 +319,73 @@ inline cudaError_t record(cudaError_t E) {
   _exit(3);
 }
 
-inline void onSignal(int Sig) {
+/// Where address A lies relative to the nearest device allocation, in
+/// words: "8 bytes past the end of a device allocation of 4096 bytes".
+inline std::string describeAddress(uintptr_t A) {
+  std::string Best;
+  uintptr_t BestDistance = UINTPTR_MAX;
+  for (const auto &[Start, Bytes] : Allocations) {
+    uintptr_t End = Start + Bytes, Distance;
+    std::string Where;
+    if (A < Start) {
+      Distance = Start - A;
+      Where = std::to_string(Distance) + " bytes before the start";
+    } else if (A >= End) {
+      Distance = A - End;
+      Where = std::to_string(Distance) + " bytes past the end";
+    } else {
+      Distance = 0;
+      Where = "at byte " + std::to_string(A - Start);
+    }
+    if (Distance < BestDistance) {
+      BestDistance = Distance;
+      Best = Where + " of a device allocation of " + std::to_string(Bytes) +
+             " bytes";
+    }
+  }
+  return Best.empty() ? "outside every device allocation" : Best;
+}
+
+inline void onSignal(int Sig, siginfo_t *Info, void *) {
+  bool InGuard = false;
+  if ((Sig == SIGSEGV || Sig == SIGBUS) && Info)
+    for (const auto &[Start, M] : Mappings) {
+      uintptr_t A = reinterpret_cast<uintptr_t>(Info->si_addr);
+      uintptr_t Base = reinterpret_cast<uintptr_t>(M.Base);
+      InGuard |= A >= Base && A < Base + M.Length;
+    }
+  if (InGuard) {
+    std::string What = std::string("out of bounds: an access ") +
+                       describeAddress(reinterpret_cast<uintptr_t>(Info->si_addr)) +
+                       " (" + (Sig == SIGSEGV ? "segmentation fault" : "bus error") +
+                       ")";
+    fault(What.c_str());
+  }
   const char *What = Sig == SIGSEGV  ? "segmentation fault (invalid address)"
                      : Sig == SIGBUS ? "bus error"
                      : Sig == SIGFPE ? "arithmetic exception"
                      : Sig == SIGILL ? "illegal instruction"
                                      : "aborted (see the message above)";
   fault(What);
+}
+
+/// AddressSanitizer found a bad access (its report is above): the fault,
+/// in the words the script reads.
+inline void onSanitizerReport() {
+  std::string What = "out of bounds";
+  if (__asan_get_report_address && __asan_get_report_address()) {
+    uintptr_t A = reinterpret_cast<uintptr_t>(__asan_get_report_address());
+    What += std::string(": a ") +
+            (__asan_get_report_access_type() ? "write" : "read") + " of " +
+            std::to_string(__asan_get_report_access_size()) + " bytes ";
+    bool Device = false;
+    for (const auto &[Start, Bytes] : Allocations)
+      Device |= A + 65536 >= Start && A < Start + Bytes + 65536;
+    What += Device ? describeAddress(A)
+                   : "outside device memory (a shared-memory tile, a "
+                     "__constant__ array or the stack; see the report above)";
+  }
+  fault(What.c_str());
 }
 
 /// Installs the fault handlers on an alternate stack, so that a fiber's
@@ -302,10 +397,12 @@ inline bool installHandlers() {
   SS.ss_size = AltStack.size();
   sigaltstack(&SS, nullptr);
   struct sigaction SA {};
-  SA.sa_handler = onSignal;
-  SA.sa_flags = SA_ONSTACK;
+  SA.sa_sigaction = onSignal;
+  SA.sa_flags = SA_ONSTACK | SA_SIGINFO;
   for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
     sigaction(Sig, &SA, nullptr);
+  if (__asan_set_death_callback)
+    __asan_set_death_callback(onSanitizerReport);
   return true;
 }
 inline const bool HandlersInstalled = installHandlers();
@@ -641,12 +738,27 @@ inline cudaError_t cudaGetLastError() {
 inline cudaError_t cudaPeekAtLastError() { return fs_emu::LastError; }
 
 inline cudaError_t cudaMalloc(void **P, size_t Bytes) {
-  // 256-byte aligned, as the CUDA allocator guarantees; never zeroed.
-  size_t Rounded = (std::max<size_t>(Bytes, 1) + 255) / 256 * 256;
-  void *M = aligned_alloc(256, Rounded);
-  if (!M)
+  // Pages of its own between two guard regions: page-aligned (more than
+  // the 256 bytes the CUDA allocator guarantees); never zeroed.
+  const size_t Page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t Data = (std::max<size_t>(Bytes, 1) + Page - 1) / Page * Page;
+  const size_t Length = fs_emu::GuardBytes + Data + fs_emu::GuardBytes;
+  void *Base = mmap(nullptr, Length, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Base == MAP_FAILED)
     return fs_emu::record(cudaErrorMemoryAllocation);
+  char *M = static_cast<char *>(Base) + fs_emu::GuardBytes;
+  if (mprotect(M, Data, PROT_READ | PROT_WRITE) != 0) {
+    munmap(Base, Length);
+    return fs_emu::record(cudaErrorMemoryAllocation);
+  }
+  memset(M, 0xff, Bytes); // NaN in every float and double: not zeros
+  if (__asan_unpoison_memory_region)
+    __asan_unpoison_memory_region(M, Data);
+  if (__asan_poison_memory_region && Data > Bytes)
+    __asan_poison_memory_region(M + Bytes, Data - Bytes);
   fs_emu::Allocations[reinterpret_cast<uintptr_t>(M)] = Bytes;
+  fs_emu::Mappings[reinterpret_cast<uintptr_t>(M)] = {Base, Length};
   *P = M;
   return cudaSuccess;
 }
@@ -660,7 +772,11 @@ inline cudaError_t cudaFree(void *P) {
   if (It == fs_emu::Allocations.end())
     return fs_emu::record(cudaErrorInvalidDevicePointer);
   fs_emu::Allocations.erase(It);
-  free(P);
+  auto Map = fs_emu::Mappings.find(reinterpret_cast<uintptr_t>(P));
+  if (__asan_unpoison_memory_region)
+    __asan_unpoison_memory_region(Map->second.Base, Map->second.Length);
+  munmap(Map->second.Base, Map->second.Length);
+  fs_emu::Mappings.erase(Map);
   return cudaSuccess;
 }
 inline cudaError_t cudaMallocHost(void **P, size_t Bytes) {

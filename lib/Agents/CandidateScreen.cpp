@@ -153,6 +153,7 @@ public:
       if (Tokens[I].is("<<<"))
         checkLaunchConfiguration(I);
     }
+    checkModuleState();
     std::stable_sort(Findings.begin(), Findings.end(),
                      [](const ScreenFinding &A, const ScreenFinding &B) {
                        return A.Line < B.Line;
@@ -248,6 +249,405 @@ private:
             Tokens[I].Text + " variable", StateReason);
         return;
       }
+    }
+  }
+
+  //===--- Module state ---------------------------------------------------===//
+  // A candidate that remembers anything between calls can be honest while
+  // it is checked and idle while it is timed. Every variable whose storage
+  // outlives a launch is state: at namespace scope (static or not, extern,
+  // declared with a struct or enum body), static data members,
+  // function-local statics and thread_local variables, unless it is
+  // immutable (const, constexpr, __constant__) or shared memory. This pass
+  // follows the braces to know which scope a declaration is in.
+
+  enum class Scope { Namespace, Class, Function, Initializer };
+
+  /// One open brace scope and the statement being read in it, which stays
+  /// open across a class, enum or initializer body (`struct {...} s;`).
+  struct Frame {
+    Scope Kind;
+    std::vector<size_t> Stmt; ///< Token indices; a body is its `{` and `}`.
+    size_t AfterBody = SIZE_MAX; ///< Position in Stmt after a type's body.
+  };
+
+  static bool isSpecifierNoise(const SourceToken &T) {
+    static const std::set<std::string> Noise = {
+        "inline", "__inline__", "__forceinline__", "__noinline__", "volatile",
+        "__restrict__", "__restrict", "register", "mutable", "typename",
+        "__host__"};
+    return Noise.count(T.Text) > 0;
+  }
+  static bool isTypeWord(const SourceToken &T) {
+    static const std::set<std::string> Words = {"signed", "unsigned", "short",
+                                                "long"};
+    return Words.count(T.Text) > 0;
+  }
+
+  /// Position just past the `<...>` that opens at S[I].
+  size_t skipAngles(size_t I, const std::vector<size_t> &S) const {
+    int Depth = 0;
+    for (; I < S.size(); ++I) {
+      if (Tokens[S[I]].is("<"))
+        ++Depth;
+      else if (Tokens[S[I]].is(">") && --Depth == 0)
+        return I + 1;
+    }
+    return I;
+  }
+
+  /// Judges one declaration (token indices S without its `;`) in scope K;
+  /// AfterBody is where the declarators after a class or enum body start.
+  void judgeDeclaration(const std::vector<size_t> &S, Scope K,
+                        size_t AfterBody) {
+    size_t B = 0;
+    // template <...>, attributes, access specifiers.
+    for (bool More = true; More && B < S.size();) {
+      More = false;
+      const SourceToken &T = Tokens[S[B]];
+      if (T.is("template") && B + 1 < S.size() && Tokens[S[B + 1]].is("<")) {
+        B = skipAngles(B + 1, S);
+        More = true;
+      } else if (T.is("[") && B + 1 < S.size() && Tokens[S[B + 1]].is("[")) {
+        while (B < S.size() && !Tokens[S[B]].is("]"))
+          ++B;
+        B += 2;
+        More = true;
+      } else if ((T.is("public") || T.is("private") || T.is("protected")) &&
+                 B + 1 < S.size() && Tokens[S[B + 1]].is(":")) {
+        B += 2;
+        More = true;
+      }
+    }
+    if (B >= S.size())
+      return;
+    static const std::set<std::string> NotVariables = {
+        "using",  "typedef",  "static_assert", "namespace", "friend",
+        "template", "operator", "return",      "__asm__",   "asm"};
+    if (NotVariables.count(Tokens[S[B]].Text))
+      return;
+    bool Static = false, ThreadLocal = false, Extern = false, Immutable = false,
+         Shared = false, Device = false, Function = false, Lambda = false,
+         Tag = false, SawType = false, ParenDeclarator = false;
+    size_t Name = SIZE_MAX, LastStar = SIZE_MAX, LastConst = SIZE_MAX;
+    int Angle = 0;
+    const size_t End = std::min(S.size(), AfterBody);
+    // The specifiers and the first declarator up to its initializer; the
+    // other declarators have the same storage.
+    for (size_t I = B; I < End; ++I) {
+      const SourceToken &T = Tokens[S[I]];
+      if (T.is("<")) {
+        ++Angle;
+        continue;
+      }
+      if (T.is(">")) {
+        --Angle;
+        continue;
+      }
+      if (Angle > 0)
+        continue;
+      if (T.is("=")) {
+        Lambda = I + 1 < S.size() && Tokens[S[I + 1]].is("[");
+        break;
+      }
+      if (T.is("{") || T.is(",") || T.is(":") || T.is("["))
+        break;
+      if (T.is("(")) {
+        const SourceToken *Next = I + 1 < S.size() ? &Tokens[S[I + 1]] : nullptr;
+        if (Next && (Next->is("*") || Next->is("&")) && !ParenDeclarator) {
+          ParenDeclarator = true; // `(*name)`: a pointer to a function
+          continue;
+        }
+        if (ParenDeclarator)
+          break; // its parameter list: still a variable
+        if (Next && (Next->Kind == SourceToken::Number || Next->is("-") ||
+                     Next->is("{") || Next->is("\"")))
+          break; // a direct initializer
+        Function = true;
+        break;
+      }
+      if (T.Kind != SourceToken::Identifier) {
+        if (T.is("*") || T.is("&"))
+          LastStar = I;
+        continue;
+      }
+      if (T.is("static")) {
+        Static = true;
+      } else if (T.is("thread_local") || T.is("_Thread_local") ||
+                 T.is("__thread")) {
+        ThreadLocal = true;
+      } else if (T.is("extern")) {
+        Extern = true;
+      } else if (T.is("constexpr") || T.is("consteval") ||
+                 T.is("__constant__")) {
+        Immutable = true;
+      } else if (T.is("__shared__")) {
+        Shared = true;
+      } else if (T.is("const")) {
+        LastConst = I;
+      } else if (T.is("__device__")) {
+        Device = true;
+      } else if (T.is("__global__") || T.is("virtual") || T.is("explicit") ||
+                 T.is("operator") || T.is("__launch_bounds__")) {
+        Function = true;
+        break;
+      } else if (T.is("struct") || T.is("class") || T.is("union") ||
+                 T.is("enum")) {
+        Tag = true;
+      } else if (T.is("__align__") || T.is("alignas") ||
+                 T.is("__attribute__") || T.is("__declspec")) {
+        int Depth = 0; // its arguments are no declarator
+        for (++I; I < End; ++I) {
+          if (Tokens[S[I]].is("("))
+            ++Depth;
+          else if (Tokens[S[I]].is(")") && --Depth <= 0)
+            break;
+        }
+      } else if (isTypeWord(T)) {
+        SawType = true;
+      } else if (!isSpecifierNoise(T)) {
+        if (Name != SIZE_MAX)
+          SawType = true;
+        Name = I;
+        if (I + 1 < End && Tokens[S[I + 1]].is("::")) {
+          Name = SIZE_MAX; // a qualifier (`int Memo::calls`), not the name
+          SawType = true;
+          ++I;
+        }
+      }
+    }
+    if (Function || Lambda || Shared)
+      return;
+    std::string Id = Name != SIZE_MAX ? Tokens[S[Name]].Text : "";
+    if (AfterBody != SIZE_MAX) {
+      // `struct {...} s;` declares s; `struct S {...};` nothing.
+      size_t Declarator = SIZE_MAX;
+      for (size_t I = AfterBody; I < S.size() && Declarator == SIZE_MAX; ++I)
+        if (Tokens[S[I]].Kind == SourceToken::Identifier &&
+            !Tokens[S[I]].is("const") && !Tokens[S[I]].is("volatile"))
+          Declarator = I;
+      if (Declarator == SIZE_MAX || Tokens[S[B]].is("typedef"))
+        return;
+      Name = Declarator;
+      Id = Tokens[S[Declarator]].Text;
+      for (size_t I = AfterBody; I < S.size(); ++I)
+        if (Tokens[S[I]].is("const"))
+          LastConst = I;
+        else if (Tokens[S[I]].is("*"))
+          LastStar = I;
+    } else if (Name == SIZE_MAX) {
+      return;
+    } else if (Tag) {
+      // `struct S;` declares no variable, `struct S s;` one.
+      size_t Ids = 0;
+      for (size_t I = B; I < End && !Tokens[S[I]].is("="); ++I)
+        Ids += Tokens[S[I]].Kind == SourceToken::Identifier &&
+               !isSpecifierNoise(Tokens[S[I]]);
+      if (Ids < 3)
+        return;
+    } else if (!SawType) {
+      return; // one word: no declaration
+    }
+    if (LastConst != SIZE_MAX && (LastStar == SIZE_MAX || LastConst > LastStar))
+      Immutable = true;
+    if (Immutable)
+      return;
+    if (K == Scope::Function && !Static && !ThreadLocal && !Extern)
+      return; // an automatic variable
+    if (K == Scope::Class && !Static && !ThreadLocal)
+      return; // a member of each object
+    std::string What = ThreadLocal              ? "thread_local variable"
+                       : K == Scope::Function   ? "function-local static"
+                       : K == Scope::Class      ? "static data member"
+                       : Extern                 ? "extern variable"
+                       : Device                 ? "__device__ variable"
+                                                : "namespace-scope variable";
+    unsigned Line = Tokens[S[Name != SIZE_MAX ? Name : B]].Line;
+    // The keyword rule may have named this line already.
+    for (const ScreenFinding &F : Findings)
+      if (F.Line == Line && F.Category == Category::PersistentState)
+        return;
+    add(Line, Category::PersistentState, Severity::Refuse,
+        What + (Id.empty() ? "" : " `" + Id + "`"), StateReason);
+  }
+
+  /// Lines that hold a preprocessor directive (continued lines included):
+  /// their braces are not the program's.
+  std::set<unsigned> preprocessorLines() const {
+    std::set<unsigned> Lines;
+    std::string Blanked = blankCommentsAndLiterals(Code, true);
+    unsigned Line = 1;
+    bool Continued = false;
+    for (size_t Pos = 0; Pos <= Blanked.size(); ++Line) {
+      size_t End = Blanked.find('\n', Pos);
+      if (End == std::string::npos)
+        End = Blanked.size();
+      std::string_view L(Blanked.data() + Pos, End - Pos);
+      size_t Hash = L.find_first_not_of(" \t");
+      bool Directive =
+          Continued || (Hash != std::string_view::npos && L[Hash] == '#');
+      if (Directive)
+        Lines.insert(Line);
+      size_t Last = L.find_last_not_of(" \t\r");
+      Continued = Directive && Last != std::string_view::npos && L[Last] == '\\';
+      Pos = End + 1;
+    }
+    return Lines;
+  }
+
+  /// What a `{` after statement S at namespace or class scope opens; Keep
+  /// when the statement goes on after the body.
+  Scope classifyBody(const std::vector<size_t> &S, bool &Keep) const {
+    Keep = true;
+    bool Paren = false, Assign = false, Tag = false, Namespace = false;
+    int Angle = 0;
+    for (size_t N = 0; N < S.size(); ++N) {
+      const SourceToken &T = Tokens[S[N]];
+      if (T.is("<"))
+        ++Angle;
+      else if (T.is(">"))
+        --Angle;
+      if (Angle > 0)
+        continue;
+      if (T.is("("))
+        Paren = true;
+      else if (T.is("="))
+        Assign = true;
+      else if (T.is("namespace"))
+        Namespace = true;
+      else if ((T.is("struct") || T.is("class") || T.is("union") ||
+                T.is("enum")) &&
+               !Paren)
+        Tag = true;
+      else if (T.is("extern") && N + 3 == S.size() && Tokens[S[N + 1]].is("\""))
+        Namespace = true; // extern "C" {
+    }
+    if (Namespace) {
+      Keep = false;
+      return Scope::Namespace;
+    }
+    if (Assign)
+      return Scope::Initializer; // `= {...}`, or a lambda's body
+    if (Tag && !Paren)
+      return Scope::Class;
+    if (Paren) {
+      Keep = false;
+      return Scope::Function;
+    }
+    return Scope::Initializer; // `int x{5};`
+  }
+
+  /// Judges the statement of F at its `;`.
+  void judgeStatement(const Frame &F) {
+    std::vector<size_t> S = F.Stmt;
+    size_t AfterBody = F.AfterBody;
+    if (F.Kind == Scope::Function) {
+      // What a control statement's head or a label leaves before a
+      // declaration is not part of it: `if (c) static int n;`.
+      size_t B = 0;
+      for (bool More = true; More && B < S.size();) {
+        More = false;
+        const SourceToken &T = Tokens[S[B]];
+        if ((T.is("if") || T.is("for") || T.is("while") || T.is("switch")) &&
+            B + 1 < S.size() && Tokens[S[B + 1]].is("(")) {
+          int Depth = 0;
+          for (++B; B < S.size(); ++B)
+            if (Tokens[S[B]].is("("))
+              ++Depth;
+            else if (Tokens[S[B]].is(")") && --Depth == 0)
+              break;
+          ++B;
+          More = true;
+        } else if (T.is("else") || T.is("do")) {
+          ++B;
+          More = true;
+        } else if ((T.is("case") || T.is("default") ||
+                    T.Kind == SourceToken::Identifier) &&
+                   !T.is("static")) {
+          size_t Colon = B;
+          while (Colon < S.size() && Colon < B + 4 && !Tokens[S[Colon]].is(":"))
+            ++Colon;
+          if (Colon < S.size() && Tokens[S[Colon]].is(":") &&
+              !(Colon + 1 < S.size() && Tokens[S[Colon + 1]].is(":"))) {
+            B = Colon + 1;
+            More = true;
+          }
+        }
+      }
+      bool Storage = false;
+      for (size_t N = B; N < S.size() && !Storage; ++N)
+        Storage = Tokens[S[N]].is("static") ||
+                  Tokens[S[N]].is("thread_local") ||
+                  Tokens[S[N]].is("extern") || Tokens[S[N]].is("__thread");
+      if (!Storage)
+        return;
+      B = std::min(B, S.size());
+      S.erase(S.begin(), S.begin() + B);
+      if (AfterBody != SIZE_MAX)
+        AfterBody = AfterBody > B ? AfterBody - B : 0;
+    }
+    judgeDeclaration(S, F.Kind, AfterBody);
+  }
+
+  void checkModuleState() {
+    const std::set<unsigned> Directives = preprocessorLines();
+    std::vector<Frame> Stack = {{Scope::Namespace, {}, SIZE_MAX}};
+    for (size_t I = 0; I < Tokens.size(); ++I) {
+      const SourceToken &T = Tokens[I];
+      if (Directives.count(T.Line))
+        continue;
+      Frame &F = Stack.back();
+      if (T.is("{")) {
+        Scope Inner = F.Kind;
+        bool Keep = true;
+        if (F.Kind == Scope::Namespace || F.Kind == Scope::Class) {
+          Inner = classifyBody(F.Stmt, Keep);
+        } else if (F.Kind == Scope::Function) {
+          // A block ends the statement before it; an initializer
+          // (`static int n{0};`, `= {...}`, a lambda) goes on after it.
+          Keep = false;
+          for (size_t N : F.Stmt)
+            Keep |= Tokens[N].is("=");
+          if (!F.Stmt.empty()) {
+            const SourceToken &Last = Tokens[F.Stmt.back()];
+            Keep |= Last.Kind == SourceToken::Identifier && !Last.is("else") &&
+                    !Last.is("do") && !Last.is("try");
+          }
+        }
+        if (F.Kind != Scope::Initializer) {
+          if (Keep) {
+            F.Stmt.push_back(I);
+          } else {
+            F.Stmt.clear();
+            F.AfterBody = SIZE_MAX;
+          }
+        }
+        Stack.push_back({Inner, {}, SIZE_MAX});
+        continue;
+      }
+      if (T.is("}")) {
+        if (Stack.size() == 1)
+          continue;
+        const Scope Done = Stack.back().Kind;
+        Stack.pop_back();
+        Frame &Outer = Stack.back();
+        if (Outer.Kind != Scope::Initializer && !Outer.Stmt.empty() &&
+            Tokens[Outer.Stmt.back()].is("{")) {
+          Outer.Stmt.push_back(I);
+          if (Done == Scope::Class && Outer.AfterBody == SIZE_MAX)
+            Outer.AfterBody = Outer.Stmt.size();
+        }
+        continue;
+      }
+      if (F.Kind == Scope::Initializer)
+        continue;
+      if (T.is(";")) {
+        judgeStatement(F);
+        F.Stmt.clear();
+        F.AfterBody = SIZE_MAX;
+        continue;
+      }
+      F.Stmt.push_back(I);
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include "forgestencil/Forge/Bench.h"
 
+#include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/CodeGen.h"
 
 #include <algorithm>
@@ -129,11 +130,12 @@ std::string launcherDecl(const ir::StencilIR &IR, const std::string &Name,
   return S + ");\n";
 }
 
-/// Declarations of the extents as locals, for the IR's C expressions.
+/// Declarations of the extents as locals, for the IR's C expressions; an
+/// extent that is a named constant (`N`) keeps the constant's meaning.
 std::string extentLocals(const ir::StencilIR &IR) {
   std::string S;
   for (size_t A = 0; A < IR.Axes.size(); ++A)
-    if (isIdentifier(IR.Axes[A].Extent))
+    if (isIdentifier(IR.Axes[A].Extent) && !IR.constant(IR.Axes[A].Extent))
       S += "  const int " + IR.Axes[A].Extent + " = fs_ext[" + std::to_string(A) +
            "]; (void)" + IR.Axes[A].Extent + ";\n";
   return S;
@@ -157,7 +159,7 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << "#include <cuda_runtime.h>\n#include <algorithm>\n#include <cmath>\n"
      << "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
      << "#include <random>\n#include <string>\n#include <vector>\n\n"
-     << "typedef " << T << " Elem;\n"
+     << defineNamedConstants(IR) << "typedef " << T << " Elem;\n"
      << "#define FS_NARR " << NArr << "\n"
      << "#define FS_NSCALAR " << Scalars << "\n"
      << "#define FS_NCONST " << Consts.size() << "\n"
@@ -179,6 +181,23 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     Small[A] = SmallByDims[IR.Dims - 1][A];
     Medium[A] = MediumByDims[IR.Dims - 1][A];
     Bench[A] = static_cast<int>(C.Shape[A]);
+  }
+  // Sizes the original handles in bounds, as far as the IR tells (a literal
+  // extent, strides and bounds that must agree): for the stencils whose
+  // extents are parameters nothing changes.
+  {
+    std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
+                                                : originalBlock(IR.Dims);
+    const std::array<unsigned, 3> Block = {B[0], B[1], B[2]};
+    auto Derive = [&](int *E, bool Odd) {
+      Extents W{E[0], E[1], E[2]};
+      DerivedExtents D = deriveExtents(IR, W, Block, Odd);
+      for (unsigned A = 0; A < IR.Dims; ++A)
+        E[A] = static_cast<int>(D.Ext[A]);
+    };
+    Derive(Small, true);
+    Derive(Medium, true);
+    Derive(Bench, false);
   }
   auto Extents = [&](const char *Name, const int *E) {
     OS << "static const int " << Name << "[3] = {" << E[0] << ", " << E[1]
@@ -418,7 +437,21 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
                                              Bindings, Scalars) +
                                       DriverBody});
   S.Units.push_back("driver.cu");
+  // A small timed size for the CPU emulation (utils/cpu-emulate.py), where
+  // timing means nothing: derived like the others.
+  std::string EmulationExt;
+  {
+    const Extents Small = IR.Dims == 1   ? Extents{1001, 1, 1}
+                          : IR.Dims == 2 ? Extents{35, 19, 1}
+                                         : Extents{35, 19, 11};
+    std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
+                                                : originalBlock(IR.Dims);
+    DerivedExtents D = deriveExtents(IR, Small, {B[0], B[1], B[2]}, true);
+    for (unsigned A = 0; A < IR.Dims && A < 3; ++A)
+      EmulationExt += (A ? "," : "") + std::to_string(D.Ext[A]);
+  }
   json Manifest = {{"stencil", toJson(IR)},
+                   {"emulation_time_ext", EmulationExt},
                    {"shape", C.Shape},
                    {"reps", C.Reps},
                    {"units", S.Units},

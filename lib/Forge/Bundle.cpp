@@ -3,6 +3,7 @@
 #include "forgestencil/Forge/Bundle.h"
 
 #include "forgestencil/Forge/Bench.h"
+#include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/CodeGen.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Support/JsonReader.h"
@@ -162,18 +163,14 @@ std::string driverGlue(const BundleKernel &K, const std::string &Launcher) {
   return OS.str();
 }
 
-/// Verification extents are drawn per run: [lo, lo + span), made odd.
+/// Verification extents are drawn per run: [lo, lo + span), made odd (when
+/// fs-tune gives the cases, it draws them the same way).
 std::string sizeMacros(unsigned Dims) {
-  int SmallLo = 41, SmallSpan = 40, MediumLo = 120, MediumSpan = 100;
-  if (Dims == 2) {
-    SmallLo = 201, SmallSpan = 300, MediumLo = 1500, MediumSpan = 1000;
-  } else if (Dims == 1) {
-    SmallLo = 1001, SmallSpan = 5000, MediumLo = 500001, MediumSpan = 500000;
-  }
+  const CaseSpans S = caseSpans(Dims);
   std::ostringstream OS;
-  OS << "#define FS_SMALL_LO " << SmallLo << "\n#define FS_SMALL_SPAN "
-     << SmallSpan << "\n#define FS_MEDIUM_LO " << MediumLo
-     << "\n#define FS_MEDIUM_SPAN " << MediumSpan << "\n";
+  OS << "#define FS_SMALL_LO " << S.SmallLo << "\n#define FS_SMALL_SPAN "
+     << S.SmallSpan << "\n#define FS_MEDIUM_LO " << S.MediumLo
+     << "\n#define FS_MEDIUM_SPAN " << S.MediumSpan << "\n";
   return OS.str();
 }
 
@@ -241,7 +238,15 @@ std::vector<std::string> splitCommand(const std::string &Command) {
 /// kernel indexes by wins. (Which thread dimension each IR axis takes is
 /// the driver head's fs_axis_thread_dim, lib/Forge/Bench.cpp.)
 std::string launchShape(const ir::StencilIR &IR) {
-  unsigned Block[3] = {1, 1, 1};
+  const std::array<unsigned, 3> Block = bundleBlock(IR);
+  return "#define FS_BUNDLE_BLOCK dim3(" + std::to_string(Block[0]) + ", " +
+         std::to_string(Block[1]) + ", " + std::to_string(Block[2]) + ")\n";
+}
+
+} // namespace
+
+std::array<unsigned, 3> bundleBlock(const ir::StencilIR &IR) {
+  std::array<unsigned, 3> Block = {1, 1, 1};
   // A kernel on a 1-D thread id takes all its threads along x.
   const unsigned Preferred[3] = {hasLinearAxes(IR) ? 256u : 32u, 4, 2};
   // A kernel that indexes blocks by a fixed size (blockIdx.x * 16 +
@@ -257,11 +262,8 @@ std::string launchShape(const ir::StencilIR &IR) {
   for (int D = 0; D < 3; ++D)
     if (Fixed[D])
       Block[D] = Fixed[D];
-  return "#define FS_BUNDLE_BLOCK dim3(" + std::to_string(Block[0]) + ", " +
-         std::to_string(Block[1]) + ", " + std::to_string(Block[2]) + ")\n";
+  return Block;
 }
-
-} // namespace
 
 bool addDatabaseUnits(BundleRequest &R, const std::string &DatabasePath,
                       std::string &Error) {
@@ -358,6 +360,7 @@ json BundleManifest::toJson() const {
                        {"translation_unit", K.TranslationUnit},
                        {"flags", K.Flags},
                        {"time_shape", K.TimeShape},
+                       {"time_shape_note", K.TimeShapeNote},
                        {"knowledge_source", K.KnowledgeSource},
                        {"candidates", Cands},
                        {"ir", ir::toJson(K.IR)}});
@@ -455,6 +458,7 @@ std::optional<BundleManifest> BundleManifest::fromJson(const json &J,
       K.TimeShape.push_back(R.asInteger(
           Shape[E], elementPath(memberPath(KP, "time_shape"), E), 1,
           1000000000));
+    K.TimeShapeNote = R.string(KJ, "time_shape_note", KP, "");
     K.KnowledgeSource = R.string(KJ, "knowledge_source", KP, "");
     const json &Cands = R.array(KJ, "candidates", KP, true);
     for (size_t C = 0; C < Cands.size() && R.ok(); ++C) {
@@ -753,6 +757,19 @@ bool writeBundle(const BundleRequest &R, const std::string &Dir,
     K.Flags = rebaseFlags(Unit->Flags, Unit->Directory, R.SourceRoot);
     K.TimeShape = R.TimeShape.size() == K.IR.Dims ? R.TimeShape
                                                   : defaultTimeShape(K.IR.Dims);
+    // A size the original handles in bounds, as far as the IR tells (a
+    // literal extent, strides and bounds that must agree).
+    if (K.TimeShape.size() == K.IR.Dims && K.IR.Dims >= 1 && K.IR.Dims <= 3) {
+      Extents Wanted{1, 1, 1};
+      for (unsigned A = 0; A < K.IR.Dims; ++A)
+        Wanted[A] = K.TimeShape[A];
+      DerivedExtents D = deriveExtents(K.IR, Wanted, bundleBlock(K.IR), false);
+      if (D.Changed) {
+        for (unsigned A = 0; A < K.IR.Dims; ++A)
+          K.TimeShape[A] = D.Ext[A];
+        K.TimeShapeNote = D.Note;
+      }
+    }
     K.Candidates = chooseCandidates(K.IR, R.Knowledge, R.Arch, R.Budget,
                                     &K.KnowledgeSource);
     for (size_t N = 0; N < K.Candidates.size(); ++N)

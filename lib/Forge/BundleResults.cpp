@@ -43,6 +43,8 @@ json CandidateResult::toJson() const {
     J["points"] = Points;
     J["copy_bytes"] = CopyBytes;
   }
+  if (!TimedExt.empty())
+    J["timed_ext"] = TimedExt;
   if (!Source.empty())
     J["source"] = Source;
   return J;
@@ -108,6 +110,11 @@ CandidateResult::fromJson(const json &J, std::string &Error,
   C.Reps = static_cast<unsigned>(R.integer(J, "reps", Path, 0, MaxU, 0));
   C.Seed = static_cast<unsigned>(R.integer(J, "seed", Path, 0, MaxU, 0));
   C.Source = R.string(J, "source", Path, "");
+  const json &Timed = R.array(J, "timed_ext", Path, false);
+  for (size_t E = 0; E < Timed.size() && R.ok(); ++E)
+    C.TimedExt.push_back(R.asInteger(
+        Timed[E], support::elementPath(support::memberPath(Path, "timed_ext"), E),
+        1, 1000000000));
   if (!R.ok())
     return std::nullopt;
   if (const json *P = R.member(J, "params", Path, false)) {
@@ -119,10 +126,36 @@ CandidateResult::fromJson(const json &J, std::string &Error,
   return C;
 }
 
+json CaseCheck::toJson() const {
+  json J = {{"kernel", Kernel}, {"round", Round},   {"case", Case},
+            {"ext", Ext},       {"status", Status}, {"model", Model}};
+  if (!Reason.empty())
+    J["reason"] = Reason;
+  if (!Derived.empty())
+    J["derived"] = Derived;
+  return J;
+}
+
+CaseCheck CaseCheck::fromJson(const json &J) {
+  CaseCheck C;
+  C.Kernel = J.value("kernel", "");
+  C.Round = J.value("round", 0u);
+  C.Case = J.value("case", "");
+  C.Ext = J.value("ext", std::vector<long long>());
+  C.Status = J.value("status", "");
+  C.Reason = J.value("reason", "");
+  C.Derived = J.value("derived", "");
+  C.Model = J.value("model", "");
+  return C;
+}
+
 json TuneResults::toJson() const {
   json Cands = json::array();
   for (const CandidateResult &C : Candidates)
     Cands.push_back(C.toJson());
+  json CaseList = json::array();
+  for (const CaseCheck &C : Cases)
+    CaseList.push_back(C.toJson());
   json Gpu = {{"name", GpuName}, {"driver", Driver}, {"runtime", Runtime}};
   if (L2Bytes > 0)
     Gpu["l2_bytes"] = L2Bytes;
@@ -137,7 +170,10 @@ json TuneResults::toJson() const {
           {"nvcc", NvccVersion},
           {"tolerance", Tolerance},
           {"memcheck", Memcheck},
-          {"candidates", Cands}};
+          {"original_check", OriginalCheck},
+          {"plausibility", Plausibility},
+          {"candidates", Cands},
+          {"cases", CaseList}};
 }
 
 std::optional<TuneResults> TuneResults::fromJson(const json &J,
@@ -175,6 +211,12 @@ std::optional<TuneResults> TuneResults::fromJson(const json &J,
   T.NvccVersion = R.string(J, "nvcc", "", "");
   T.Tolerance = R.string(J, "tolerance", "", "");
   T.Memcheck = R.string(J, "memcheck", "", "");
+  T.OriginalCheck = R.string(J, "original_check", "", "");
+  T.Plausibility = R.string(J, "plausibility", "", "");
+  const json &CaseList = R.array(J, "cases", "", false);
+  for (size_t I = 0; I < CaseList.size() && R.ok(); ++I)
+    if (R.expectObject(CaseList[I], support::elementPath("cases", I)))
+      T.Cases.push_back(CaseCheck::fromJson(CaseList[I]));
   const json &Cands = R.array(J, "candidates", "", true);
   for (size_t I = 0; I < Cands.size() && R.ok(); ++I) {
     auto CR = CandidateResult::fromJson(Cands[I], Error,
@@ -216,6 +258,38 @@ std::optional<TuneResults> loadTuneResults(const std::string &Path,
   if (!R)
     Error = Path + ": " + Error;
   return R;
+}
+
+std::string implausibleTiming(const CandidateResult &C, unsigned BytesPerPoint,
+                              double RotatedBytes, double L2Bytes) {
+  if (C.CandidateMs <= 0)
+    return "";
+  char Buf[512];
+  if (C.FootprintMs > 0 && C.CandidateMs * PlausibleMargin < C.FootprintMs) {
+    std::snprintf(Buf, sizeof Buf,
+                  "implausible: %.4f ms is %.1fx faster than the footprint "
+                  "kernel's %.4f ms, which moves only the stencil's compulsory "
+                  "bytes over the same domain (the margin is %.1fx): the timed "
+                  "calls cannot have done the work",
+                  C.CandidateMs, C.FootprintMs / C.CandidateMs, C.FootprintMs,
+                  PlausibleMargin);
+    return Buf;
+  }
+  if (C.Points > 0 && C.CopyMs > 0 && C.CopyBytes > 0 && RotatedBytes > 0 &&
+      RotatedBytes >= 3 * L2Bytes) {
+    const double Effective =
+        C.Points * double(BytesPerPoint) / (C.CandidateMs * 1e6);
+    const double Copy = C.CopyBytes / (C.CopyMs * 1e6);
+    if (Effective > PlausibleMargin * Copy) {
+      std::snprintf(Buf, sizeof Buf,
+                    "implausible: an effective bandwidth of %.0f GB/s is %.1fx "
+                    "the copy kernel's %.0f GB/s on the same GPU (the margin "
+                    "is %.1fx): the timed calls cannot have done the work",
+                    Effective, Effective / Copy, Copy, PlausibleMargin);
+      return Buf;
+    }
+  }
+  return "";
 }
 
 namespace {
@@ -403,6 +477,19 @@ std::string formatResultsTable(const TuneResults &R) {
        << std::setprecision(2) << std::setw(8) << C.speedup() << "x  "
        << oneLine(C.Reason, 160) << "\n";
   }
+  // How the first round's sizes came about, and every case refused.
+  for (const CaseCheck &C : R.Cases)
+    if (!C.Derived.empty() && C.Round == 1)
+      OS << "sizes: " << C.Kernel << " " << C.Case << ": "
+         << oneLine(C.Derived, 200) << "\n";
+  for (const CaseCheck &C : R.Cases)
+    if (C.Status == "refused") {
+      std::string Ext;
+      for (long long E : C.Ext)
+        Ext += (Ext.empty() ? "" : "x") + std::to_string(E);
+      OS << "refused case: " << C.Kernel << " round " << C.Round << " "
+         << C.Case << " " << Ext << ": " << oneLine(C.Reason, 200) << "\n";
+    }
   return OS.str();
 }
 

@@ -640,9 +640,7 @@ std::string emitVectorAlignmentCheck(const StencilView &V, unsigned Width) {
   return OS.str();
 }
 
-/// Where the app's own names are not visible (fs-bench), the macros the IR
-/// keeps by name get their values; an app's definitions win where they are.
-static std::string defineNamedConstants(const StencilIR &IR) {
+std::string defineNamedConstants(const StencilIR &IR) {
   std::ostringstream OS;
   for (const ir::NamedConstant &C : IR.Constants) {
     if (C.Origin != ir::NamedConstant::Macro)

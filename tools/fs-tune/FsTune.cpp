@@ -96,6 +96,11 @@ int main(int argc, char **argv) {
   App.add_flag("--no-screen", NoScreen,
                "Do not screen external candidates (to test the dynamic checks)");
   App.add_flag("--no-memcheck", NoMemcheck, "Skip compute-sanitizer");
+  bool NoDerive = false;
+  App.add_flag("--no-derive-sizes", NoDerive,
+               "Verify at the drawn extents as they are (but for those a "
+               "literal or named constant of the IR fixes), not at extents "
+               "derived from the IR (to test the check of the original)");
   App.add_option("--sanitizer", Opts.Sanitizer, "compute-sanitizer to use");
   App.add_option("--add-candidate", Add,
                  "Add external code KERNEL=FILE.cu:LAUNCHER to the bundle");
@@ -119,6 +124,7 @@ int main(int argc, char **argv) {
   if (!NoScreen)
     Opts.Screen = screen;
   Opts.Memcheck = !NoMemcheck;
+  Opts.DeriveSizes = !NoDerive;
   Opts.Progress = &std::cerr;
   // The results' and the knowledge's evidence: what was run, not where
   // the binary or the output files were.

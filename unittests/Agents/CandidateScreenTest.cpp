@@ -201,6 +201,110 @@ INSTANTIATE_TEST_SUITE_P(
         CategoryCase{"#include <curl/curl.h>\n", ScreenCategory::Include, 1},
         CategoryCase{"#define CAT(a, b) a##b\n", ScreenCategory::Preprocessor, 1}));
 
+/// Module state of every kind: a candidate that remembers anything between
+/// calls can be honest while checked and idle while timed.
+INSTANTIATE_TEST_SUITE_P(
+    ModuleState, ForbiddenUseTest,
+    ::testing::Values(
+        CategoryCase{"#include <cstdint>\nunsigned long long calls = 0;\nvoid l() {}",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"int calls;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"unsigned calls, more;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"namespace {\nnamespace inner {\nint seen{0};\n}\n}",
+                     ScreenCategory::PersistentState, 3},
+        CategoryCase{"const float *last_out = nullptr;",
+                     ScreenCategory::PersistentState, 1},
+        CategoryCase{"cudaStream_t mine;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"void (*hook)(int) = nullptr;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"dim3 saved(1, 1);", ScreenCategory::PersistentState, 1},
+        CategoryCase{"struct {\n  int calls;\n} state;",
+                     ScreenCategory::PersistentState, 3},
+        CategoryCase{"struct Memo { int calls; };\nstruct Memo memo;",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"struct Memo { static int calls; };\nint Memo::calls = 0;",
+                     ScreenCategory::PersistentState, 1},
+        CategoryCase{"struct Memo {\n  static inline int calls = 0;\n};",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"template <int N> int counter = 0;",
+                     ScreenCategory::PersistentState, 1},
+        CategoryCase{"thread_local int calls = 0;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"void l() {\n  thread_local int calls;\n}",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"void l() {\n  static int calls{0};\n}",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"void l() {\n  static int calls(0);\n}",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"void l(int n) {\n  if (n) {\n    for (;;) {\n      static "
+                     "unsigned c;\n    }\n  }\n}",
+                     ScreenCategory::PersistentState, 4},
+        CategoryCase{"void l() {\n  extern int app_counter;\n}",
+                     ScreenCategory::PersistentState, 2},
+        CategoryCase{"extern float *app_field;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"__device__ unsigned launches;", ScreenCategory::PersistentState, 1},
+        CategoryCase{"__device__ __align__(8) unsigned long long launches[2];",
+                     ScreenCategory::PersistentState, 1},
+        CategoryCase{"enum Mode { Honest, Idle } mode = Honest;",
+                     ScreenCategory::PersistentState, 1},
+        CategoryCase{"extern \"C\" {\nint calls;\n}", ScreenCategory::PersistentState,
+                     2}));
+
+TEST(CandidateScreenTest, DeclarationsThatHoldNoStateAreFine) {
+  std::string Code = R"(#include <cuda_runtime.h>
+#define TILE 32
+#define DECLARE_NOTHING(x) \
+  { x; }
+namespace fs {
+constexpr int Radius = 4;
+const float Half = 0.5f;
+const char *const Names[] = {"a", "b"};
+static const int Table[3] = {1, 2, 3};
+__constant__ float Coef[5];
+extern __shared__ float Smem[];
+struct Params { int nx, ny; float c[4]; };
+struct Params;
+enum class Axis : int { X, Y, Z };
+using Vec = float4;
+typedef struct { int a; } Pair;
+template <int R> struct Taps { static constexpr int N = 2 * R + 1; };
+template <int R> __device__ __forceinline__ float tap(const float *p) { return p[R]; }
+__device__ float helper(float);
+__global__ void kern(const float *__restrict__ in, float *__restrict__ out, int n);
+__global__ void __launch_bounds__(256) kern2(float *out) {
+  __shared__ float tile[TILE];
+  int i = threadIdx.x;
+  static_assert(TILE % 32 == 0, "warp multiple");
+  for (int k = 0; k < 4; ++k) { float v = out[k]; tile[i] = v; }
+  if (i == 0) { out[0] = tile[0]; } else { out[1] = static_cast<float>(i); }
+  switch (i) { case 0: out[2] = 1; break; default: break; }
+  auto f = [&](int j) { return tile[j]; };
+  out[3] = f(0);
+}
+void launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, float *out) {
+  const dim3 tiles(grid.x, 1);
+  Params p{1, 2, {0, 0, 0, 0}};
+  kern2<<<tiles, block, shmem, stream>>>(out);
+}
+float4 operator+(float4 a, float4 b);
+} // namespace fs
+)";
+  std::vector<ScreenFinding> Findings = screenFloat(Code);
+  EXPECT_TRUE(Findings.empty()) << formatScreenFindings(Findings);
+}
+
+TEST(CandidateScreenTest, StateFindingsNameTheVariable) {
+  std::vector<ScreenFinding> Findings =
+      screenFloat("int calls = 0;\nvoid l() {\n  static int n{0};\n}\n"
+                  "thread_local int t;\nstruct { int c; } s;");
+  std::string Text = formatScreenFindings(Findings);
+  EXPECT_NE(Text.find("line 1: `namespace-scope variable `calls``"), std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("line 3: `function-local static `n``"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("line 5: `thread_local variable `t``"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("line 6: `namespace-scope variable `s``"), std::string::npos)
+      << Text;
+  EXPECT_TRUE(screenRefuses(Findings));
+}
+
 TEST(CandidateScreenTest, AtomicsAreSuspiciousNotRefused) {
   std::vector<ScreenFinding> Findings =
       screenFloat("__global__ void k(float *o) { atomicAdd(o, 1.0f); }");

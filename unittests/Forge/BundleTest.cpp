@@ -234,3 +234,48 @@ TEST(BundleResults, TiesPreferBitIdenticalThenId) {
 }
 
 } // namespace
+
+namespace {
+
+using forgestencil::forge::CandidateResult;
+using forgestencil::forge::implausibleTiming;
+
+CandidateResult timed(double CandidateMs) {
+  CandidateResult C;
+  C.Compile = "ok";
+  C.Verdict = "bitexact";
+  C.CandidateMs = CandidateMs;
+  C.OriginalMs = 0.2174;
+  C.FootprintMs = 0.15;
+  C.CopyMs = 0.2;
+  C.CopyBytes = 2.0 * 256 * 1024 * 1024; // 2.7 TB/s
+  C.Points = 384LL * 384 * 384;
+  return C;
+}
+
+TEST(PlausibleTimingTest, AnHonestFastCandidatePasses) {
+  // 8 bytes a point at 0.16 ms: 2.8 TB/s, 1.05x the copy kernel.
+  EXPECT_EQ(implausibleTiming(timed(0.16), 8, 1e9, 50e6), "");
+}
+
+TEST(PlausibleTimingTest, FasterThanTheFootprintKernelIsRejected) {
+  // The 174x winner of an idle candidate: 0.0012 ms.
+  std::string Why = implausibleTiming(timed(0.0012), 8, 1e9, 50e6);
+  EXPECT_NE(Why.find("implausible: 0.0012 ms is 125.0x faster than the "
+                     "footprint kernel's 0.1500 ms"),
+            std::string::npos)
+      << Why;
+}
+
+TEST(PlausibleTimingTest, BandwidthAboveTheCopyIsRejectedWhereBuffersExceedL2) {
+  CandidateResult C = timed(0.075);
+  C.FootprintMs = 0; // results without the footprint kernel
+  std::string Why = implausibleTiming(C, 8, 1e9, 50e6);
+  EXPECT_NE(Why.find("implausible: an effective bandwidth of"), std::string::npos)
+      << Why;
+  EXPECT_NE(Why.find("the copy kernel's"), std::string::npos) << Why;
+  // Timed buffers that fit in L2 can beat the copy kernel honestly.
+  EXPECT_EQ(implausibleTiming(C, 8, 100e6, 50e6), "");
+}
+
+} // namespace

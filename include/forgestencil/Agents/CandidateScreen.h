@@ -9,7 +9,9 @@
 /// is screened for what could fake a result or harm the host. A candidate
 /// may not read clocks, use streams other than the one it is given, allocate
 /// or copy host memory, touch files, the environment or other processes, use
-/// inline PTX, keep state between launches, or compute in half precision when
+/// inline PTX, keep state between launches (any mutable variable at namespace
+/// scope, static or not, a static data member, a function-local static, a
+/// thread_local or a `__device__` variable), or compute in half precision when
 /// the stencil's element type is float or double. Atomics are flagged as
 /// suspicious. Words inside comments and string literals do not count.
 ///
@@ -36,7 +38,9 @@ enum class ScreenCategory {
   HostMemory,      ///< Allocation of host, managed or device memory.
   FileEnvProcess,  ///< Files, the environment, processes, dynamic loading.
   InlineAsm,       ///< Inline PTX.
-  PersistentState, ///< Mutable state that outlives one launch.
+  PersistentState, ///< Mutable state that outlives one launch: namespace-
+                   ///< scope, static member, function-local static,
+                   ///< thread_local, __device__ and __managed__ variables.
   Atomic,          ///< Atomic operations.
   Precision,       ///< Half-precision types for a float/double stencil.
   Include,         ///< A header that is not on the allow-list.

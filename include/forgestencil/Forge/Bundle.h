@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ struct BundleKernel {
   std::vector<std::string> Flags;
   /// The shape the candidates are timed (and verified once more) at.
   std::vector<long long> TimeShape;
+  /// How TimeShape was derived from the wanted one, when it differs
+  /// ("4096x4096 became 1024x1024: axis x's extent is 1024 in the IR; ...").
+  std::string TimeShapeNote;
   std::vector<BundleCandidate> Candidates;
   /// Where the first candidate came from (operator matrix entry or default).
   std::string KnowledgeSource;
@@ -126,6 +130,11 @@ bool addDatabaseUnits(BundleRequest &R, const std::string &DatabasePath,
 /// are no C identifiers are renamed, and an axis without an extent gets the
 /// size parameter its upper bound names.
 ir::StencilIR completeForBundle(ir::StencilIR IR);
+
+/// The block the driver launches the original with: 32 x 4 x 2 along the
+/// kernel's thread axes (256 along x for a 1-D thread id), or the fixed
+/// block size the kernel indexes by.
+std::array<unsigned, 3> bundleBlock(const ir::StencilIR &IR);
 
 /// Flags of a compile command rewritten for the bundle: paths under
 /// SourceRoot become `${BUNDLE}/app/...`, others absolute.

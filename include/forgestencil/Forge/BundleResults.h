@@ -58,6 +58,8 @@ struct CandidateResult {
   /// were kept.
   long long Points = 0;
   double CopyBytes = 0;
+  /// The timed case's extents (the driver's, after any derivation).
+  std::vector<long long> TimedExt;
   unsigned Rounds = 0, Reps = 0;
   unsigned Seed = 0;
 
@@ -76,9 +78,45 @@ struct CandidateResult {
                                                  const std::string &Path);
 };
 
+/// How far a verified candidate may beat the yardsticks measured in the
+/// same driver run before its timing is taken for what it is: impossible.
+inline constexpr double PlausibleMargin = 1.5;
+
+/// Why C's timing is physically impossible, or "": a time below the
+/// footprint kernel's (the stencil's compulsory traffic over the same
+/// domain and buffers, nothing else) by more than the margin, or an
+/// effective bandwidth (BytesPerPoint, the IR's compulsory bytes, times
+/// the timed points over the time) above the copy kernel's by more than
+/// the margin where the timed buffers (RotatedBytes) exceed 3x L2 (smaller
+/// ones may partly stay in L2; the copy's never do). Such a candidate is
+/// rejected and reported, never ranked.
+std::string implausibleTiming(const CandidateResult &C, unsigned BytesPerPoint,
+                              double RotatedBytes, double L2Bytes);
+
 /// Reads the medians and spreads of one driver run's "timing" rows into C:
 /// the original, the candidate, and the copy and footprint kernels.
 void readDriverTiming(const nlohmann::json &Timing, CandidateResult &C);
+
+/// One case of one round, as the original kernel handled it: cases the
+/// original cannot run in bounds are refused, never held against a
+/// candidate.
+struct CaseCheck {
+  std::string Kernel;
+  unsigned Round = 0;
+  std::string Case; ///< small, small-partial-grid, ..., timed-size
+  std::vector<long long> Ext;
+  /// "in-bounds" or "refused".
+  std::string Status;
+  /// Why it was refused: the memory checker's or the model's words.
+  std::string Reason;
+  /// How its extents were derived from the drawn ones, when they were.
+  std::string Derived;
+  /// What the IR's model says at these extents ("in bounds", "out of
+  /// bounds: ...", "unknown").
+  std::string Model;
+  nlohmann::json toJson() const;
+  static CaseCheck fromJson(const nlohmann::json &J);
+};
 
 struct TuneResults {
   std::string ToolVersion, App, Arch, Date, Command;
@@ -87,7 +125,12 @@ struct TuneResults {
   std::string Tolerance;
   /// What ran the memory check, or why it did not run.
   std::string Memcheck;
+  /// How each case was checked on the original kernel.
+  std::string OriginalCheck;
+  /// The rule that rejects physically impossible timings, in words.
+  std::string Plausibility;
   std::vector<CandidateResult> Candidates;
+  std::vector<CaseCheck> Cases;
 
   nlohmann::json toJson() const;
   static std::optional<TuneResults> fromJson(const nlohmann::json &J,

@@ -50,6 +50,11 @@ struct TuneOptions {
   unsigned Rounds = 2, Reps = 20;
   /// Base seed; 0 draws one from the clock. Each run uses a new seed.
   unsigned Seed = 0;
+  /// Derive the cases' extents from the IR (a literal extent, strides and
+  /// bounds that must agree) so that the original handles them in bounds;
+  /// off, the drawn extents are used as they are (to test the original's
+  /// check).
+  bool DeriveSizes = true;
   /// Only these kernels (empty: all).
   std::vector<std::string> Kernels;
   /// Only these candidate ids (empty: all), e.g. the one candidate an LLM

@@ -114,6 +114,12 @@ std::string emitVectorAlignmentCheck(const StencilView &V, unsigned Width);
 /// fs_fits32, else 64-bit; then closes the launcher.
 std::string emitIndexWidthLaunch(const StencilView &V, const std::string &Kernel);
 
+/// `#ifndef N / #define N ((int)1024) / #endif` for each macro the IR keeps
+/// by name: where the app's own definitions are not visible (fs-bench),
+/// its named constants get the values the analysis saw; an app's
+/// definitions win where they are.
+std::string defineNamedConstants(const ir::StencilIR &IR);
+
 /// __constant__ coefficient arrays (and their setters) as O asks.
 std::string emitConstants(const StencilView &V, const GenerateOptions &O);
 
