@@ -8,6 +8,7 @@
 #include "SourceText.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <unordered_map>
 

@@ -10,6 +10,7 @@
 #include "forgestencil/Agents/SseDecoder.h"
 #include "forgestencil/Version.h"
 
+#include <cstdint>
 #include <curl/curl.h>
 
 #include <algorithm>

@@ -14,6 +14,7 @@
 #include "forgestencil/Harness/Sha256.h"
 #include "forgestencil/Version.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -6,6 +6,7 @@
 
 #include "forgestencil/Harness/Measurement.h"
 
+#include <cstdint>
 #include <map>
 #include <random>
 #include <regex>

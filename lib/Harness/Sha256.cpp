@@ -7,6 +7,7 @@
 #include "forgestencil/Harness/Sha256.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace forgestencil {

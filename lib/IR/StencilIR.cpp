@@ -5,6 +5,7 @@
 #include "forgestencil/Support/JsonReader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <set>

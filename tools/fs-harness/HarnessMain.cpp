@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <iostream>
 
 using namespace forgestencil::harness;
