@@ -134,6 +134,22 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
     std::vector<std::string> Instances = Inv.instantiationsOf(L);
     if (!R.Analysis && !Instances.empty())
       R.Analysis = &Inv.analyses().at(Instances.front());
+    // A launch through a pointer stands for a stencil it may launch: the
+    // rewriter gives each kernel the pointer may hold a branch of its own.
+    if (!R.Analysis && L.ThroughPointer)
+      for (const std::string &K : L.PossibleKernels) {
+        for (auto It = Inv.analyses().lower_bound(K);
+             It != Inv.analyses().end() &&
+             (It->first == K || StringRef(It->first).starts_with(K + "<"));
+             ++It)
+          if (It->second.Result == KernelAnalysis::Stencil &&
+              It->second.NotRewritten.empty()) {
+            R.Analysis = &It->second;
+            break;
+          }
+        if (R.Analysis)
+          break;
+      }
 
     for (const EnclosingLoop &Loop : L.Loops) {
       if (Loop.ConstantTrips) {
@@ -186,10 +202,10 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
                  "(): the rewriter guards only <<< >>> launches";
     } else if (L.InMacro) {
       R.WhyNot = "the launch is spelled inside the macro '" + L.MacroName + "'";
-    } else if (L.ThroughPointer) {
+    } else if (L.ThroughPointer && !R.Analysis) {
       R.WhyNot = "the kernel is called through the pointer '" + L.Kernel + "'";
       if (!L.PossibleKernels.empty()) {
-        R.WhyNot += ", which may hold";
+        R.WhyNot += ", which may hold no stencil of those analysed:";
         for (size_t I = 0; I < L.PossibleKernels.size(); ++I)
           R.WhyNot += (I ? ", " : " ") + L.PossibleKernels[I];
       }

@@ -190,6 +190,7 @@ public:
       // spelling.
       L.Kernel = text(E->getCallee()->getSourceRange());
       L.ThroughPointer = !L.InDependentContext;
+      PointerVar = pointerVariable(E->getCallee());
     }
     const CallExpr *Config = E->getConfig();
     auto ConfigArg = [&](unsigned I) -> std::string {
@@ -263,6 +264,7 @@ public:
       } else if (!nameDependentKernel(K, L)) {
         L.Kernel = Arg(KernelArg);
         L.ThroughPointer = !L.InDependentContext;
+        PointerVar = pointerVariable(K);
       }
     }
     if (Ex) {
@@ -327,37 +329,74 @@ private:
     if (const auto *FD = dyn_cast_or_null<FunctionDecl>(CurrentFunction))
       L.EnclosingFunction = FD->getQualifiedNameAsString();
     if (L.ThroughPointer)
-      L.PossibleKernels = kernelsReferencedIn(CurrentFunction);
+      L.PossibleKernels = kernelsReferencedIn(CurrentFunction, PointerVar);
+    PointerVar = nullptr;
     L.TranslationUnit = TU.Job.File;
     L.Loops = enclosingLoops(E);
     Inv.addLaunch(std::move(L));
   }
 
+  /// The variable a launch calls through (`p`, `*p`, `(void *)p`).
+  static const VarDecl *pointerVariable(const Expr *E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_Deref)
+        E = U->getSubExpr()->IgnoreParenCasts();
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  }
+
   /// The kernels a function names without launching them (their address
-  /// goes into a pointer that a launch may call).
-  static std::vector<std::string> kernelsReferencedIn(const Decl *D) {
+  /// goes into a pointer that a launch may call); with \p V, only those it
+  /// stores in V (its initializer, `V = k`, `V = c ? k1 : k2`).
+  static std::vector<std::string> kernelsReferencedIn(const Decl *D,
+                                                      const VarDecl *V) {
     std::vector<std::string> Names;
     const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
     if (!FD || !FD->getBody())
       return Names;
     struct Finder : RecursiveASTVisitor<Finder> {
       std::vector<std::string> &Names;
+      const VarDecl *V;
       llvm::DenseSet<const Expr *> Callees;
-      explicit Finder(std::vector<std::string> &N) : Names(N) {}
+      /// Inside a value stored in V (a depth count).
+      unsigned InStore = 0;
+      Finder(std::vector<std::string> &N, const VarDecl *V) : Names(N), V(V) {}
+      bool isV(const Expr *E) const {
+        const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+        return R && R->getDecl() == V;
+      }
+      bool TraverseBinaryOperator(BinaryOperator *B) {
+        if (!V || B->getOpcode() != BO_Assign || !isV(B->getLHS()))
+          return RecursiveASTVisitor::TraverseBinaryOperator(B);
+        ++InStore;
+        bool R = TraverseStmt(B->getRHS());
+        --InStore;
+        return R;
+      }
+      bool TraverseVarDecl(VarDecl *D) {
+        if (D != V)
+          return RecursiveASTVisitor::TraverseVarDecl(D);
+        ++InStore;
+        bool R = RecursiveASTVisitor::TraverseVarDecl(D);
+        --InStore;
+        return R;
+      }
       bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
         Callees.insert(E->getCallee()->IgnoreParenImpCasts());
         return true;
       }
       bool VisitDeclRefExpr(DeclRefExpr *E) {
         const auto *K = dyn_cast<FunctionDecl>(E->getDecl());
-        if (!K || !K->hasAttr<CUDAGlobalAttr>() || Callees.contains(E))
+        if (!K || !K->hasAttr<CUDAGlobalAttr>() || Callees.contains(E) ||
+            (V && !InStore))
           return true;
         std::string Name = K->getQualifiedNameAsString();
         if (std::find(Names.begin(), Names.end(), Name) == Names.end())
           Names.push_back(Name);
         return true;
       }
-    } F(Names);
+    } F(Names, V);
     F.TraverseStmt(FD->getBody());
     return Names;
   }
@@ -547,6 +586,8 @@ private:
   const PreprocessorFacts &PP;
   const driver::ParseLog *Log;
   Decl *CurrentFunction = nullptr;
+  /// The variable the launch being recorded calls through, if any.
+  const VarDecl *PointerVar = nullptr;
   std::vector<const Stmt *> LoopStack;
 };
 

@@ -386,7 +386,8 @@ static std::string variantComment(const KernelDefinition &K,
 std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef GuardMacro, StringRef DefinedIn,
                          StringRef ToolVersion,
-                         std::vector<HeaderVariant> &Variants) {
+                         std::vector<HeaderVariant> &Variants,
+                         bool LaunchedFromOtherUnits) {
   std::string Generated;
   std::vector<EmittedVariant> Emitted;
   std::set<std::string> Launchers;
@@ -443,6 +444,19 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     S += dispatchingLauncher(K);
   else
     S += switchingLauncher(K, Emitted);
+  if (K.IsTemplate && LaunchedFromOtherUnits && !K.Instantiations.empty()) {
+    // A unit that launches the kernel without its definition calls the
+    // launcher's declaration: its definitions must come from here. Taking
+    // each instantiation's address in an object kept by the compiler
+    // instantiates it, as the kernel's own instantiations are.
+    S += "\n// Instantiated here for launches in translation units that see "
+         "only the\n// launcher's declaration.\n";
+    unsigned I = 0;
+    for (const std::string &Args : K.Instantiations)
+      S += "__attribute__((used)) static auto *const fs_keep_" + K.Name + "_" +
+           std::to_string(I++) + " = &" + launcherName(K) + "<" + Args +
+           ">;\n";
+  }
   S += "\n#endif // " + GuardMacro.str() + "\n";
   return S;
 }
@@ -462,24 +476,34 @@ static bool isBlank(StringRef Text) {
   return Text.find_first_not_of(" \t\r\n") == StringRef::npos;
 }
 
-TextEdit guardedLaunchEdit(StringRef Content, const LaunchStatement &L,
-                           const KernelDefinition &K) {
-  StringRef EOL = lineEnding(Content);
-  StringRef Original =
-      Content.slice(L.Pos.Offset, L.StatementEnd);
-  std::string Call = L.Qualifier + launcherName(K) + L.ExplicitTemplateArgs +
+/// The launcher call that stands for launch \p L of \p K.
+static std::string launcherCall(const LaunchStatement &L,
+                                const KernelDefinition &K,
+                                StringRef Qualifier, StringRef TemplateArgs) {
+  std::string Call = Qualifier.str() + launcherName(K) + TemplateArgs.str() +
                      "(" + L.Grid + ", " + L.Block + ", " +
                      (L.SharedMem.empty() ? "0" : L.SharedMem) + ", " +
                      (L.Stream.empty() ? "0" : L.Stream);
   for (const std::string &A : L.Args)
     Call += ", " + A;
-  Call += ");";
+  return Call + ");";
+}
 
+/// Replaces launch \p L by an if/else chain: a branch per (condition,
+/// call), the launch as written last. Braces an unbraced body.
+static TextEdit guardedEdit(
+    StringRef Content, const LaunchStatement &L,
+    ArrayRef<std::pair<std::string, std::string>> Branches) {
+  StringRef EOL = lineEnding(Content);
+  StringRef Original = Content.slice(L.Pos.Offset, L.StatementEnd);
   std::string LaunchIndent = lineIndentation(Content, L.Pos.Offset);
   std::string Step = indentStep(Content, LaunchIndent);
   auto Guard = [&](const std::string &Indent) {
-    return "if (forgestencil::use_ours()) {" + EOL.str() + Indent + Step +
-           Call + EOL.str() + Indent + "} else {" + EOL.str() + Indent + Step +
+    std::string S;
+    for (const auto &[Cond, Call] : Branches)
+      S += (S.empty() ? "if (" : " else if (") + Cond + ") {" + EOL.str() +
+           Indent + Step + Call + EOL.str() + Indent + "}";
+    return S + " else {" + EOL.str() + Indent + Step +
            indentContinuationLines(Original, Step) + EOL.str() + Indent + "}";
   };
   unsigned Begin = L.Pos.Offset;
@@ -503,6 +527,28 @@ TextEdit guardedLaunchEdit(StringRef Content, const LaunchStatement &L,
   return {Begin, L.StatementEnd - Begin,
           "{" + EOL.str() + Inner + Guard(Inner) + EOL.str() + LaunchIndent +
               "}"};
+}
+
+TextEdit guardedLaunchEdit(StringRef Content, const LaunchStatement &L,
+                           const KernelDefinition &K) {
+  return guardedEdit(
+      Content, L,
+      {{"forgestencil::use_ours()",
+        launcherCall(L, K, L.Qualifier, L.ExplicitTemplateArgs)}});
+}
+
+TextEdit guardedPointerLaunchEdit(StringRef Content, const LaunchStatement &L,
+                                  ArrayRef<PointerBranch> Branches) {
+  // The pointer holds that kernel exactly when it compares equal to the
+  // kernel's address, in the type the original stores it with; the
+  // launcher then launches what the original would have.
+  std::vector<std::pair<std::string, std::string>> Chain;
+  for (const PointerBranch &B : Branches)
+    Chain.push_back({"forgestencil::use_ours() && " + L.Pointer + " == " +
+                         B.Target->Spelling,
+                     launcherCall(L, *B.Kernel, B.Target->Qualifier,
+                                  B.Target->ExplicitTemplateArgs)});
+  return guardedEdit(Content, L, Chain);
 }
 
 } // namespace rewrite

@@ -17,6 +17,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace clang;
 using namespace llvm;
 
@@ -363,16 +365,29 @@ private:
     if (CurrentFunction && (CurrentFunction->hasAttr<CUDAGlobalAttr>() ||
                             CurrentFunction->hasAttr<CUDADeviceAttr>()))
       return Done("the launch is in device code (dynamic parallelism)");
-    if (!Kernel)
-      return Done("the launched kernel is not named directly (a function "
-                  "pointer or an overload set)");
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee)) {
+    if (!Kernel) {
+      const VarDecl *Ptr = pointerVariable(Callee);
+      if (!Ptr)
+        return Done("the launched kernel is not named directly (an overload "
+                    "set or an expression)");
+      L.Kernel = Ptr->getNameAsString();
+      collectPointerTargets(Ptr, L);
+      if (L.Targets.empty())
+        return Done("the kernel is called through the pointer '" + L.Kernel +
+                    "', which the enclosing function sets to no kernel it "
+                    "names");
+      L.Pointer = exactText(Callee->getSourceRange()).value_or("");
+      if (L.Pointer.empty())
+        return Done("the pointer the kernel is called through is spelled by "
+                    "a macro");
+    } else if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee)) {
       recordCalleeSpelling(DRE, L);
       if (const TemplateArgumentList *TA =
               Kernel->getTemplateSpecializationArgs())
         L.TemplateArgs = templateArgsText(*TA);
-    } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+    } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
       recordCalleeSpelling(ULE, L);
+    }
 
     const CallExpr *Config = E->getConfig();
     auto ConfigText = [&](unsigned I) -> std::string {
@@ -412,15 +427,144 @@ private:
       if (Control && Control->File == L.Pos.File)
         L.ControlTokenEnd = Control->Offset;
     }
-    recordDefinitionVisibility(Kernel, Spelled, L);
+    if (Kernel) {
+      recordDefinitionVisibility(Kernel, Spelled, L.KernelDefinitionPos,
+                                 L.DeclarationNeeded, L.Problem);
+    } else {
+      for (LaunchStatement::Target &T : L.Targets)
+        if (T.Problem.empty())
+          recordDefinitionVisibility(TargetDecls[&T - L.Targets.data()],
+                                     Spelled, T.KernelDefinitionPos,
+                                     T.DeclarationNeeded, T.Problem);
+    }
     Done("");
+  }
+
+  /// The variable a launch calls through: `p<<<...>>>` or `(*p)<<<...>>>`
+  /// with p a pointer to a function (or, in a template, of a type that
+  /// depends on its parameters).
+  const VarDecl *pointerVariable(const Expr *Callee) {
+    const Expr *E = Callee->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_Deref)
+        E = U->getSubExpr()->IgnoreParenImpCasts();
+    const auto *DRE = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!VD)
+      return nullptr;
+    QualType T = VD->getType();
+    if (T->isDependentType() || T->isUndeducedType() ||
+        T->isFunctionPointerType())
+      return VD;
+    return nullptr;
+  }
+
+  /// Every value the enclosing function stores in \p V: its initializer
+  /// and the right-hand sides of `V = ...`.
+  void storesTo(const Stmt *S, const VarDecl *V,
+                std::vector<const Expr *> &Values) {
+    if (!S)
+      return;
+    auto IsV = [&](const Expr *E) {
+      const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+      return D && D->getDecl() == V;
+    };
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (BO->getOpcode() == BO_Assign && IsV(BO->getLHS()))
+        Values.push_back(BO->getRHS());
+    } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S)) {
+      if (OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+          IsV(OC->getArg(0)))
+        Values.push_back(OC->getArg(1));
+    }
+    for (const Stmt *C : S->children())
+      storesTo(C, V, Values);
+  }
+
+  /// The kernels a stored value names: `k`, `&k`, `ns::k<T, 4>`, and
+  /// either arm of `c ? k1 : k2`. Anything else (another pointer, a call)
+  /// names none; the launch keeps running it as it is.
+  void kernelsNamedBy(const Expr *E, std::vector<const Expr *> &Refs) {
+    if (!E)
+      return;
+    E = E->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_AddrOf)
+        return kernelsNamedBy(U->getSubExpr(), Refs);
+    if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
+      kernelsNamedBy(C->getTrueExpr(), Refs);
+      kernelsNamedBy(C->getFalseExpr(), Refs);
+      return;
+    }
+    if (isa<DeclRefExpr>(E) || isa<UnresolvedLookupExpr>(E))
+      Refs.push_back(E);
+  }
+
+  void collectPointerTargets(const VarDecl *V, LaunchStatement &L) {
+    TargetDecls.clear();
+    std::vector<const Expr *> Values;
+    if (V->hasInit())
+      Values.push_back(V->getInit());
+    if (CurrentFunction)
+      storesTo(CurrentFunction->getBody(), V, Values);
+    std::vector<const Expr *> Refs;
+    for (const Expr *E : Values)
+      kernelsNamedBy(E, Refs);
+    std::set<std::string> Seen;
+    for (const Expr *R : Refs) {
+      const FunctionDecl *FD = nullptr;
+      LaunchStatement::Target T;
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(R)) {
+        FD = dyn_cast<FunctionDecl>(DRE->getDecl());
+        if (NestedNameSpecifierLoc Q = DRE->getQualifierLoc())
+          T.Qualifier = exactText(Q.getSourceRange()).value_or("");
+        if (DRE->hasExplicitTemplateArgs())
+          T.ExplicitTemplateArgs =
+              exactText({DRE->getLAngleLoc(), DRE->getRAngleLoc()})
+                  .value_or("");
+      } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(R)) {
+        for (const NamedDecl *D : ULE->decls()) {
+          const FunctionDecl *F = D->getAsFunction();
+          if (!F || (FD && FD->getCanonicalDecl() != F->getCanonicalDecl())) {
+            FD = nullptr;
+            break;
+          }
+          FD = F;
+        }
+        if (NestedNameSpecifierLoc Q = ULE->getQualifierLoc())
+          T.Qualifier = exactText(Q.getSourceRange()).value_or("");
+        if (ULE->hasExplicitTemplateArgs())
+          T.ExplicitTemplateArgs =
+              exactText({ULE->getLAngleLoc(), ULE->getRAngleLoc()})
+                  .value_or("");
+      }
+      if (!FD || !FD->hasAttr<CUDAGlobalAttr>())
+        continue;
+      T.Kernel = FD->getQualifiedNameAsString();
+      std::optional<std::string> Text = exactText(R->getSourceRange());
+      T.Spelling = Text.value_or("");
+      if (!Seen.insert(T.Spelling.empty() ? T.Kernel : T.Spelling).second)
+        continue;
+      bool Template = FD->getPrimaryTemplate() ||
+                      FD->getDescribedFunctionTemplate() ||
+                      isa<UnresolvedLookupExpr>(R);
+      if (!Text)
+        T.Problem = "the kernel stored in the pointer is spelled by a macro";
+      else if (Template && T.ExplicitTemplateArgs.empty())
+        T.Problem = "a kernel template is stored in the pointer without "
+                    "explicit template arguments";
+      L.Targets.push_back(std::move(T));
+      TargetDecls.push_back(FD);
+    }
   }
 
   /// Records the kernel's definition, and when the launch does not follow
   /// it, the declaration after which a launcher declaration must go.
   void recordDefinitionVisibility(const FunctionDecl *Kernel,
                                   SourceLocation LaunchLoc,
-                                  LaunchStatement &L) {
+                                  std::optional<FileOffset> &DefinitionPos,
+                                  std::optional<FileOffset> &DeclarationNeeded,
+                                  std::string &Problem) {
     const FunctionDecl *Pattern = Kernel;
     if (const FunctionDecl *P = Kernel->getTemplateInstantiationPattern())
       Pattern = P;
@@ -431,28 +575,30 @@ private:
       if (D->doesThisDeclarationHaveABody())
         Definition = D;
     if (Definition)
-      L.KernelDefinitionPos = fileOffset(Definition->getLocation());
-    if (Definition && L.KernelDefinitionPos &&
+      DefinitionPos = fileOffset(Definition->getLocation());
+    if (Definition && DefinitionPos &&
         SM.isBeforeInTranslationUnit(Definition->getLocation(), LaunchLoc))
       return;
     const FunctionDecl *First = Pattern->getFirstDecl();
     if (First == Definition) {
-      L.Problem = "the launch comes before the kernel's definition and no "
-                  "earlier declaration exists";
+      Problem = "the launch comes before the kernel's definition and no "
+                "earlier declaration exists";
       return;
     }
-    recordDeclaration(First, L);
+    recordDeclaration(First, DeclarationNeeded, Problem);
   }
 
-  void recordDeclaration(const FunctionDecl *FD, LaunchStatement &L) {
+  void recordDeclaration(const FunctionDecl *FD,
+                         std::optional<FileOffset> &DeclarationNeeded,
+                         std::string &Problem) {
     KernelDeclaration D;
     D.QualifiedName = FD->getQualifiedNameAsString();
     D.IsStatic = FD->getStorageClass() == SC_Static;
     std::optional<FileOffset> Pos = fileOffset(FD->getLocation());
     std::optional<unsigned> End = offsetAfterSemicolon(FD->getEndLoc());
     if (!Pos || !End) {
-      L.Problem = "the kernel's declaration seen by this launch is spelled "
-                  "in a macro";
+      Problem = "the kernel's declaration seen by this launch is spelled "
+                "in a macro";
       return;
     }
     D.Pos = *Pos;
@@ -461,7 +607,7 @@ private:
       D.TemplateHeader = templateHeader(FTD->getTemplateParameters());
     for (const ParmVarDecl *P : FD->parameters())
       D.Params.push_back(exactText(P->getSourceRange()).value_or(""));
-    L.DeclarationNeeded = D.Pos;
+    DeclarationNeeded = D.Pos;
     Facts.addDeclaration(std::move(D));
   }
 
@@ -471,6 +617,8 @@ private:
   RewriteFacts &Facts;
   const FunctionDecl *CurrentFunction = nullptr;
   llvm::DenseMap<const CUDAKernelCallExpr *, StatementSlot> Slots;
+  /// The kernel of each target of the launch being recorded.
+  std::vector<const FunctionDecl *> TargetDecls;
 };
 
 class FactConsumer : public ASTConsumer {

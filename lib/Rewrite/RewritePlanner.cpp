@@ -244,10 +244,63 @@ private:
     return Found;
   }
 
+  /// A launch through a pointer: a branch for each kernel it may hold
+  /// that can be rewritten.
+  void selectPointerLaunch(const FileOffset &Pos, const LaunchStatement &L) {
+    std::vector<PointerBranch> Branches;
+    std::string Why;
+    for (const LaunchStatement::Target &T : L.Targets) {
+      if (isGeneratedKernel(T.Kernel))
+        continue;
+      LaunchStatement ByName;
+      ByName.Kernel = T.Kernel;
+      ByName.KernelDefinitionPos = T.KernelDefinitionPos;
+      const KernelDefinition *K = definitionOf(ByName);
+      if (K && !wanted(*K))
+        continue;
+      if (!K && !Opts.Kernels.empty())
+        continue;
+      std::string Problem = T.Problem;
+      if (Problem.empty() && !K)
+        Problem = "its definition was not found in a parsed translation unit";
+      if (Problem.empty() && !K->Problem.empty())
+        Problem = "the kernel cannot be copied: " + K->Problem;
+      if (Problem.empty() &&
+          (!underRoot(Pos.File) || !underRoot(K->NamePos.File)))
+        Problem = "the launch or the kernel is outside the source root " +
+                  Opts.SourceRoot;
+      if (!Problem.empty()) {
+        Why += (Why.empty() ? "" : "; ") + T.Kernel + ": " + Problem;
+        continue;
+      }
+      KernelOutput &Out = Outputs[K->NamePos];
+      Out.Kernel = K;
+      Branches.push_back({&T, K});
+    }
+    if (Branches.empty()) {
+      if (!Why.empty() || Opts.Kernels.empty())
+        note(Pos.File, L.Line, L.Column,
+             "launch through the pointer '" + L.Kernel +
+                 "' not rewritten: " +
+                 (Why.empty() ? "no kernel it may hold is rewritten" : Why));
+      return;
+    }
+    if (!Why.empty())
+      note(Pos.File, L.Line, L.Column,
+           "launch through the pointer '" + L.Kernel +
+               "': no branch for " + Why);
+    PointerLaunches.push_back({&L, std::move(Branches)});
+    ++Plan.LaunchesRewritten;
+  }
+
   void selectLaunches() {
     for (const auto &[Pos, L] : Facts.launches()) {
       if (isGeneratedKernel(L.Kernel))
         continue; // A launcher's own launch, from an earlier patch.
+      if (!L.Pointer.empty() && !L.AlreadyGuarded && L.Problem.empty()) {
+        selectPointerLaunch(Pos, L);
+        continue;
+      }
       const KernelDefinition *K = definitionOf(L);
       if (K && !wanted(*K, L))
         continue;
@@ -368,6 +421,15 @@ private:
           planDeclaration(*L->DeclarationNeeded, K);
       }
     }
+    for (const auto &[L, Branches] : PointerLaunches) {
+      const std::string &Content = content(L->Pos.File);
+      TextEdit E = guardedPointerLaunchEdit(Content, *L, Branches);
+      needUseOurs(L->Pos.File, std::min(E.Offset, L->Pos.Offset));
+      addEdit(L->Pos.File, EditOrder::Other, std::move(E));
+      for (const PointerBranch &B : Branches)
+        if (B.Target->DeclarationNeeded)
+          planDeclaration(*B.Target->DeclarationNeeded, *B.Kernel);
+    }
     for (const auto &[File, Before] : UseOursBefore) {
       StringRef Content = content(File);
       addEdit(File, EditOrder::UseOursInclude,
@@ -436,9 +498,15 @@ private:
       std::string Path = Dir + "/" + Out.HeaderName;
       const KernelDefinition &K = *Out.Kernel;
       std::vector<HeaderVariant> Variants = variantsFor(K);
+      bool Elsewhere = any_of(Out.Launches, [](const LaunchStatement *L) {
+        return L->DeclarationNeeded.has_value();
+      });
+      for (const auto &[L, Branches] : PointerLaunches)
+        for (const PointerBranch &B : Branches)
+          Elsewhere |= B.Kernel == &K && B.Target->DeclarationNeeded;
       std::string Header = kernelHeader(K, Path, Guard,
                                         relative(K.NamePos.File),
-                                        Opts.ToolVersion, Variants);
+                                        Opts.ToolVersion, Variants, Elsewhere);
       for (const HeaderVariant &HV : Variants) {
         std::string Name =
             KernelInstanceName{K.QualifiedName, HV.TemplateArgs}.str();
@@ -489,6 +557,8 @@ private:
   /// Opts.Kernels, parsed.
   std::vector<KernelInstanceName> Requests;
   std::map<FileOffset, KernelOutput> Outputs;
+  std::vector<std::pair<const LaunchStatement *, std::vector<PointerBranch>>>
+      PointerLaunches;
   std::map<std::string, std::set<OrderedEdit>> Edits;
   std::map<std::string, unsigned> UseOursBefore;
 };

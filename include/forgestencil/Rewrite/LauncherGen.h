@@ -16,6 +16,7 @@
 #include "forgestencil/Rewrite/RewritePlanner.h"
 #include "forgestencil/Rewrite/SourceLayout.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -57,14 +58,31 @@ struct HeaderVariant {
 /// a template that compiles for every instantiation: those with a variant
 /// find it through an explicit specialization of a small dispatch table
 /// (`fs_variants_<kernel>`), every other one runs the reference copy.
+/// With \p LaunchedFromOtherUnits, a template's launcher is also
+/// instantiated for every instantiation of the kernel its unit makes:
+/// launches in other units see only its declaration.
 std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          llvm::StringRef GuardMacro, llvm::StringRef DefinedIn,
                          llvm::StringRef ToolVersion,
-                         std::vector<HeaderVariant> &Variants);
+                         std::vector<HeaderVariant> &Variants,
+                         bool LaunchedFromOtherUnits = false);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
 std::string launcherDeclaration(const KernelDeclaration &D,
                                 const KernelDefinition &K);
+
+/// One kernel a launch through a pointer may hold, and its definition.
+struct PointerBranch {
+  const LaunchStatement::Target *Target = nullptr;
+  const KernelDefinition *Kernel = nullptr;
+};
+
+/// The guard of a launch through a pointer: one branch per kernel,
+/// `if (forgestencil::use_ours() && p == k1) { <launcher of k1>(...); }
+/// else if (...) ... else { <the launch as written> }`.
+TextEdit guardedPointerLaunchEdit(llvm::StringRef Content,
+                                  const LaunchStatement &L,
+                                  llvm::ArrayRef<PointerBranch> Branches);
 
 /// The edit that turns launch \p L, spelled in \p Content, into
 /// `if (forgestencil::use_ours()) { <launcher>(...); } else { <launch>; }`.

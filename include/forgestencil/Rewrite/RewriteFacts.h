@@ -114,6 +114,23 @@ struct LaunchStatement {
   std::optional<FileOffset> DeclarationNeeded;
   /// Why the launch cannot be rewritten; empty when it can.
   std::string Problem;
+
+  /// A kernel the pointer of a launch through a pointer may hold.
+  struct Target {
+    std::string Kernel; ///< Qualified name.
+    std::optional<FileOffset> KernelDefinitionPos;
+    /// As written where the enclosing function stores it in the pointer:
+    /// `ns::`, `<REAL, HALO>`, and the whole name (`ns::k<REAL, HALO>`).
+    std::string Qualifier, ExplicitTemplateArgs, Spelling;
+    std::optional<FileOffset> DeclarationNeeded;
+    std::string Problem; ///< Why this kernel gets no branch.
+  };
+  /// For `p<<<grid, block>>>(args);` where p is a pointer the enclosing
+  /// function sets to kernels (`auto p = k1; ... p = k2;`): p as written
+  /// and those kernels. Each kernel with a launcher gets a branch that
+  /// compares p with its address; any other value runs the launch as it is.
+  std::string Pointer;
+  std::vector<Target> Targets;
 };
 
 /// A declaration of a kernel after which a launcher declaration goes.
