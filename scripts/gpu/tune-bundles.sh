@@ -12,15 +12,21 @@
 # that returns few files).
 #
 #   --kernels-of APP=K1,K2   tune only these kernels of the bundle named APP
+#   --arch-of APP=sm_80      build APP's drivers for this architecture (an app
+#                            whose headers refuse others, built by its own
+#                            build for it and run on newer GPUs through PTX)
+# Units that include <mpi.h> find the headers of the MPI that
+# scripts/gpu/mpi-env.sh provides (from .carry/mpi where none is installed).
 #   FS_TUNE_ARGS             further fs-tune options (e.g. "--budget 4")
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-declare -A only=()
+declare -A only=() arch=()
 bundles=()
 while [ $# -gt 0 ]; do
   case $1 in
   --kernels-of) only[${2%%=*}]=${2#*=}; shift 2 ;;
-  -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --arch-of) arch[${2%%=*}]=${2#*=}; shift 2 ;;
+  -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "tune-bundles: unknown option $1" >&2; exit 2 ;;
   *) bundles+=("$1"); shift ;;
   esac
@@ -40,6 +46,11 @@ build=${FS_BUILD_DIR:-$root/build-gpu}
 } > "$final/build.log" 2>&1 || { tail -30 "$final/build.log" >&2; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader \
   > "$final/gpu.txt" 2>&1
+# shellcheck source=mpi-env.sh
+if source "$root/scripts/gpu/mpi-env.sh" > "$final/mpi.log" 2>&1 && command -v mpicxx >/dev/null; then
+  inc=$(mpicxx --showme:incdirs 2>/dev/null | tr ' ' ':')
+  [ -n "$inc" ] && export CPATH=$inc${CPATH:+:$CPATH}
+fi
 status=0
 for b in "${bundles[@]}"; do
   name=$(basename "$b")
@@ -48,6 +59,7 @@ for b in "${bundles[@]}"; do
     IFS=, read -ra ks <<< "${only[$name]}"
     args+=(--kernels "${ks[@]}")
   fi
+  [ -n "${arch[$name]:-}" ] && args+=(--arch "${arch[$name]}")
   start=$(date +%s)
   # shellcheck disable=SC2086
   "$build/bin/fs-tune" "$b" --out "$out/$name.json" "${args[@]}" ${FS_TUNE_ARGS:-} \
