@@ -490,6 +490,14 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
       Variants.emplace(Name, std::move(V));
       continue;
     }
+    if (Tuned) {
+      // Measurements were given: a kernel they do not cover was not
+      // verified on this app, and keeps its original launch.
+      Log << "fs-rewrite: " << Name
+          << ": keeps the original (no verified candidate in "
+          << TuningResults << ")\n";
+      continue;
+    }
     std::string Source;
     // App sizes are unknown here; the tuned entries are for arrays larger
     // than the L2, which is what time-stepped stencil apps run.
