@@ -6,6 +6,7 @@
 #include "forgestencil/Forge/CodeGen.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -138,6 +140,48 @@ std::string extentLocals(const ir::StencilIR &IR) {
     if (isIdentifier(IR.Axes[A].Extent) && !IR.constant(IR.Axes[A].Extent))
       S += "  const int " + IR.Axes[A].Extent + " = fs_ext[" + std::to_string(A) +
            "]; (void)" + IR.Axes[A].Extent + ";\n";
+  return S;
+}
+
+/// Statements adding to `fs_r` the last element each axis's reads reach,
+/// or "" when an axis's upper bound names something the driver does not
+/// bind (a scalar parameter): then the extents alone size the arrays.
+static std::string readReach(const ir::StencilIR &IR) {
+  std::set<std::string> Bound;
+  for (const ir::Axis &X : IR.Axes)
+    if (isIdentifier(X.Extent))
+      Bound.insert(X.Extent);
+  for (const ir::NamedConstant &C : IR.Constants)
+    Bound.insert(C.Name);
+  std::string S;
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    const std::string &U = IR.Axes[A].Upper;
+    if (U.empty())
+      return "";
+    for (size_t I = 0; I < U.size();) {
+      if (std::isalpha(static_cast<unsigned char>(U[I])) || U[I] == '_' ||
+          U[I] == ':') {
+        size_t J = I;
+        while (J < U.size() &&
+               (std::isalnum(static_cast<unsigned char>(U[J])) || U[J] == '_' ||
+                U[J] == ':'))
+          ++J;
+        std::string Name = U.substr(I, J - I);
+        if (!Bound.count(Name) && Name != "min" && Name != "max")
+          return "";
+        I = J;
+      } else {
+        ++I;
+      }
+    }
+    long long MaxOff = 0;
+    for (const ir::InputArray &In : IR.Inputs)
+      for (const ir::Offset &O : In.Offsets)
+        MaxOff = std::max<long long>(MaxOff, O[A]);
+    S += "  fs_r += std::max<long long>((long long)(fs_ext[" +
+         std::to_string(A) + "] - 1), (long long)(" + U + ") - 1 + " +
+         std::to_string(MaxOff) + ") * (long long)(" + IR.Strides[A] + ");\n";
+  }
   return S;
 }
 
@@ -271,6 +315,12 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
   for (size_t A = 0; A < IR.Axes.size(); ++A)
     OS << "  fs_n += (long long)(fs_ext[" << A << "] - 1) * (long long)("
        << IR.Strides[A] << ");\n";
+  // A domain bounded by the extent itself (`k < nz` over rows of nz + 2)
+  // reads past the extent's last element: the arrays take what the
+  // original's reads reach, where its bounds name only bound extents.
+  if (std::string Reach = readReach(IR); !Reach.empty())
+    OS << "  long long fs_r = 1;\n" << Reach
+       << "  if (fs_r > fs_n) fs_n = fs_r;\n";
   OS << "  return fs_n;\n}\n";
   OS << "static void fs_domain(dim3 fs_grid, dim3 fs_block, const int *fs_ext, "
         "long long *fs_lo, long long *fs_hi, long long *fs_st) {\n"
