@@ -59,6 +59,8 @@ enum class NvccAction {
   HostCompiler,  // -ccbin: the host compiler nvcc would run
   ToolOptions,   // -Xptxas, -Xnvlink, ...: options for a later build stage
   Drop,          // understood and irrelevant to parsing
+  Linkage,       // -static-global-template-stub=...: irrelevant to parsing,
+                 // needed to link the unit with others
 };
 
 struct NvccOption {
@@ -117,9 +119,10 @@ const StringMap<NvccOption> &nvccOptions() {
          "threads", "MF", "dependency-output", "MT", "dependency-target-name",
          "MQ", "time", "diag-suppress", "diag-warn", "diag-error", "Werror",
          "split-compile", "odir", "output-directory", "dopt", "entries",
-         "static-global-template-stub", "device-entity-has-hidden-visibility",
          "device-stack-protector", "fdevice-time-trace"},
         A::Drop, true);
+    Add({"static-global-template-stub", "device-entity-has-hidden-visibility"},
+        A::Linkage, true);
     // Understood, irrelevant to parsing, flags.
     Add({"c", "compile", "cuda", "ptx", "cubin", "fatbin", "optix-ir",
          "lineinfo", "generate-line-info", "g", "debug", "keep",
@@ -389,8 +392,10 @@ Error NvccParser::apply(const NvccOption &Opt, StringRef Name,
     break;
   }
   case A::DefaultStream:
-    if (Value == "per-thread")
+    if (Value == "per-thread") {
       Job.CommonFlags.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+      Job.NvccFlags.push_back("--default-stream=per-thread");
+    }
     break;
   case A::Rdc:
     Job.RelocatableDeviceCode = Value == "true" || Value == "1";
@@ -400,12 +405,15 @@ Error NvccParser::apply(const NvccOption &Opt, StringRef Name,
     break;
   case A::FastMath:
     Job.CommonFlags.push_back("-D__USE_FAST_MATH__=1");
+    Job.NvccFlags.push_back("--use_fast_math");
     break;
   case A::RelaxedConstexpr:
     Job.CommonFlags.push_back("-D__CUDACC_RELAXED_CONSTEXPR__=1");
+    Job.NvccFlags.push_back("--expt-relaxed-constexpr");
     break;
   case A::ExtendedLambda:
     Job.ExtendedLambda = true;
+    Job.NvccFlags.push_back("--extended-lambda");
     break;
   case A::DeviceDebug:
     Job.CommonFlags.push_back("-D__CUDACC_DEBUG__=1");
@@ -431,6 +439,9 @@ Error NvccParser::apply(const NvccOption &Opt, StringRef Name,
             .str());
     break;
   case A::Drop:
+    break;
+  case A::Linkage:
+    Job.NvccFlags.push_back(("-" + Name + "=" + Value).str());
     break;
   }
   return Error::success();

@@ -204,6 +204,8 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
                                  TU->Job.CommonFlags};
     for (const std::string &H : TU->Job.HostFlags)
       U.Flags.push_back("-Xcompiler=" + H);
+    for (const std::string &N : TU->Job.NvccFlags)
+      U.Flags.push_back(N);
     Req.Units.push_back(std::move(U));
   }
   for (const auto &[Name, A] : Inv.analyses()) {

@@ -48,6 +48,12 @@ struct CompileJob {
   bool BuiltByNvcc = false;
   /// --extended-lambda / --expt-extended-lambda was given.
   bool ExtendedLambda = false;
+  /// nvcc options that change what the unit means or how it links with the
+  /// app's other units, spelled for nvcc (-rdc=true, --extended-lambda,
+  /// --expt-relaxed-constexpr, --use_fast_math, --default-stream per-thread,
+  /// -static-global-template-stub=false, ...): a build of the unit elsewhere
+  /// (a tuning driver) passes them as they are.
+  std::vector<std::string> NvccFlags;
   /// Not a compilation of a source (link, preprocess-only, dependency scan);
   /// such an entry is skipped and SkipReason says why.
   bool Skip = false;
