@@ -178,9 +178,16 @@ static std::string readReach(const ir::StencilIR &IR) {
     for (const ir::InputArray &In : IR.Inputs)
       for (const ir::Offset &O : In.Offsets)
         MaxOff = std::max<long long>(MaxOff, O[A]);
-    S += "  fs_r += std::max<long long>((long long)(fs_ext[" +
-         std::to_string(A) + "] - 1), (long long)(" + U + ") - 1 + " +
-         std::to_string(MaxOff) + ") * (long long)(" + IR.Strides[A] + ");\n";
+    std::string Reach = "std::max<long long>((long long)(fs_ext[" +
+                        std::to_string(A) + "] - 1), (long long)(" + U +
+                        ") - 1 + " + std::to_string(MaxOff) + ")";
+    S += "  fs_r += " + Reach + " * (long long)(" + IR.Strides[A] + ");\n";
+    // Within its rows only: reads past an inner axis's row are reads of
+    // the next row, which the arrays are not made larger for (the original
+    // is then out of its rows, and the case is refused).
+    if (A + 1 < IR.Axes.size())
+      S += "  if (" + Reach + " >= (long long)(" + IR.Strides[A + 1] +
+           ") / (long long)(" + IR.Strides[A] + ")) fs_rows = false;\n";
   }
   return S;
 }
@@ -319,8 +326,8 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
   // reads past the extent's last element: the arrays take what the
   // original's reads reach, where its bounds name only bound extents.
   if (std::string Reach = readReach(IR); !Reach.empty())
-    OS << "  long long fs_r = 1;\n" << Reach
-       << "  if (fs_r > fs_n) fs_n = fs_r;\n";
+    OS << "  long long fs_r = 1;\n  bool fs_rows = true;\n" << Reach
+       << "  if (fs_rows && fs_r > fs_n) fs_n = fs_r;\n";
   OS << "  return fs_n;\n}\n";
   OS << "static void fs_domain(dim3 fs_grid, dim3 fs_block, const int *fs_ext, "
         "long long *fs_lo, long long *fs_hi, long long *fs_st) {\n"

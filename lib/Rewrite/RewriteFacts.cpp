@@ -306,26 +306,37 @@ private:
     Callee = E->getCallee()->IgnoreParenImpCasts();
     if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
       return dyn_cast<FunctionDecl>(DRE->getDecl());
-    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
-      const FunctionDecl *Found = nullptr;
-      for (const NamedDecl *D : ULE->decls()) {
-        const FunctionDecl *FD = D->getAsFunction();
-        if (!FD || (Found && Found->getCanonicalDecl() != FD->getCanonicalDecl()))
-          return nullptr;
-        Found = FD;
-      }
-      return Found;
-    }
+    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+      return onlyFunction(ULE);
     return nullptr;
+  }
+
+  /// The one function an unresolved name can mean, if it is one.
+  static const FunctionDecl *onlyFunction(const UnresolvedLookupExpr *ULE) {
+    const FunctionDecl *Found = nullptr;
+    for (const NamedDecl *D : ULE->decls()) {
+      const FunctionDecl *FD = D->getAsFunction();
+      if (!FD || (Found && Found->getCanonicalDecl() != FD->getCanonicalDecl()))
+        return nullptr;
+      Found = FD;
+    }
+    return Found;
+  }
+
+  /// `ns::` and `<float, 4>` as written around a name.
+  template <typename RefExpr>
+  void recordSpelling(const RefExpr *Ref, std::string &Qualifier,
+                      std::string &TemplateArgs) {
+    if (NestedNameSpecifierLoc Q = Ref->getQualifierLoc())
+      Qualifier = exactText(Q.getSourceRange()).value_or("");
+    if (Ref->hasExplicitTemplateArgs())
+      TemplateArgs =
+          exactText({Ref->getLAngleLoc(), Ref->getRAngleLoc()}).value_or("");
   }
 
   template <typename RefExpr>
   void recordCalleeSpelling(const RefExpr *Ref, LaunchStatement &L) {
-    if (NestedNameSpecifierLoc Q = Ref->getQualifierLoc())
-      L.Qualifier = exactText(Q.getSourceRange()).value_or("");
-    if (Ref->hasExplicitTemplateArgs())
-      L.ExplicitTemplateArgs =
-          exactText({Ref->getLAngleLoc(), Ref->getRAngleLoc()}).value_or("");
+    recordSpelling(Ref, L.Qualifier, L.ExplicitTemplateArgs);
   }
 
   void recordLaunch(CUDAKernelCallExpr *E) {
@@ -516,27 +527,10 @@ private:
       LaunchStatement::Target T;
       if (const auto *DRE = dyn_cast<DeclRefExpr>(R)) {
         FD = dyn_cast<FunctionDecl>(DRE->getDecl());
-        if (NestedNameSpecifierLoc Q = DRE->getQualifierLoc())
-          T.Qualifier = exactText(Q.getSourceRange()).value_or("");
-        if (DRE->hasExplicitTemplateArgs())
-          T.ExplicitTemplateArgs =
-              exactText({DRE->getLAngleLoc(), DRE->getRAngleLoc()})
-                  .value_or("");
+        recordSpelling(DRE, T.Qualifier, T.ExplicitTemplateArgs);
       } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(R)) {
-        for (const NamedDecl *D : ULE->decls()) {
-          const FunctionDecl *F = D->getAsFunction();
-          if (!F || (FD && FD->getCanonicalDecl() != F->getCanonicalDecl())) {
-            FD = nullptr;
-            break;
-          }
-          FD = F;
-        }
-        if (NestedNameSpecifierLoc Q = ULE->getQualifierLoc())
-          T.Qualifier = exactText(Q.getSourceRange()).value_or("");
-        if (ULE->hasExplicitTemplateArgs())
-          T.ExplicitTemplateArgs =
-              exactText({ULE->getLAngleLoc(), ULE->getRAngleLoc()})
-                  .value_or("");
+        FD = onlyFunction(ULE);
+        recordSpelling(ULE, T.Qualifier, T.ExplicitTemplateArgs);
       }
       if (!FD || !FD->hasAttr<CUDAGlobalAttr>())
         continue;
