@@ -445,6 +445,42 @@ DerivedExtents deriveExtents(const ir::StencilIR &IR, const Extents &Wanted,
                 formatExtents(Scaled(1), Dims) + " " + Before);
 }
 
+/// A kernel with no guard on a thread axis computes exactly the points its
+/// grid covers, and its variants run only where the grid covers the axis's
+/// extent exactly (the launcher checks gridDim * blockDim against it; see
+/// the grid-extent assumption): along such an axis every case's extent is a
+/// whole number of blocks and no case launches a partial grid, on which the
+/// original and a variant would rightly differ.
+static std::vector<CaseShape> exactGrids(const ir::StencilIR &IR,
+                                  const std::array<unsigned, 3> &Block,
+                                  const Extents &Fixed,
+                                  std::vector<CaseShape> Cases) {
+  std::string Dims;
+  for (const ir::Assumption &A : IR.Assumptions)
+    if (A.Kind == ir::Assumption::GridExtent && A.Expr.size() == 1)
+      Dims += A.Expr;
+  if (Dims.empty())
+    return Cases;
+  std::vector<CaseShape> Kept;
+  for (CaseShape &C : Cases) {
+    if (C.Name.find("partial-grid") != std::string::npos)
+      continue;
+    for (size_t A = 0; A < IR.Axes.size() && A < 3; ++A) {
+      const ir::Axis &X = IR.Axes[A];
+      if (X.Source != ir::AxisSource::Thread || Fixed[A] ||
+          Dims.find(X.ThreadDim) == std::string::npos)
+        continue;
+      long long B = Block[X.ThreadDim - 'x'];
+      if (B > 1)
+        C.Ext[A] = (C.Ext[A] + B - 1) / B * B;
+    }
+    C.Derivation.Ext = C.Ext;
+    C.Derivation.Check = checkBounds(IR, C.Ext, Block);
+    Kept.push_back(std::move(C));
+  }
+  return Kept;
+}
+
 CaseSpans caseSpans(unsigned Dims) {
   if (Dims == 2)
     return {201, 300, 1500, 1000};
@@ -516,7 +552,7 @@ std::vector<CaseShape> makeCases(const ir::StencilIR &IR,
   Cases.push_back(AlignedPartial);
   Cases.push_back(Aligned("medium-aligned", Medium));
   Cases.push_back(Shape("timed-size", TimeShape, false));
-  return Cases;
+  return exactGrids(IR, Block, Fixed, std::move(Cases));
 }
 
 } // namespace forge

@@ -219,4 +219,34 @@ TEST(CaseShapesTest, TheCasesOfARun) {
   EXPECT_TRUE(AnyOut);
 }
 
+TEST(CaseShapesTest, AGridExtentKernelGetsWholeGridsOnly) {
+  // A kernel with no guard, its reads clamped (PERKS's naive kernels): its
+  // variants run only where the grid covers the extent exactly.
+  std::string Error;
+  auto IR = namedStencil("star2d_r1", "float", Error);
+  ASSERT_TRUE(IR) << Error;
+  for (const char *D : {"x", "y"}) {
+    ir::Assumption A;
+    A.Kind = ir::Assumption::GridExtent;
+    A.Expr = D;
+    A.Value = std::string("n") + D;
+    IR->Assumptions.push_back(A);
+  }
+  const std::array<unsigned, 3> B = {32, 4, 1};
+  std::mt19937 Rng(7);
+  std::vector<CaseShape> Cases = makeCases(*IR, {4096, 4096, 1}, B, Rng, true);
+  ASSERT_EQ(Cases.size(), 5u);
+  for (const CaseShape &C : Cases) {
+    EXPECT_EQ(C.Name.find("partial-grid"), std::string::npos) << C.Name;
+    for (size_t Ax = 0; Ax < 2; ++Ax) {
+      unsigned Size = B[IR->Axes[Ax].ThreadDim - 'x'];
+      EXPECT_EQ(C.Ext[Ax] % Size, 0) << C.Name << " axis " << Ax;
+    }
+  }
+  // Without the assumption, the partial grids are back.
+  IR->Assumptions.clear();
+  std::mt19937 Again(7);
+  EXPECT_EQ(makeCases(*IR, {4096, 4096, 1}, B, Again, true).size(), 7u);
+}
+
 } // namespace
