@@ -228,14 +228,19 @@ private:
   /// The definition a launch calls: the one its TU saw, else the only one
   /// with its name.
   const KernelDefinition *definitionOf(const LaunchStatement &L) const {
-    if (L.KernelDefinitionPos) {
-      auto It = Facts.kernels().find(*L.KernelDefinitionPos);
+    return definitionOf(L.Kernel, L.KernelDefinitionPos);
+  }
+  const KernelDefinition *
+  definitionOf(const std::string &Kernel,
+               const std::optional<FileOffset> &DefinitionPos) const {
+    if (DefinitionPos) {
+      auto It = Facts.kernels().find(*DefinitionPos);
       if (It != Facts.kernels().end())
         return &It->second;
     }
     const KernelDefinition *Found = nullptr;
     for (const auto &[Pos, K] : Facts.kernels()) {
-      if (K.QualifiedName != L.Kernel)
+      if (K.QualifiedName != Kernel)
         continue;
       if (Found)
         return nullptr; // Two kernels of that name; which one is unknown.
@@ -252,10 +257,7 @@ private:
     for (const LaunchStatement::Target &T : L.Targets) {
       if (isGeneratedKernel(T.Kernel))
         continue;
-      LaunchStatement ByName;
-      ByName.Kernel = T.Kernel;
-      ByName.KernelDefinitionPos = T.KernelDefinitionPos;
-      const KernelDefinition *K = definitionOf(ByName);
+      const KernelDefinition *K = definitionOf(T.Kernel, T.KernelDefinitionPos);
       if (K && !wanted(*K))
         continue;
       if (!K && !Opts.Kernels.empty())
