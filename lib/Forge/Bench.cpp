@@ -2,6 +2,7 @@
 
 #include "forgestencil/Forge/Bench.h"
 
+#include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/CodeGen.h"
 
@@ -422,6 +423,62 @@ bool makeDirs(const std::string &Dir) {
 }
 
 } // namespace
+
+ir::StencilIR standaloneIR(ir::StencilIR IR) {
+  IR = completeForBundle(std::move(IR));
+  static const std::set<std::string> Builtin = {
+      "const",    "volatile", "__restrict", "__restrict__", "restrict",
+      "float",    "double",   "int",        "unsigned",     "signed",
+      "long",     "short",    "char",       "bool",         "size_t",
+      "ptrdiff_t", "__half",  "half",       "int64_t",      "int32_t",
+      "uint64_t", "uint32_t"};
+  for (ir::Param &P : IR.Params) {
+    bool Element = P.Role == ir::Param::Input || P.Role == ir::Param::Output ||
+                   P.Role == ir::Param::InOut || P.Role == ir::Param::Scalar;
+    if (!Element)
+      continue;
+    // Words of the spelling; one that is no builtin is the app's name for
+    // the element type.
+    std::vector<std::string> Words;
+    std::string Other;
+    for (size_t I = 0; I < P.Type.size();) {
+      unsigned char C = P.Type[I];
+      if (std::isalpha(C) || C == '_' || C == ':') {
+        size_t J = I;
+        while (J < P.Type.size() &&
+               (std::isalnum(static_cast<unsigned char>(P.Type[J])) ||
+                P.Type[J] == '_' || P.Type[J] == ':'))
+          ++J;
+        std::string W = P.Type.substr(I, J - I);
+        if (Builtin.count(W))
+          Words.push_back(W);
+        else if (Other.empty())
+          Other = W, Words.push_back(IR.ElementType);
+        else
+          Words.clear(), I = P.Type.size(), J = I; // Two names: leave it.
+        I = J;
+      } else {
+        Words.push_back(std::string(1, static_cast<char>(C)));
+        ++I;
+      }
+    }
+    if (Other.empty() || Words.empty())
+      continue;
+    std::string T;
+    for (const std::string &W : Words) {
+      if (W == " ")
+        continue;
+      bool Punct = W == "*" || W == "&";
+      T += (T.empty() || Punct ? "" : " ") + W;
+      if (Punct)
+        T += " ";
+    }
+    while (!T.empty() && T.back() == ' ')
+      T.pop_back();
+    P.Type = T;
+  }
+  return IR;
+}
 
 std::vector<unsigned> originalBlock(unsigned Dims) {
   if (Dims == 3)

@@ -168,9 +168,10 @@ int main(int Argc, char **Argv) {
   if (!StencilFile.empty()) {
     IR = forge::loadStencilFile(StencilFile, Error);
     // As from fs-rewrite --dump-ir: axis names made identifiers, extents
-    // taken from the size parameters the bounds name.
+    // taken from the size parameters the bounds name, parameter types
+    // without the app's typedefs.
     if (IR)
-      IR = forge::completeForBundle(*IR);
+      IR = forge::standaloneIR(*IR);
   } else if (!Stencil.empty()) {
     if (Dtype != "f32" && Dtype != "f64") {
       std::cerr << "fs-bench: --dtype is f32 or f64\n";

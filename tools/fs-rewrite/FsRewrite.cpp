@@ -16,6 +16,7 @@
 #include "forgestencil/Rewrite/RewritePlanner.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Forge/Bundle.h"
+#include "forgestencil/Forge/CpuCheck.h"
 #include "forgestencil/Forge/BundleResults.h"
 #include "forgestencil/Harness/HostInfo.h"
 #include "forgestencil/Version.h"
@@ -440,6 +441,77 @@ static std::string knowledgeFile(raw_ostream &Log) {
 
 static bool wantsPatch() { return EmitPatch || PatchToStdout; }
 
+// --cpu-check auto|always|never: a variant no GPU verified on this app is
+// patched only after the CPU emulation (forge::cpuCheck) verified it.
+static cl::opt<std::string> CpuCheckMode(
+    "cpu-check",
+    cl::desc("Check variants on the CPU (utils/cpu-emulate.py: the "
+             "original and the variant on bounds-checked arrays) before "
+             "patching them: auto (default; the variants no GPU verified "
+             "on this app), always (fs-tune's winners too) or never (patch "
+             "unchecked best known strategies)"),
+    cl::init("auto"), cl::cat(Category));
+static cl::opt<std::string>
+    CpuEmulatorPath("cpu-emulator",
+                    cl::desc("The CPU emulator (default: the installed or "
+                             "source tree's utils/cpu-emulate.py; "
+                             "FS_CPU_EMULATOR)"),
+                    cl::value_desc("path"), cl::cat(Category));
+static cl::opt<std::string>
+    CpuCheckDir("cpu-check-dir",
+                cl::desc("Keep each CPU check's sources and build in "
+                         "<dir>/<kernel> (default: a temporary directory, "
+                         "removed)"),
+                cl::value_desc("dir"), cl::cat(Category));
+
+/// The CPU check of \p V for kernel \p Name under --cpu-check; false
+/// when the kernel keeps its original launch (and says why).
+static bool cpuChecked(StringRef Name, rewrite::KernelVariant &V,
+                       bool GpuVerified, raw_ostream &Log) {
+  if (CpuCheckMode == "never" || (GpuVerified && CpuCheckMode != "always"))
+    return true;
+  static std::optional<forge::EmulatorLocation> Where;
+  if (!Where) {
+    Where = forge::locateCpuEmulator(
+        CpuEmulatorPath,
+        sys::fs::getMainExecutable("fs-rewrite", (void *)&cpuChecked));
+    if (!Where->Path.empty())
+      Log << "fs-rewrite: CPU check: " << Where->Path << " (" << Where->How
+          << ")\n";
+  }
+  forge::CpuCheckOptions Opts;
+  Opts.Emulator = Where->Path;
+  if (!CpuCheckDir.empty())
+    Opts.WorkDir = CpuCheckDir + "/" + Name.str();
+  forge::CpuCheckVerdict R = forge::cpuCheck(V.IR, V.Params, Opts);
+  if (R.Result == forge::CpuCheckVerdict::Passed) {
+    Log << formatv("fs-rewrite: {0}: {1} passed the CPU check ({2:F0} s{3})\n",
+                   Name, V.Params.id(), R.Seconds,
+                   R.Reason.empty() ? "" : "; " + R.Reason);
+    V.Provenance += " Its generated code passed the CPU emulation check "
+                    "(fs-rewrite --cpu-check: the original the IR describes "
+                    "and this variant on bounds-checked arrays, whole "
+                    "domains at odd sizes" +
+                    (R.Reason.empty() ? std::string(", bit-identical")
+                                      : "; " + R.Reason) +
+                    ").";
+    return true;
+  }
+  std::string Why = R.Reason;
+  if (R.Result == forge::CpuCheckVerdict::NotRun && Where->Path.empty()) {
+    Why = "no CPU emulator found (looked at";
+    for (const std::string &T : Where->Tried)
+      Why += " " + T;
+    Why += ")";
+  }
+  Log << "fs-rewrite: " << Name << ": keeps the original (" << V.Params.id()
+      << (R.Result == forge::CpuCheckVerdict::Failed
+              ? " failed the CPU check: "
+              : " could not be checked on the CPU: ")
+      << Why << "; --cpu-check never patches it unchecked)\n";
+  return false;
+}
+
 /// A generated variant for every kernel the analysis fully understood: the
 /// winner fs-tune verified and measured on this app when --tuning-results
 /// says so, else the best known strategy for its signature on sm_90. A
@@ -489,7 +561,8 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
                               .str();
       Log << "fs-rewrite: " << Name << ": " << V.Params.id()
           << " (fs-tune winner)\n";
-      Variants.emplace(Name, std::move(V));
+      if (cpuChecked(Name, V, /*GpuVerified=*/true, Log))
+        Variants.emplace(Name, std::move(V));
       continue;
     }
     if (Tuned) {
@@ -514,7 +587,8 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
                   "this app's kernel on a GPU.";
     Log << "fs-rewrite: " << Name << ": " << V.Params.id() << " ("
         << (Source == "default" ? "documented default" : Source) << ")\n";
-    Variants.emplace(Name, std::move(V));
+    if (cpuChecked(Name, V, /*GpuVerified=*/false, Log))
+      Variants.emplace(Name, std::move(V));
   }
   return Variants;
 }
@@ -549,6 +623,12 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
       if (Opts.Rewrite.Kernels.empty() && !TuningResults.empty())
         return fail("fs-tune found no verified candidate faster than the "
                    "original for any kernel: nothing to patch");
+      bool AnyStencil = false;
+      for (const auto &[Name, A] : Inv.analyses())
+        AnyStencil |= A.Result == analysis::KernelAnalysis::Stencil && A.IR;
+      if (Opts.Rewrite.Kernels.empty() && AnyStencil)
+        return fail("every stencil kernel keeps its original launch (the "
+                    "reasons are above): nothing to patch");
       if (Opts.Rewrite.Kernels.empty())
         return fail("no kernel was analysed as a stencil, so the forge has "
                    "nothing to rewrite (see --list for the reasons)");
@@ -607,12 +687,18 @@ static int startTuning(const char *Argv0) {
   if (TuneMode != "auto" && TuneMode != "always" && TuneMode != "never")
     return usageError("--tune must be auto, always or never, not '" + TuneMode +
                 "'");
+  if (CpuCheckMode != "auto" && CpuCheckMode != "always" &&
+      CpuCheckMode != "never")
+    return usageError("--cpu-check must be auto, always or never, not '" +
+                      CpuCheckMode + "'");
   if (!wantsPatch() || RewriteStrategy != "forge" || !TuningResults.empty() ||
       TuneMode == "never")
     return 0;
   if (TuneMode == "auto" && !gpuHere()) {
     errs() << "fs-rewrite: no GPU here: patching the best known strategies "
-              "(with a GPU, fs-rewrite tunes on this app first; elsewhere, "
+           << (CpuCheckMode == "never" ? "unchecked"
+                                       : "that pass the CPU check")
+           << " (with a GPU, fs-rewrite tunes on this app first; elsewhere, "
               "--bundle + fs-tune + --tuning-results)\n";
     return 0;
   }

@@ -75,6 +75,13 @@ std::optional<std::vector<long long>> parseShape(const std::string &Text,
                                                  unsigned Dims,
                                                  std::string &Error);
 
+/// An IR from an app (fs-rewrite --dump-ir) made to compile on its own,
+/// away from the app's headers: completeForBundle's names and extents, and
+/// parameter types that spell the element type through an app's typedef
+/// (`const prk_float *`) spelt with the element type itself (`const double
+/// *`), the same type.
+ir::StencilIR standaloneIR(ir::StencilIR IR);
+
 BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C);
 
 /// Writes the files under Dir (created).
