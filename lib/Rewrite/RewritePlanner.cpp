@@ -379,7 +379,9 @@ private:
   /// relative to the including file's directory, which every compiler
   /// searches first for a quoted include.
   std::string includePathFrom(StringRef File, StringRef Generated) const {
-    StringRef Dir = sys::path::parent_path(relative(File));
+    // The directory is a view into Rel: keep Rel alive while it is read.
+    const std::string Rel = relative(File);
+    StringRef Dir = sys::path::parent_path(Rel);
     std::string Up;
     for (auto It = sys::path::begin(Dir), End = sys::path::end(Dir); It != End;
          ++It)
