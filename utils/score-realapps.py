@@ -144,8 +144,11 @@ def score_dir(dirname, labels, dump):
             if len(m) > 1:
                 reason = "%d of %d instantiations not stencil; %s: %s" % (
                     len(bad), len(m), bad[0].get("kernel"), reason)
+            kinds = sorted({r.get("kind") for r in bad[0].get("reasons") or []
+                            if isinstance(r, dict) and r.get("kind")})
             missed.append(dict(where, verdicts=sorted({e.get("verdict", "?") for e in bad}),
-                               reason=reason, reason_key=reason_key(texts[0]), instances=len(m)))
+                               reason=reason, reason_key=reason_key(texts[0]), instances=len(m),
+                               kinds=kinds))
             continue
         res["recognised"] += 1
         res["temporal_recognised"] += tb
@@ -378,6 +381,17 @@ def main(argv):
             w("\nmissed by reason:\n")
             for key, c in groups.most_common():
                 w("  %3d  %s\n" % (c, key))
+            # Typed reasons (fs-rewrite --dump-ir's {kind, text}): a kernel
+            # counts under every kind it was refused for; 'alone' counts the
+            # kernels for which that kind is the only one, which a recogniser
+            # for that idiom alone would win.
+            kinds = collections.Counter(k for m in tot["missed"] for k in m.get("kinds", []))
+            if kinds:
+                alone = collections.Counter(m["kinds"][0] for m in tot["missed"]
+                                            if len(m.get("kinds", [])) == 1)
+                w("\nmissed by kind (kernels; alone: the only kind):\n")
+                for k, c in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])):
+                    w("  %3d  %-18s alone %d\n" % (c, k, alone.get(k, 0)))
         if tot["wrong_footprint"]:
             w("\nrecognised with another footprint (%d):\n" % len(tot["wrong_footprint"]))
             for x in tot["wrong_footprint"]:

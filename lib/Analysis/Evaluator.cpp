@@ -285,23 +285,24 @@ DPtr Interpreter::asData(const Value &V, const Expr *Where) {
     if (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
         V.Idx.mentionsPrefix("bid.") || V.Idx.mentionsPrefix("mod[") ||
         V.Idx.mentionsPrefix("div["))
-      partial("the update uses the grid position as a value (" +
+      partial(ReasonKind::Update, "the update uses the grid position as a value (" +
               text(Where) + ")");
     DPtr N = node(DNode::ParamRef);
     N->Name = V.Idx.str();
     return N;
   }
   if (V.K == Value::Unknown && !V.Why.empty())
-    partial(V.Why);
+    partial(V.WhyKind, V.Why);
   else
-    partial("a value the analysis does not follow: " + text(Where));
+    partial(ReasonKind::Untracked, "a value the analysis does not follow: " + text(Where));
   return nullptr;
 }
 
 Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (!A)
-    return Value::unknown("a load through an untracked pointer");
+    return Value::unknown("a load through an untracked pointer",
+                          ReasonKind::Untracked);
   if (!T->isRealFloatingType() && !T->isIntegerType())
     return Value::unknown("a load of a non-scalar type");
   Poly Index;
@@ -309,7 +310,7 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
   if (!splitClamps(Ptr.Idx, Index, ClampIds))
     return Value::unknown("an index that multiplies clamped positions");
   if (!ClampIds.empty() && A->Kind != ArrayKind::Global) {
-    partial("a clamped index into the " +
+    partial(ReasonKind::Boundary, "a clamped index into the " +
             std::string(A->Kind == ArrayKind::Shared ? "__shared__ " : "") +
             "array '" + Ptr.Array + "'");
     return Value::unknown("");
@@ -337,14 +338,14 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
     return Value::unknown("a load through a pointer cast to another element "
                           "type than the array's");
   if (T->isIntegerType() && A->Kind == ArrayKind::Global) {
-    notStencil("an index loaded from memory ('" + Ptr.Array +
+    notStencil(ReasonKind::Indirect, "an index loaded from memory ('" + Ptr.Array +
                "'): an indirect access whose footprint depends on data");
     return Value::unknown("an integer loaded from memory (indirect index)");
   }
   if (A->Kind == ArrayKind::Constant) {
     std::optional<int64_t> Element = numberOf(Ptr.Idx);
     if (!Element) {
-      partial("a __constant__ array indexed by a non-constant");
+      partial(ReasonKind::Update, "a __constant__ array indexed by a non-constant");
       return Value::unknown("");
     }
     DPtr N = node(DNode::Coef);
@@ -381,7 +382,8 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
 Value Interpreter::evalSubscriptBase(const Expr *E) {
   Value B = eval(E);
   if (B.K != Value::Pointer)
-    return Value::unknown("subscript of an untracked base: " + text(E));
+    return Value::unknown("subscript of an untracked base: " + text(E),
+                          ReasonKind::Untracked);
   return B;
 }
 
@@ -502,7 +504,7 @@ Value Interpreter::convertedTo(const Value &V, QualType To, QualType From,
       V.D->Op == (IsFloat ? "to_float" : "to_double"))
     return V; // converted already (an implicit conversion of a constant)
   if (!IsFloat && !To->isSpecificBuiltinType(BuiltinType::Double)) {
-    partial("a conversion to '" + To.getAsString() + "' in the update");
+    partial(ReasonKind::Update, "a conversion to '" + To.getAsString() + "' in the update");
     return Value::unknown("");
   }
   DPtr N = node(DNode::Unary);
@@ -616,7 +618,8 @@ Value Interpreter::eval(const Expr *E) {
     case UO_Deref: {
       Value P = eval(U->getSubExpr());
       if (P.K != Value::Pointer)
-        return Value::unknown("dereference of an untracked pointer");
+        return Value::unknown("dereference of an untracked pointer",
+                          ReasonKind::Untracked);
       return load(P, U->getType(), false);
     }
     case UO_PreInc:
@@ -666,9 +669,11 @@ Value Interpreter::eval(const Expr *E) {
       return Value::unknown("an index computed from loaded data (indirect "
                             "access " + text(AS) + ")");
     if (Idx.K != Value::Index)
-      return Value::unknown(Idx.Why.empty() ? "an index the analysis does not "
-                                              "follow: " + text(AS->getIdx())
-                                            : Idx.Why);
+      return Idx.Why.empty()
+                 ? Value::unknown("an index the analysis does not follow: " +
+                                      text(AS->getIdx()),
+                                  ReasonKind::Untracked)
+                 : Value::unknown(Idx.Why, Idx.WhyKind);
     QualType T = AS->getType();
     if (T->isArrayType()) {
       // u[k][j] of float u[NZ][NY][NX]: a row, in scalars.
@@ -823,7 +828,8 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
   if (R.K == Value::Unknown)
     return R;
   if (L.K == Value::Pointer || R.K == Value::Pointer)
-    return Value::unknown("pointer arithmetic the analysis does not follow");
+    return Value::unknown("pointer arithmetic the analysis does not follow",
+                          ReasonKind::Untracked);
   DPtr LD = asData(L, B->getLHS()), RD = asData(R, B->getRHS());
   if (!LD || !RD)
     return Value::unknown("");
@@ -845,7 +851,7 @@ Value Interpreter::evalCall(const CallExpr *C) {
     return Value::unknown("an indirect call");
   std::string Name = FD->getQualifiedNameAsString();
   if (isAtomicName(FD->getName())) {
-    notStencil("atomic update (" + FD->getName().str() +
+    notStencil(ReasonKind::Reduction, "atomic update (" + FD->getName().str() +
                "): a scatter or reduction, not a stencil");
     return Value::unknown("");
   }
@@ -856,14 +862,15 @@ Value Interpreter::evalCall(const CallExpr *C) {
   if (FD->getName() == "__syncwarp")
     return Value::unknown("");
   if (FD->getName().starts_with("__shfl")) {
-    notStencil("warp shuffles (" + FD->getName().str() + "): a reduction or "
+    notStencil(ReasonKind::Reduction, "warp shuffles (" + FD->getName().str() + "): a reduction or "
                "exchange between threads");
     return Value::unknown("");
   }
   if (FD->getName() == "__ldg" && C->getNumArgs() == 1) {
     Value P = eval(C->getArg(0));
     if (P.K != Value::Pointer)
-      return Value::unknown("__ldg of an untracked pointer");
+      return Value::unknown("__ldg of an untracked pointer",
+                          ReasonKind::Untracked);
     return load(P, C->getType(), true);
   }
   if ((FD->getName() == "min" || FD->getName() == "max") &&

@@ -226,28 +226,27 @@ KernelAnalysis Interpreter::finish() {
   auto Verdict = [&]() {
     if (HardReasons.empty() && !PartialReasons.empty()) {
       if (ReadsNothing)
-        notStencil("the kernel reads no array: it only stores values (a "
+        notStencil(ReasonKind::Pointwise, "the kernel reads no array: it only stores values (a "
                    "boundary condition or an initialisation), not a stencil");
       else if (ReadsSinglePoints)
-        notStencil("each array is read at a single point per thread (a "
+        notStencil(ReasonKind::Pointwise, "each array is read at a single point per thread (a "
                    "pointwise update, copy or injection), not a stencil");
     }
-    for (const std::string &R : HardReasons)
-      KA.Reasons.push_back(R);
+    KA.Reasons.assign(HardReasons.begin(), HardReasons.end());
     if (!HardReasons.empty()) {
       KA.Result = KernelAnalysis::NotStencil;
       KA.IR.reset();
       return KA;
     }
-    for (const std::string &R : PartialReasons)
-      KA.Reasons.push_back(R);
+    KA.Reasons.insert(KA.Reasons.end(), PartialReasons.begin(),
+                      PartialReasons.end());
     KA.Result = PartialReasons.empty() ? KernelAnalysis::Stencil
                                        : KernelAnalysis::Partial;
     return KA;
   };
 
   if (Writes.empty() && PartialReasons.empty() && HardReasons.empty()) {
-    notStencil("the kernel stores nothing to global memory the analysis can "
+    notStencil(ReasonKind::NoStore, "the kernel stores nothing to global memory the analysis can "
                "see");
     return Verdict();
   }
@@ -266,10 +265,7 @@ KernelAnalysis Interpreter::finish() {
   bool LostLoads =
       TileReadsLost ||
       std::any_of(PartialReasons.begin(), PartialReasons.end(),
-                  [](const std::string &R) {
-                    return R.find("does not follow") != std::string::npos ||
-                           R.find("untracked") != std::string::npos;
-                  });
+                  [](const Reason &R) { return losesLoads(R.Kind); });
   // Decided in Verdict: only when nothing more specific is found.
   if (!LostLoads) {
     std::map<std::string, std::set<std::string>> Points;
@@ -307,7 +303,7 @@ KernelAnalysis Interpreter::finish() {
       Coarsened |= Main.Index.coefficient({Tid}) == 1 &&
                    Main.Index.coefficient(Block) > 1;
     }
-    partial("the store index " + Main.Index.str() +
+    partial(ReasonKind::StoreIndex, "the store index " + Main.Index.str() +
             " uses threadIdx/blockIdx other than as blockIdx*blockDim+"
             "threadIdx" +
             (Coarsened ? std::string(": several points per thread, blockDim "
@@ -317,7 +313,7 @@ KernelAnalysis Interpreter::finish() {
     return Verdict();
   }
   if (Syms.empty()) {
-    notStencil("the store index does not depend on the thread's position "
+    notStencil(ReasonKind::NoStore, "the store index does not depend on the thread's position "
                "(every thread writes the same element)");
     return Verdict();
   }
@@ -330,20 +326,20 @@ KernelAnalysis Interpreter::finish() {
       return R.Index.mentions(L.Symbol);
     });
     if (ReadAlong)
-      notStencil("the loop over '" + L.LoopVar + "' (up to " +
+      notStencil(ReasonKind::Reduction, "the loop over '" + L.LoopVar + "' (up to " +
                  L.LoopUpper.str() + ") reads along a direction the store "
                  "does not move in: a reduction or a matrix product");
   }
   if (!HardReasons.empty())
     return Verdict();
   if (Syms.size() > 3) {
-    partial("more than three position variables in the store index");
+    partial(ReasonKind::StoreIndex, "more than three position variables in the store index");
     return Verdict();
   }
   for (const std::string &S : Syms)
     if (S.rfind("@g", 0) != 0 && S.rfind("@loop:", 0) != 0 &&
         S.rfind("mod[", 0) != 0 && S.rfind("div[", 0) != 0) {
-      partial("unrecognised position variable " + S);
+      partial(ReasonKind::StoreIndex, "unrecognised position variable " + S);
       return Verdict();
     }
 
@@ -356,7 +352,7 @@ KernelAnalysis Interpreter::finish() {
     auto Str = Main.Index.coefficientOf(S);
     if (!Str || Str->mentionsPrefix("@") || Str->mentionsPrefix("mod[") ||
         Str->mentionsPrefix("div[")) {
-      partial("the store index is not affine in the position (" +
+      partial(ReasonKind::StoreIndex, "the store index is not affine in the position (" +
               Main.Index.str() + ")");
       return Verdict();
     }
@@ -376,7 +372,7 @@ KernelAnalysis Interpreter::finish() {
   });
   for (size_t I = 1; I < Axes.size(); ++I)
     if (Axes[I].Stride == Axes[I - 1].Stride) {
-      partial("two position variables share the stride " + Axes[I].Stride.str());
+      partial(ReasonKind::StoreIndex, "two position variables share the stride " + Axes[I].Stride.str());
       return Verdict();
     }
   std::vector<std::string> AxisSyms;
@@ -391,10 +387,10 @@ KernelAnalysis Interpreter::finish() {
     std::string Where = "the store index " + Main.Index.str() +
                         " has no position variable of stride 1";
     if (Reads.empty())
-      notStencil("a boundary kernel that stores values on a face of the "
+      notStencil(ReasonKind::BoundaryOnly, "a boundary kernel that stores values on a face of the "
                  "array and reads no neighbourhood (" + Where + ")");
     else
-      partial("a boundary kernel: the stores lie on a face of the array (" +
+      partial(ReasonKind::Boundary, "a boundary kernel: the stores lie on a face of the array (" +
               Where + "); the IR describes stencils over the volume only");
     return Verdict();
   }
@@ -403,7 +399,7 @@ KernelAnalysis Interpreter::finish() {
   Poly MainRest = Main.Index.without(AxisSyms);
   auto Shift = offsetAlong(MainRest, Strides);
   if (!Shift) {
-    partial("the store index " + Main.Index.str() +
+    partial(ReasonKind::StoreIndex, "the store index " + Main.Index.str() +
             " has a constant part that is not a whole number of rows");
     return Verdict();
   }
@@ -417,7 +413,7 @@ KernelAnalysis Interpreter::finish() {
     auto UnitAxis = std::find(Seen.begin(), Seen.end(), Poly::constant(1));
     if (Seen.size() == Strides.size() && UnitAxis != Seen.end() &&
         UnitAxis != Seen.begin())
-      notStencil("an access (" + Index.str() + ") with the axes of the store (" +
+      notStencil(ReasonKind::Transpose, "an access (" + Index.str() + ") with the axes of the store (" +
                  Main.Index.str() + ") swapped: a transpose, not a stencil");
     for (size_t A = 0; A < AxisSyms.size(); ++A) {
       auto S = Index.coefficientOf(AxisSyms[A]);
@@ -526,7 +522,7 @@ KernelAnalysis Interpreter::finish() {
       } else if (Up && V == *Up - Poly::constant(1)) {
         Uppers = {V};
       } else {
-        partial("a guard excludes one point (" + S + " != " + V.str() +
+        partial(ReasonKind::Guard, "a guard excludes one point (" + S + " != " + V.str() +
                 ") that is not at an edge of the domain");
       }
     }
@@ -556,7 +552,7 @@ KernelAnalysis Interpreter::finish() {
                     : U;
     }
     if (X.Upper.empty() && X.Source == ir::AxisSource::Linear)
-      partial("no upper bound on the 1-D thread id along " + S);
+      partial(ReasonKind::Guard, "no upper bound on the 1-D thread id along " + S);
     if (X.Source == ir::AxisSource::Loop) {
       // The loop's own range, unless guards narrow it further.
       for (const AxisSym &L : LoopAxes)
@@ -577,10 +573,10 @@ KernelAnalysis Interpreter::finish() {
   }
   for (const Constraint &C : Main.Guards)
     if (C.Symbol == "?")
-      partial("a guard on the 1-D thread id itself (e.g. idx < n) that is "
+      partial(ReasonKind::Guard, "a guard on the 1-D thread id itself (e.g. idx < n) that is "
               "not a bound on the slowest coordinate");
   if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi); !Why.empty())
-    partial(Why);
+    partial(ReasonKind::Guard, Why);
   if (!Clamps.empty()) {
     std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
                                     OffsetOf);
@@ -588,7 +584,7 @@ KernelAnalysis Interpreter::finish() {
       std::string List;
       for (const std::string &C : Clamps)
         List += (List.empty() ? "" : ", ") + C;
-      partial("indices are clamped to the array's edge (" + List +
+      partial(ReasonKind::Boundary, "indices are clamped to the array's edge (" + List +
               "), but not as a replicated boundary the IR states: " + Why);
     }
   }
@@ -629,15 +625,15 @@ KernelAnalysis Interpreter::finish() {
   std::map<std::string, size_t> OutputIndex;
   for (const Write &W : Writes) {
     if (W.Guards.size() != Main.Guards.size())
-      partial("stores under different guards (" + W.Array + ")");
+      partial(ReasonKind::Guard, "stores under different guards (" + W.Array + ")");
     std::string Why;
     auto O = OffsetOf(W.Index, Why);
     if (!O) {
-      partial(Why);
+      partial(ReasonKind::StoreIndex, Why);
       continue;
     }
     if (OutputIndex.count(W.Array)) {
-      partial("the array '" + W.Array + "' is stored twice per point");
+      partial(ReasonKind::Store, "the array '" + W.Array + "' is stored twice per point");
       continue;
     }
     ir::OutputArray Out;
@@ -655,7 +651,7 @@ KernelAnalysis Interpreter::finish() {
     std::string Why;
     auto O = OffsetOf(R.Index, Why);
     if (!O) {
-      partial(Why);
+      partial(ReasonKind::ReadIndex, Why);
       continue;
     }
     ReadOffsets[R.Array].insert(*O);
@@ -679,7 +675,7 @@ KernelAnalysis Interpreter::finish() {
   }
   for (const ir::OutputArray &Out : IR.Outputs)
     if (Out.InPlace)
-      partial("the array '" + Out.Param + "' is updated in place while "
+      partial(ReasonKind::Store, "the array '" + Out.Param + "' is updated in place while "
               "neighbours read it (the result depends on thread order)");
 
   // Updates.
@@ -781,7 +777,7 @@ KernelAnalysis Interpreter::finish() {
   }
   for (const ir::InputArray &In : IR.Inputs)
     if (Arrays[In.Param].Kind != ArrayKind::Global)
-      partial("the array '" + In.Param + "' is not a kernel parameter");
+      partial(ReasonKind::Parameter, "the array '" + In.Param + "' is not a kernel parameter");
 
   IR.Notes.assign(Assumptions.begin(), Assumptions.end());
   recordBuildFacts(IR);
@@ -791,10 +787,10 @@ KernelAnalysis Interpreter::finish() {
     // The reasons found so far say more than a footprint that lacks the
     // accesses the analysis could not place.
   } else if (IR.Points == 0 && !IR.Outputs.empty()) {
-    notStencil("the kernel reads no neighbourhood (a pointwise update, not a "
+    notStencil(ReasonKind::Pointwise, "the kernel reads no neighbourhood (a pointwise update, not a "
                "stencil)");
   } else if (IR.Points == 1 && IR.Radius == 0) {
-    notStencil("the kernel reads each input at the written point only (a "
+    notStencil(ReasonKind::Pointwise, "the kernel reads each input at the written point only (a "
                "pointwise update, not a stencil)");
   }
   KA.IR = std::move(IR);

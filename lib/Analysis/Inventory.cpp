@@ -109,7 +109,7 @@ public:
       KernelAnalysis KA;
       KA.Kernel = FD.getNameAsString();
       KA.Result = KernelAnalysis::NotStencil;
-      KA.Reasons.push_back(notParsedReason(Error));
+      KA.Reasons.push_back({ReasonKind::NotParsed, notParsedReason(Error)});
       KA.Pos = position(FD.getLocation());
       if (const TemplateArgumentList *TA = FD.getTemplateSpecializationArgs())
         KA.Kernel += "<" + templateArgs(*TA) + ">";

@@ -119,10 +119,12 @@ struct Value {
   /// another size ((char *)u + j*pitch); 0 means the array's element.
   unsigned UnitBytes = 0;
   std::string Why;   // Unknown: why
+  ReasonKind WhyKind = ReasonKind::Update;
 
-  static Value unknown(std::string Why) {
+  static Value unknown(std::string Why, ReasonKind K = ReasonKind::Update) {
     Value V;
     V.Why = std::move(Why);
+    V.WhyKind = K;
     return V;
   }
   static Value index(Poly P) {
@@ -331,8 +333,12 @@ private:
   void applySplits();
   KernelAnalysis finish();
   std::string text(const Expr *E) const;
-  void partial(const std::string &Why) { PartialReasons.insert(Why); }
-  void notStencil(const std::string &Why) { HardReasons.insert(Why); }
+  void partial(ReasonKind K, const std::string &Why) {
+    PartialReasons.insert({K, Why});
+  }
+  void notStencil(ReasonKind K, const std::string &Why) {
+    HardReasons.insert({K, Why});
+  }
   ArrayInfo *arrayOf(const std::string &Name);
 
   ASTContext &Ctx;
@@ -397,7 +403,7 @@ private:
   std::vector<AxisSym> LoopAxes;
   std::set<std::string> GridStrideSyms;
   std::set<std::string> ScalarParams;
-  std::set<std::string> PartialReasons, HardReasons;
+  std::set<Reason> PartialReasons, HardReasons;
   /// What the analysis had to assume; becomes the IR's notes.
   std::set<std::string> Assumptions;
 

@@ -139,7 +139,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     std::string L;
     for (const Slot &S : Carried)
       L += (L.empty() ? "" : ", ") + S.name();
-    partial("the loop over '" + Var->getName().str() + "' carries " + What +
+    partial(ReasonKind::LoopCarry, "the loop over '" + Var->getName().str() + "' carries " + What +
             " from one iteration to the next (" + L +
             "), which the analysis does not follow");
     for (size_t I = 0; I < Carried.size(); ++I)

@@ -54,8 +54,8 @@ void Interpreter::execFor(const ForStmt *F) {
   }
   if (!Var || Init.K != Value::Index || !Cond || !Cond->isComparisonOp() ||
       Step.K != Value::Index) {
-    partial("a loop the analysis does not follow");
-    notStencil("a loop whose trip count is not a fixed radius or an axis");
+    partial(ReasonKind::LoopNotFollowed, "a loop the analysis does not follow");
+    notStencil(ReasonKind::Loop, "a loop whose trip count is not a fixed radius or an axis");
     return;
   }
   execLoop(Var, Init, Cond, Step, F->getBody());
@@ -110,7 +110,7 @@ void Interpreter::execWhile(const Expr *CondE, const Stmt *BodyS, bool Do) {
   Count(Body);
   if (!Var || !Env.count(Var) || Env[Var].K != Value::Index ||
       Step.K != Value::Index || Moves != 1) {
-    notStencil(std::string("a ") + What +
+    notStencil(ReasonKind::Loop, std::string("a ") + What +
                " loop inside the kernel that is not a counted loop " +
                (Do ? "(k = A; do { ...; ++k; } while (k < B);)"
                    : "(k = A; while (k < B) { ...; ++k; })"));
@@ -154,7 +154,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       auto It = BlockSizes.find(D);
       if (It == BlockSizes.end()) {
         BlockSizeWanted.insert(D);
-        partial("the analysis does not follow " + Loop + ", which spreads "
+        partial(ReasonKind::LoopNotFollowed, "the analysis does not follow " + Loop + ", which spreads "
                 "elements over the block's threads: the block size along " +
                 Ax + " is not fixed in the kernel (blockIdx*B + threadIdx)");
         return;
@@ -169,7 +169,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     if (!inBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
         (Op != BO_LT && Op != BO_LE) ||
         Extent[0] * Extent[1] * Extent[2] > 4096) {
-      partial("the analysis does not follow " + Loop + ", which starts at "
+      partial(ReasonKind::LoopNotFollowed, "the analysis does not follow " + Loop + ", which starts at "
               "the thread's place in the block but does not step by a "
               "fixed amount up to a fixed bound");
       return;
@@ -188,7 +188,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
             Rounds = std::max(Rounds, (Last - *V) / *StepN + 1);
         }
     if (Rounds > 64) {
-      partial("the analysis does not follow " + Loop + ", which runs more "
+      partial(ReasonKind::LoopNotFollowed, "the analysis does not follow " + Loop + ", which runs more "
               "than 64 rounds in a thread");
       return;
     }
@@ -209,7 +209,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     // frame.
     Reads.resize(ReadsBefore);
     if (Writes.size() != WritesBefore)
-      partial("the analysis does not follow " + Loop + ", which spreads "
+      partial(ReasonKind::LoopNotFollowed, "the analysis does not follow " + Loop + ", which spreads "
               "elements over the block's threads and stores to global memory");
     return;
   }
@@ -231,7 +231,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     unsigned Trips = 0;
     for (int64_t V = *InitC; Holds(V); V += *StepC) {
       if (++Trips > 64) {
-        notStencil("a loop of more than 64 constant iterations inside the "
+        notStencil(ReasonKind::Loop, "a loop of more than 64 constant iterations inside the "
                    "kernel (not a stencil radius)");
         return;
       }
@@ -270,7 +270,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
                                             : Bound.Idx;
     A.HasLoopRange = Cond->getOpcode() == BO_LT || Cond->getOpcode() == BO_LE;
     if (!A.HasLoopRange) {
-      partial("a loop over an axis with condition '" + text(Cond) + "'");
+      partial(ReasonKind::Loop, "a loop over an axis with condition '" + text(Cond) + "'");
       return;
     }
     LoopAxes.push_back(A);
@@ -280,7 +280,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     exec(Body);
     return;
   }
-  notStencil("a loop over '" + Var->getName().str() + "' (" + text(Cond) +
+  notStencil(ReasonKind::Loop, "a loop over '" + Var->getName().str() + "' (" + text(Cond) +
              ") that is neither a constant radius nor an axis of the grid "
              "(e.g. a reduction tree or a matrix product)");
 }

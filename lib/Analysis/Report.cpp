@@ -239,8 +239,9 @@ json::Value analysesJson(const Inventory &Inv, StringRef Root) {
   json::Array Kernels;
   auto Add = [&](const std::string &Name, const KernelAnalysis &A) {
     json::Array Reasons;
-    for (const std::string &R : A.Reasons)
-      Reasons.push_back(R);
+    for (const Reason &R : A.Reasons)
+      Reasons.push_back(
+          json::Object{{"kind", reasonKindName(R.Kind)}, {"text", R.Text}});
     json::Object K{{"kernel", Name},
                    {"file", relativeTo(A.Pos.File, Root)},
                    {"line", A.Pos.Line},

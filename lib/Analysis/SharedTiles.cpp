@@ -385,7 +385,7 @@ void Interpreter::resolveSharedReads(DPtr &N) {
     std::string Why;
     auto Traced = traceTileRead(*N, Why);
     if (!Traced) {
-      partial(Why);
+      partial(ReasonKind::SharedTile, Why);
       TileReadsLost = true;
       return;
     }

@@ -87,22 +87,22 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     if (Base.K == Value::Pointer && Idx.K == Value::Index)
       Ptr = Base.movedTo(Base.Idx + Idx.Idx);
     else if (Idx.K == Value::Data)
-      notStencil("a store at an index computed from loaded data (scatter: " +
+      notStencil(ReasonKind::Indirect, "a store at an index computed from loaded data (scatter: " +
                  text(LHS) + ")");
     else
-      partial("a store the analysis does not follow: " + text(LHS));
+      partial(ReasonKind::Untracked, "a store the analysis does not follow: " + text(LHS));
   } else if (const auto *U = dyn_cast<UnaryOperator>(LHS);
              U && U->getOpcode() == UO_Deref) {
     Ptr = eval(U->getSubExpr());
   }
   if (Ptr.K != Value::Pointer) {
     if (Ptr.K == Value::Unknown && !isa<ArraySubscriptExpr>(LHS))
-      partial("a store the analysis does not follow: " + text(LHS));
+      partial(ReasonKind::Untracked, "a store the analysis does not follow: " + text(LHS));
     return;
   }
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (Ptr.Idx.mentionsPrefix(ClampPrefix)) {
-    partial("a store at a clamped index (" + text(LHS) + ")");
+    partial(ReasonKind::Boundary, "a store at a clamped index (" + text(LHS) + ")");
     return;
   }
   if (A && A->Kind == ArrayKind::Shared) {
@@ -115,7 +115,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     if (R.K == Value::Index && R.Idx.isConstant())
       D = asData(R, RHS);
     if (!D || IsCompound || Ptr.UnitBytes != 0) {
-      partial("a store to the __shared__ array '" + Ptr.Array +
+      partial(ReasonKind::Untracked, "a store to the __shared__ array '" + Ptr.Array +
               "' the analysis does not follow: " + text(LHS));
       return;
     }
@@ -127,7 +127,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // An element at a constant index is a variable of its own.
     auto E = numberOf(Ptr.Idx);
     if (!E || Ptr.UnitBytes != 0) {
-      partial("a local array '" + Ptr.Array + "' indexed by a non-constant "
+      partial(ReasonKind::Update, "a local array '" + Ptr.Array + "' indexed by a non-constant "
               "holds intermediate values");
       return;
     }
@@ -149,7 +149,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   if (IsCompound && Op != BO_AddAssign) {
     // out[p] *= v still reads out[p].
     Reads.push_back({Ptr.Array, Ptr.Idx, false});
-    partial("a compound store other than += (" + text(LHS) + ")");
+    partial(ReasonKind::Store, "a compound store other than += (" + text(LHS) + ")");
     return;
   }
   if (IsCompound) {
@@ -277,7 +277,7 @@ void Interpreter::execIf(const IfStmt *If) {
   // has no one value.
   if (!Frames.empty() &&
       (containsReturn(Then) || containsReturn(If->getElse()))) {
-    partial("a helper returns under a condition that depends on the "
+    partial(ReasonKind::Guard, "a helper returns under a condition that depends on the "
             "thread: " + text(If->getCond()));
     Frames.back().Result = Value::unknown("");
     Frames.back().Returned = true;
@@ -315,7 +315,7 @@ void Interpreter::execIf(const IfStmt *If) {
       Guards.insert(Guards.end(), Cs.begin(), Cs.end());
       return;
     }
-    partial("an early return under a condition the analysis does not "
+    partial(ReasonKind::ControlFlow, "an early return under a condition the analysis does not "
             "follow: " + text(If->getCond()));
     return;
   }
@@ -338,7 +338,7 @@ void Interpreter::execIf(const IfStmt *If) {
       size_t Before = Writes.size();
       ExecUnder(Else, NotTC);
       if (Writes.size() != Before)
-        partial("different updates on the two sides of '" +
+        partial(ReasonKind::Boundary, "different updates on the two sides of '" +
                 text(If->getCond()) + "' (boundary and interior regions)");
     }
     return;
@@ -350,9 +350,9 @@ void Interpreter::execIf(const IfStmt *If) {
     ExecUnder(If->getElse(), NotTC);
   if (Writes.size() != Before) {
     if (readsData(If->getCond()))
-      notStencil("a data-dependent branch decides the store");
+      notStencil(ReasonKind::DataBranch, "a data-dependent branch decides the store");
     else
-      partial("a store under the condition '" + text(If->getCond()) +
+      partial(ReasonKind::Guard, "a store under the condition '" + text(If->getCond()) +
               "', which is not a bound on the grid position");
   }
 }
@@ -361,7 +361,7 @@ void Interpreter::exec(const Stmt *S) {
   if (!S || Returned || (!Frames.empty() && Frames.back().Returned))
     return;
   if (++Steps > 200000) {
-    partial("the kernel is too large to interpret");
+    partial(ReasonKind::Size, "the kernel is too large to interpret");
     Returned = true;
     return;
   }
@@ -442,7 +442,7 @@ void Interpreter::exec(const Stmt *S) {
     return;
   }
   if (isa<SwitchStmt>(S) || isa<GotoStmt>(S)) {
-    partial("control flow the analysis does not follow (switch/goto)");
+    partial(ReasonKind::ControlFlow, "control flow the analysis does not follow (switch/goto)");
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
@@ -460,10 +460,10 @@ void Interpreter::scanForNonStencilCalls(const Stmt *S) {
     if (const FunctionDecl *FD = C->getDirectCallee()) {
       StringRef N = FD->getName();
       if (isAtomicName(N))
-        notStencil("atomic update (" + N.str() +
+        notStencil(ReasonKind::Reduction, "atomic update (" + N.str() +
                    "): a scatter or reduction, not a stencil");
       if (N.starts_with("__shfl"))
-        notStencil("warp shuffles (" + N.str() + "): a reduction or "
+        notStencil(ReasonKind::Reduction, "warp shuffles (" + N.str() + "): a reduction or "
                    "exchange between threads");
     }
   for (const Stmt *Child : S->children())

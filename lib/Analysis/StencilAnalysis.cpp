@@ -50,8 +50,8 @@ const char *verdictName(KernelAnalysis::Verdict V) {
 
 std::string KernelAnalysis::reasonText() const {
   std::string S;
-  for (const std::string &R : Reasons)
-    S += (S.empty() ? "" : "; ") + R;
+  for (const Reason &R : Reasons)
+    S += (S.empty() ? "" : "; ") + R.Text;
   return S;
 }
 

@@ -13,6 +13,7 @@
 #ifndef FORGESTENCIL_ANALYSIS_STENCILANALYSIS_H
 #define FORGESTENCIL_ANALYSIS_STENCILANALYSIS_H
 
+#include "forgestencil/Analysis/Reason.h"
 #include "forgestencil/Analysis/SourcePos.h"
 #include "forgestencil/IR/StencilIR.h"
 
@@ -35,12 +36,13 @@ struct KernelAnalysis {
   SourcePos Pos;
   Verdict Result = NotStencil;
   /// For NotStencil: why not. For Partial: what was not understood.
-  std::vector<std::string> Reasons;
+  std::vector<Reason> Reasons;
   std::optional<ir::StencilIR> IR; ///< Set for Stencil (and Partial when the
                                    ///< understood part is still useful).
   /// Why no launch of this kernel may be rewritten although it is a
   /// stencil (another kernel of the same name, say); empty when it may.
   std::string NotRewritten;
+  /// The reasons' sentences, joined by "; ".
   std::string reasonText() const;
 };
 

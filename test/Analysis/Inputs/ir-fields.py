@@ -37,7 +37,8 @@ def main():
     for k in doc["kernels"]:
         print("kernel %s %s" % (k["kernel"], k["verdict"]))
         for r in k["reasons"]:
-            print("  reason: " + r)
+            # {kind, text}; the sentence is what tests read.
+            print("  reason: " + (r["text"] if isinstance(r, dict) else r))
         ir = k.get("ir")
         if not ir:
             continue
