@@ -73,7 +73,7 @@ def reason_texts(entry):
 
 def reports_temporal(entry):
     ir = entry.get("ir") or {}
-    if ir.get("temporal_blocking") or ir.get("time_steps"):
+    if entry.get("temporal_blocking") or ir.get("temporal_blocking") or ir.get("time_steps"):
         return True
     words = reason_texts(entry) + [str(n) for n in ir.get("notes") or []]
     return any("temporal" in w.lower() for w in words)

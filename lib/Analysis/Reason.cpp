@@ -35,6 +35,7 @@ constexpr KindName Names[] = {
     {ReasonKind::BoundaryOnly, "boundary-only"},
     {ReasonKind::Transpose, "transpose"},
     {ReasonKind::DataBranch, "data-branch"},
+    {ReasonKind::TemporalBlocking, "temporal-blocking"},
 };
 } // namespace
 

@@ -249,6 +249,14 @@ json::Value analysesJson(const Inventory &Inv, StringRef Root) {
                    {"reasons", std::move(Reasons)}};
     if (!A.NotRewritten.empty())
       K["not_rewritten"] = A.NotRewritten;
+    if (A.Temporal) {
+      json::Object T{{"form", A.Temporal->Form == TemporalBlocking::FusedSteps
+                                  ? "fused-steps"
+                                  : "time-loop"}};
+      if (A.Temporal->TimeSteps)
+        T["time_steps"] = A.Temporal->TimeSteps;
+      K["temporal_blocking"] = std::move(T);
+    }
     if (A.IR && A.Result != KernelAnalysis::NotStencil)
       K["ir"] = irValue(*A.IR, Root);
     Kernels.push_back(std::move(K));

@@ -2,6 +2,7 @@
 
 #include "forgestencil/Analysis/StencilAnalysis.h"
 #include "KernelInterpreter.h"
+#include "Recognisers.h"
 #include "forgestencil/Analysis/Poly.h"
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 
@@ -93,6 +94,18 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     KernelAnalysis Numeric = RunWith(All, Assumed);
     if (Numeric.Result == KernelAnalysis::Stencil)
       KA = std::move(Numeric);
+  }
+  // Idioms that decide the verdict themselves (Recognisers.h).
+  for (const auto &R : detail::kernelRecognisers()) {
+    std::optional<detail::Recognised> Found = R->examine(Kernel, Ctx, KA);
+    if (!Found)
+      continue;
+    KA.Result = Found->Result;
+    KA.Reasons = {Found->Why};
+    KA.Temporal = Found->Temporal;
+    if (KA.Result == KernelAnalysis::NotStencil)
+      KA.IR.reset();
+    break;
   }
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Loc = SM.getFileLoc(Kernel.getLocation());

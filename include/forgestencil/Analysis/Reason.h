@@ -43,6 +43,7 @@ enum class ReasonKind {
   BoundaryOnly,   ///< Stores on a face only, reading no neighbourhood.
   Transpose,      ///< Axes of reads and stores swapped.
   DataBranch,     ///< A data-dependent branch decides the store.
+  TemporalBlocking, ///< Several time steps inside the kernel.
 };
 
 /// The kind's name in JSON and reports ("shared-tile").

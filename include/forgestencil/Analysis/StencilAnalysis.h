@@ -29,6 +29,16 @@ class FunctionDecl;
 namespace forgestencil {
 namespace analysis {
 
+/// In-kernel temporal blocking (a recogniser's finding): several time
+/// steps inside one kernel.
+struct TemporalBlocking {
+  enum Kind {
+    FusedSteps, ///< The stored value is TimeSteps applications of an update.
+    TimeLoop,   ///< A loop with a grid-wide barrier runs the time steps.
+  } Form = FusedSteps;
+  unsigned TimeSteps = 0; ///< For FusedSteps.
+};
+
 /// What the analysis concluded about one kernel.
 struct KernelAnalysis {
   enum Verdict { Stencil, Partial, NotStencil };
@@ -42,6 +52,8 @@ struct KernelAnalysis {
   /// Why no launch of this kernel may be rewritten although it is a
   /// stencil (another kernel of the same name, say); empty when it may.
   std::string NotRewritten;
+  /// Set when the kernel runs several time steps itself.
+  std::optional<TemporalBlocking> Temporal;
   /// The reasons' sentences, joined by "; ".
   std::string reasonText() const;
 };
