@@ -11,6 +11,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+
+#include <algorithm>
 #include "llvm/Support/StringSaver.h"
 
 using namespace llvm;
@@ -185,6 +187,13 @@ CudaCompilationDatabase::loadFromBuffer(StringRef Json, StringRef JsonPath,
     }
     if (Job->Language != SourceLanguage::Cuda) {
       DB->Skipped.push_back({Job->File, "not a CUDA translation unit"});
+      bool Known = std::any_of(
+          DB->HostJobs.begin(), DB->HostJobs.end(),
+          [&](const CompileJob &H) { return H.File == Job->File; });
+      if ((Job->Language == SourceLanguage::Cxx ||
+           Job->Language == SourceLanguage::C) &&
+          !Known)
+        DB->HostJobs.push_back(*Job);
       continue;
     }
     if (DB->Units.count(Job->File)) {

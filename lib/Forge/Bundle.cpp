@@ -196,42 +196,6 @@ bool mentions(const std::string &Expr, const std::string &Word) {
   return false;
 }
 
-/// Splits a shell-like command line (single and double quotes, backslash).
-std::vector<std::string> splitCommand(const std::string &Command) {
-  std::vector<std::string> Out;
-  std::string Cur;
-  bool Have = false;
-  char Quote = 0;
-  for (size_t I = 0; I < Command.size(); ++I) {
-    char C = Command[I];
-    if (Quote) {
-      if (C == Quote)
-        Quote = 0;
-      else if (C == '\\' && Quote == '"' && I + 1 < Command.size())
-        Cur += Command[++I];
-      else
-        Cur += C;
-    } else if (C == '\'' || C == '"') {
-      Quote = C;
-      Have = true;
-    } else if (C == '\\' && I + 1 < Command.size()) {
-      Cur += Command[++I];
-      Have = true;
-    } else if (std::isspace(static_cast<unsigned char>(C))) {
-      if (Have)
-        Out.push_back(Cur);
-      Cur.clear();
-      Have = false;
-    } else {
-      Cur += C;
-      Have = true;
-    }
-  }
-  if (Have)
-    Out.push_back(Cur);
-  return Out;
-}
-
 /// The block the original is launched with: 32 threads along x, 4 along y,
 /// 2 along z where the kernel's thread axes use them (256 along x for a 1-D
 /// thread id), so odd extents are never a multiple; a fixed block size the
@@ -263,54 +227,6 @@ std::array<unsigned, 3> bundleBlock(const ir::StencilIR &IR) {
     if (Fixed[D])
       Block[D] = Fixed[D];
   return Block;
-}
-
-bool addDatabaseUnits(BundleRequest &R, const std::string &DatabasePath,
-                      std::string &Error) {
-  fs::path Path(DatabasePath);
-  if (fs::is_directory(Path))
-    Path /= "compile_commands.json";
-  std::ifstream In(Path);
-  json DB = json::parse(In, nullptr, false);
-  if (!In || DB.is_discarded() || !DB.is_array()) {
-    Error = "cannot read " + Path.string();
-    return false;
-  }
-  std::set<std::string> Known;
-  for (const BundleRequest::Unit &U : R.Units)
-    Known.insert(fs::path(U.File).lexically_normal().string());
-  for (const json &E : DB) {
-    std::string Dir = E.value("directory", "");
-    fs::path File(E.value("file", ""));
-    if (File.is_relative())
-      File = fs::path(Dir) / File;
-    std::string Name = File.lexically_normal().string();
-    std::string Ext = File.extension().string();
-    if (Known.count(Name) ||
-        !(Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".c" ||
-          Ext == ".cu"))
-      continue;
-    std::vector<std::string> Args =
-        E.contains("arguments")
-            ? E["arguments"].get<std::vector<std::string>>()
-            : splitCommand(E.value("command", ""));
-    BundleRequest::Unit U{Name, Dir, {}};
-    for (size_t I = 1; I < Args.size(); ++I) {
-      const std::string &A = Args[I];
-      bool Separate = A == "-I" || A == "-D" || A == "-U" || A == "-isystem" ||
-                      A == "-include";
-      if (Separate && I + 1 < Args.size()) {
-        U.Flags.push_back(A);
-        U.Flags.push_back(Args[++I]);
-      } else if (A.rfind("-I", 0) == 0 || A.rfind("-D", 0) == 0 ||
-                 A.rfind("-U", 0) == 0 || A.rfind("-std=", 0) == 0) {
-        U.Flags.push_back(A);
-      }
-    }
-    Known.insert(Name);
-    R.Units.push_back(std::move(U));
-  }
-  return true;
 }
 
 ir::StencilIR completeForBundle(ir::StencilIR IR) {

@@ -232,8 +232,8 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   }
   std::string Error;
   // C/C++ units the CUDA front end skipped still have to link.
-  if (!forge::addDatabaseUnits(Req, DatabasePath, Error))
-    errs() << "fs-rewrite: note: " << Error << "\n";
+  for (const driver::CompileJob &H : DB.hostJobs())
+    Req.Units.push_back({H.File, H.Directory, H.CommonFlags});
   Req.Knowledge = forge::emptyMatrix();
   if (std::string K = knowledgeFile(errs());
       !K.empty() && !forge::loadMatrix(K, Req.Knowledge, Error))

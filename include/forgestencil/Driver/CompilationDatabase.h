@@ -72,6 +72,10 @@ public:
   /// Entries left out, with the reason (non-CUDA, link steps, errors).
   const std::vector<EntryProblem> &problems() const { return Problems; }
   const std::vector<EntryProblem> &skipped() const { return Skipped; }
+  /// The C and C++ units of the app that are not CUDA (host code the CUDA
+  /// units link with), in database order, first entry per file: a tuning
+  /// bundle builds them to link the app's own units.
+  const std::vector<CompileJob> &hostJobs() const { return HostJobs; }
   const std::string &path() const { return JsonPath; }
   const DatabaseOptions &options() const { return Options; }
 
@@ -82,6 +86,7 @@ private:
   std::map<std::string, TranslationUnit> Units;
   std::vector<EntryProblem> Problems;
   std::vector<EntryProblem> Skipped;
+  std::vector<CompileJob> HostJobs;
 };
 
 } // namespace driver

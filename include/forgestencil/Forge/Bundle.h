@@ -120,12 +120,6 @@ struct BundleRequest {
   std::vector<long long> TimeShape;
 };
 
-/// Adds to R.Units the entries of compile_commands.json (DatabasePath) that
-/// are not there yet (C and C++ units the CUDA front end skipped), with
-/// their -D/-U/-I/-isystem/-include/-std flags, so a kernel's unit links.
-bool addDatabaseUnits(BundleRequest &R, const std::string &DatabasePath,
-                      std::string &Error);
-
 /// Makes an IR from the analysis usable by the generators: axis names that
 /// are no C identifiers are renamed, and an axis without an extent gets the
 /// size parameter its upper bound names.
