@@ -17,6 +17,7 @@
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/CpuCheck.h"
+#include "forgestencil/Knowledge/VariantChoice.h"
 #include "forgestencil/Forge/BundleResults.h"
 #include "forgestencil/Harness/HostInfo.h"
 #include "forgestencil/Version.h"
@@ -171,20 +172,6 @@ static cl::opt<std::string>
                   cl::desc("fs-tune's results: patch each kernel with its "
                            "fastest verified candidate (else the reference)"),
                   cl::value_desc("json"), cl::cat(Category));
-
-/// The winners of --tuning-results by kernel; empty without the option.
-static Expected<std::map<std::string, forge::Winner>> tuningWinners() {
-  if (TuningResults.empty())
-    return std::map<std::string, forge::Winner>();
-  std::string Error;
-  auto R = forge::loadTuneResults(TuningResults, Error);
-  if (!R)
-    return createStringError(inconvertibleErrorCode(), Error);
-  auto Winners = forge::chooseWinners(*R);
-  for (const auto &[Kernel, W] : Winners)
-    errs() << "fs-rewrite: " << W.Summary << "\n";
-  return Winners;
-}
 
 /// Runs --bundle after the analysis; returns the exit code.
 static int runBundle(const driver::CudaCompilationDatabase &DB,
@@ -464,133 +451,22 @@ static cl::opt<std::string>
                          "removed)"),
                 cl::value_desc("dir"), cl::cat(Category));
 
-/// The CPU check of \p V for kernel \p Name under --cpu-check; false
-/// when the kernel keeps its original launch (and says why).
-static bool cpuChecked(StringRef Name, rewrite::KernelVariant &V,
-                       bool GpuVerified, raw_ostream &Log) {
-  if (CpuCheckMode == "never" || (GpuVerified && CpuCheckMode != "always"))
-    return true;
-  static std::optional<forge::EmulatorLocation> Where;
-  if (!Where) {
-    Where = forge::locateCpuEmulator(
-        CpuEmulatorPath,
-        sys::fs::getMainExecutable("fs-rewrite", (void *)&cpuChecked));
-    if (!Where->Path.empty())
-      Log << "fs-rewrite: CPU check: " << Where->Path << " (" << Where->How
-          << ")\n";
-  }
-  forge::CpuCheckOptions Opts;
-  Opts.Emulator = Where->Path;
-  if (!CpuCheckDir.empty())
-    Opts.WorkDir = CpuCheckDir + "/" + Name.str();
-  forge::CpuCheckVerdict R = forge::cpuCheck(V.IR, V.Params, Opts);
-  if (R.Result == forge::CpuCheckVerdict::Passed) {
-    Log << formatv("fs-rewrite: {0}: {1} passed the CPU check ({2:F0} s{3})\n",
-                   Name, V.Params.id(), R.Seconds,
-                   R.Reason.empty() ? "" : "; " + R.Reason);
-    V.Provenance += " Its generated code passed the CPU emulation check "
-                    "(fs-rewrite --cpu-check: the original the IR describes "
-                    "and this variant on bounds-checked arrays, whole "
-                    "domains at odd sizes" +
-                    (R.Reason.empty() ? std::string(", bit-identical")
-                                      : "; " + R.Reason) +
-                    ").";
-    return true;
-  }
-  std::string Why = R.Reason;
-  if (R.Result == forge::CpuCheckVerdict::NotRun && Where->Path.empty()) {
-    Why = "no CPU emulator found (looked at";
-    for (const std::string &T : Where->Tried)
-      Why += " " + T;
-    Why += ")";
-  }
-  Log << "fs-rewrite: " << Name << ": keeps the original (" << V.Params.id()
-      << (R.Result == forge::CpuCheckVerdict::Failed
-              ? " failed the CPU check: "
-              : " could not be checked on the CPU: ")
-      << Why << "; --cpu-check never patches it unchecked)\n";
-  return false;
-}
-
-/// A generated variant for every kernel the analysis fully understood: the
-/// winner fs-tune verified and measured on this app when --tuning-results
-/// says so, else the best known strategy for its signature on sm_90. A
-/// kernel for which fs-tune found nothing faster than the original keeps the
-/// original.
+/// The variant choice (lib/Knowledge) with this command line's options.
 static Expected<std::map<std::string, rewrite::KernelVariant>>
 chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
-  std::map<std::string, rewrite::KernelVariant> Variants;
-  auto Winners = tuningWinners();
-  if (!Winners)
-    return Winners.takeError();
-  std::optional<forge::TuneResults> Tuned;
-  if (!TuningResults.empty()) {
-    std::string Error;
-    Tuned = forge::loadTuneResults(TuningResults, Error);
-  }
-  nlohmann::json Matrix;
-  std::string Error;
-  std::string Knowledge = knowledgeFile(Log);
-  Matrix = forge::emptyMatrix();
-  if (!Knowledge.empty() && !forge::loadMatrix(Knowledge, Matrix, Error))
-    Log << "fs-rewrite: note: no knowledge base (" << Error
-        << "); using the documented default strategies\n";
-  for (const auto &[Name, A] : Inv.analyses()) {
-    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
-      continue;
-    if (!A.NotRewritten.empty()) {
-      Log << "fs-rewrite: " << Name << ": keeps the original ("
-          << A.NotRewritten << ")\n";
-      continue;
-    }
-    rewrite::KernelVariant V;
-    V.IR = *A.IR;
-    V.ComputeCapability = 90;
-    if (auto W = Winners->find(Name); W != Winners->end()) {
-      if (W->second.fallback() || !W->second.Params) {
-        Log << "fs-rewrite: " << Name << ": keeps the original ("
-            << W->second.Summary << ")\n";
-        continue;
-      }
-      V.Params = *W->second.Params;
-      std::string Where = Tuned ? Tuned->GpuName + ", " + Tuned->Date : "";
-      V.Provenance = "Verified against this app's own kernel and measured by "
-                     "fs-tune (" + Where + "): " + W->second.Summary;
-      V.MeasuredSpeedup = formatv("{0:F2}x kernel time ({1})",
-                                  W->second.Speedup, Where)
-                              .str();
-      Log << "fs-rewrite: " << Name << ": " << V.Params.id()
-          << " (fs-tune winner)\n";
-      if (cpuChecked(Name, V, /*GpuVerified=*/true, Log))
-        Variants.emplace(Name, std::move(V));
-      continue;
-    }
-    if (Tuned) {
-      // Measurements were given: a kernel they do not cover was not
-      // verified on this app, and keeps its original launch.
-      Log << "fs-rewrite: " << Name
-          << ": keeps the original (no verified candidate in "
-          << TuningResults << ")\n";
-      continue;
-    }
-    std::string Source;
-    // App sizes are unknown here; the tuned entries are for arrays larger
-    // than the L2, which is what time-stepped stencil apps run.
-    V.Params = forge::pickStrategy(Matrix, V.IR, "sm_90", "large", &Source);
-    V.Provenance =
-        Source == "default"
-            ? "No measurement for this stencil signature is known: this is "
-              "the documented default strategy, not yet verified on this app."
-            : "Chosen from the " + Source +
-                  " of measurements on an NVIDIA H200 (see "
-                  "knowledge/operator-matrix.json); not yet verified against "
-                  "this app's kernel on a GPU.";
-    Log << "fs-rewrite: " << Name << ": " << V.Params.id() << " ("
-        << (Source == "default" ? "documented default" : Source) << ")\n";
-    if (cpuChecked(Name, V, /*GpuVerified=*/false, Log))
-      Variants.emplace(Name, std::move(V));
-  }
-  return Variants;
+  knowledge::VariantChoiceOptions O;
+  O.TuningResults = TuningResults;
+  O.KnowledgeFile = knowledgeFile(Log);
+  O.Arch = BundleArch;
+  O.CpuCheck = *knowledge::parseCpuCheckMode(CpuCheckMode);
+  forge::EmulatorLocation Where = forge::locateCpuEmulator(
+      CpuEmulatorPath,
+      sys::fs::getMainExecutable("fs-rewrite", (void *)&chooseVariants));
+  O.CpuEmulator = Where.Path;
+  O.CpuEmulatorHow = Where.How;
+  O.CpuEmulatorTried = Where.Tried;
+  O.CpuCheckDir = CpuCheckDir;
+  return knowledge::chooseVariants(Inv, O, Log);
 }
 
 /// Runs --emit-patch/--stdout; returns the exit code.
@@ -687,8 +563,7 @@ static int startTuning(const char *Argv0) {
   if (TuneMode != "auto" && TuneMode != "always" && TuneMode != "never")
     return usageError("--tune must be auto, always or never, not '" + TuneMode +
                 "'");
-  if (CpuCheckMode != "auto" && CpuCheckMode != "always" &&
-      CpuCheckMode != "never")
+  if (!knowledge::parseCpuCheckMode(CpuCheckMode))
     return usageError("--cpu-check must be auto, always or never, not '" +
                       CpuCheckMode + "'");
   if (!wantsPatch() || RewriteStrategy != "forge" || !TuningResults.empty() ||
@@ -814,7 +689,7 @@ int main(int argc, char **argv) {
     return RC || !wantsLlm() ? RC : runLlmAgent();
   }
   if (!TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
-    auto Winners = tuningWinners();
+    auto Winners = knowledge::loadWinners(TuningResults, errs());
     if (!Winners)
       return fail(toString(Winners.takeError()));
     return 0;

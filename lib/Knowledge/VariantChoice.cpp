@@ -1,0 +1,177 @@
+//===- VariantChoice.cpp - Which variant each kernel is patched with ------===//
+
+#include "forgestencil/Knowledge/VariantChoice.h"
+
+#include "forgestencil/Forge/CpuCheck.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace knowledge {
+
+std::optional<CpuCheckMode> parseCpuCheckMode(StringRef Text) {
+  if (Text == "auto")
+    return CpuCheckMode::Auto;
+  if (Text == "always")
+    return CpuCheckMode::Always;
+  if (Text == "never")
+    return CpuCheckMode::Never;
+  return std::nullopt;
+}
+
+Expected<std::map<std::string, forge::Winner>>
+loadWinners(const std::string &Path, raw_ostream &Log) {
+  std::string Error;
+  auto R = forge::loadTuneResults(Path, Error);
+  if (!R)
+    return createStringError(inconvertibleErrorCode(), Error);
+  auto Winners = forge::chooseWinners(*R);
+  for (const auto &[Kernel, W] : Winners)
+    Log << "fs-rewrite: " << W.Summary << "\n";
+  return Winners;
+}
+
+namespace {
+
+/// The CPU check of one variant under the options; false when its kernel
+/// keeps the original launch (said on the log).
+class CpuChecker {
+public:
+  CpuChecker(const VariantChoiceOptions &Opts, raw_ostream &Log)
+      : Opts(Opts), Log(Log) {}
+
+  bool check(StringRef Name, rewrite::KernelVariant &V, bool GpuVerified) {
+    if (Opts.CpuCheck == CpuCheckMode::Never ||
+        (GpuVerified && Opts.CpuCheck != CpuCheckMode::Always))
+      return true;
+    if (!Announced && !Opts.CpuEmulator.empty())
+      Log << "fs-rewrite: CPU check: " << Opts.CpuEmulator << " ("
+          << Opts.CpuEmulatorHow << ")\n";
+    Announced = true;
+    forge::CpuCheckOptions C;
+    C.Emulator = Opts.CpuEmulator;
+    if (!Opts.CpuCheckDir.empty())
+      C.WorkDir = Opts.CpuCheckDir + "/" + Name.str();
+    forge::CpuCheckVerdict R = forge::cpuCheck(V.IR, V.Params, C);
+    if (R.Result == forge::CpuCheckVerdict::Passed) {
+      Log << formatv("fs-rewrite: {0}: {1} passed the CPU check ({2:F0} s{3})\n",
+                     Name, V.Params.id(), R.Seconds,
+                     R.Reason.empty() ? "" : "; " + R.Reason);
+      V.Provenance += " Its generated code passed the CPU emulation check "
+                      "(fs-rewrite --cpu-check: the original the IR describes "
+                      "and this variant on bounds-checked arrays, whole "
+                      "domains at odd sizes" +
+                      (R.Reason.empty() ? std::string(", bit-identical")
+                                        : "; " + R.Reason) +
+                      ").";
+      return true;
+    }
+    std::string Why = R.Reason;
+    if (R.Result == forge::CpuCheckVerdict::NotRun && Opts.CpuEmulator.empty()) {
+      Why = "no CPU emulator found (looked at";
+      for (const std::string &T : Opts.CpuEmulatorTried)
+        Why += " " + T;
+      Why += ")";
+    }
+    Log << "fs-rewrite: " << Name << ": keeps the original (" << V.Params.id()
+        << (R.Result == forge::CpuCheckVerdict::Failed
+                ? " failed the CPU check: "
+                : " could not be checked on the CPU: ")
+        << Why << "; --cpu-check never patches it unchecked)\n";
+    return false;
+  }
+
+private:
+  const VariantChoiceOptions &Opts;
+  raw_ostream &Log;
+  bool Announced = false;
+};
+
+} // namespace
+
+Expected<std::map<std::string, rewrite::KernelVariant>>
+chooseVariants(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
+               raw_ostream &Log) {
+  std::map<std::string, rewrite::KernelVariant> Variants;
+  std::map<std::string, forge::Winner> Winners;
+  std::optional<forge::TuneResults> Tuned;
+  if (!Opts.TuningResults.empty()) {
+    auto W = loadWinners(Opts.TuningResults, Log);
+    if (!W)
+      return W.takeError();
+    Winners = std::move(*W);
+    std::string Error;
+    Tuned = forge::loadTuneResults(Opts.TuningResults, Error);
+  }
+  nlohmann::json Matrix = forge::emptyMatrix();
+  std::string Error;
+  if (!Opts.KnowledgeFile.empty() &&
+      !forge::loadMatrix(Opts.KnowledgeFile, Matrix, Error))
+    Log << "fs-rewrite: note: no knowledge base (" << Error
+        << "); using the documented default strategies\n";
+  CpuChecker Checker(Opts, Log);
+  for (const auto &[Name, A] : Inv.analyses()) {
+    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+      continue;
+    if (!A.NotRewritten.empty()) {
+      Log << "fs-rewrite: " << Name << ": keeps the original ("
+          << A.NotRewritten << ")\n";
+      continue;
+    }
+    rewrite::KernelVariant V;
+    V.IR = *A.IR;
+    V.ComputeCapability = 90;
+    if (auto W = Winners.find(Name); W != Winners.end()) {
+      if (W->second.fallback() || !W->second.Params) {
+        Log << "fs-rewrite: " << Name << ": keeps the original ("
+            << W->second.Summary << ")\n";
+        continue;
+      }
+      V.Params = *W->second.Params;
+      std::string Where = Tuned ? Tuned->GpuName + ", " + Tuned->Date : "";
+      V.Provenance = "Verified against this app's own kernel and measured by "
+                     "fs-tune (" + Where + "): " + W->second.Summary;
+      V.MeasuredSpeedup = formatv("{0:F2}x kernel time ({1})",
+                                  W->second.Speedup, Where)
+                              .str();
+      Log << "fs-rewrite: " << Name << ": " << V.Params.id()
+          << " (fs-tune winner)\n";
+      if (Checker.check(Name, V, /*GpuVerified=*/true))
+        Variants.emplace(Name, std::move(V));
+      continue;
+    }
+    if (Tuned) {
+      // Measurements were given: a kernel they do not cover was not
+      // verified on this app, and keeps its original launch.
+      Log << "fs-rewrite: " << Name
+          << ": keeps the original (no verified candidate in "
+          << Opts.TuningResults << ")\n";
+      continue;
+    }
+    std::string Source;
+    // App sizes are unknown here; the tuned entries are for arrays larger
+    // than the L2, which is what time-stepped stencil apps run.
+    V.Params = forge::pickStrategy(Matrix, V.IR, Opts.Arch, "large", &Source);
+    V.Provenance =
+        Source == "default"
+            ? "No measurement for this stencil signature is known: this is "
+              "the documented default strategy, not yet verified on this app."
+            : "Chosen from the " + Source +
+                  " of measurements on an NVIDIA H200 (see "
+                  "knowledge/operator-matrix.json); not yet verified against "
+                  "this app's kernel on a GPU.";
+    Log << "fs-rewrite: " << Name << ": " << V.Params.id() << " ("
+        << (Source == "default" ? "documented default" : Source) << ")\n";
+    if (Checker.check(Name, V, /*GpuVerified=*/false))
+      Variants.emplace(Name, std::move(V));
+  }
+  return Variants;
+}
+
+} // namespace knowledge
+} // namespace forgestencil
