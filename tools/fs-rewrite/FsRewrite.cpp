@@ -173,6 +173,15 @@ static cl::opt<std::string>
                            "fastest verified candidate (else the reference)"),
                   cl::value_desc("json"), cl::cat(Category));
 
+/// What this run works with: the values of the options above, and what
+/// the run decides itself (the bundle directory it creates to tune in,
+/// the results fs-tune writes there, the budget of an LLM run). The
+/// options themselves are never written.
+static struct {
+  std::string BundleDir, TuningResults, FsTune;
+  unsigned Budget = 6;
+} Cur;
+
 /// Runs --bundle after the analysis; returns the exit code.
 static int runBundle(const driver::CudaCompilationDatabase &DB,
                      const analysis::Inventory &Inv, StringRef Root,
@@ -183,7 +192,7 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   Req.ToolVersion = FORGESTENCIL_VERSION;
   Req.Arch = BundleArch;
   Req.SourceRoot = Root.str();
-  Req.Budget = BundleBudget;
+  Req.Budget = Cur.Budget;
   for (const std::string &F : DB.getAllFiles()) {
     const driver::TranslationUnit *TU = DB.unit(F);
     if (!TU || TU->Job.Skip)
@@ -226,7 +235,7 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
       !K.empty() && !forge::loadMatrix(K, Req.Knowledge, Error))
     errs() << "fs-rewrite: note: no knowledge base (" << Error << ")\n";
   forge::BundleManifest M;
-  if (!forge::writeBundle(Req, BundleDir, M, Error))
+  if (!forge::writeBundle(Req, Cur.BundleDir, M, Error))
     return fail(Error);
   for (const forge::BundleKernel &K : M.Kernels) {
     unsigned Drivers = 0;
@@ -248,7 +257,7 @@ static int runBundle(const driver::CudaCompilationDatabase &DB,
   for (const std::string &S : M.Skipped)
     errs() << "fs-rewrite: bundle: left out " << S << "\n";
   if (Announce)
-    outs() << BundleDir << "\n";
+    outs() << Cur.BundleDir << "\n";
   return 0;
 }
 //===--- End of tuning bundle and tuning results --------------------------===//
@@ -314,11 +323,11 @@ static int startLlmAgent(const char *Argv0) {
   return fail("--agent " + AgentKind + ": this fs-rewrite was built without "
               "the LLM agent (libcurl not found)");
 #else
-  if (BundleDir.empty())
+  if (Cur.BundleDir.empty())
     return fail("--agent " + AgentKind + " needs --bundle DIR: the model's "
                 "candidates are evaluated by fs-tune in that bundle");
-  if (FsTunePath.empty())
-    FsTunePath = (sys::path::parent_path(
+  if (Cur.FsTune.empty())
+    Cur.FsTune = (sys::path::parent_path(
                       sys::fs::getMainExecutable(Argv0, (void *)&wantsLlm)) +
                   "/fs-tune")
                      .str();
@@ -332,7 +341,7 @@ static int startLlmAgent(const char *Argv0) {
   LlmAgentClient = std::move(*Connected);
   // `llm` alone keeps one built-in candidate: the model's one-shot example.
   if (AgentKind == "llm")
-    BundleBudget = 1;
+    Cur.Budget = 1;
   return 0;
 #endif
 }
@@ -344,9 +353,9 @@ static int runLlmAgent() {
   return 1;
 #else
   agents::BundleAgentOptions O;
-  O.BundleDir = BundleDir;
+  O.BundleDir = Cur.BundleDir;
   O.RunDir = LlmRunDir;
-  O.FsTune = FsTunePath;
+  O.FsTune = Cur.FsTune;
   O.FsTuneArgs.assign(LlmFsTuneArgs.begin(), LlmFsTuneArgs.end());
   O.Rounds = LlmRounds;
   if (LlmMaxTokens > 0)
@@ -455,7 +464,7 @@ static cl::opt<std::string>
 static Expected<std::map<std::string, rewrite::KernelVariant>>
 chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
   knowledge::VariantChoiceOptions O;
-  O.TuningResults = TuningResults;
+  O.TuningResults = Cur.TuningResults;
   O.KnowledgeFile = knowledgeFile(Log);
   O.Arch = BundleArch;
   O.CpuCheck = *knowledge::parseCpuCheckMode(CpuCheckMode);
@@ -496,7 +505,7 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
     if (Opts.Rewrite.Kernels.empty()) {
       for (const auto &[Name, V] : Opts.Rewrite.Variants)
         Opts.Rewrite.Kernels.push_back(Name);
-      if (Opts.Rewrite.Kernels.empty() && !TuningResults.empty())
+      if (Opts.Rewrite.Kernels.empty() && !Cur.TuningResults.empty())
         return fail("fs-tune found no verified candidate faster than the "
                    "original for any kernel: nothing to patch");
       bool AnyStencil = false;
@@ -550,8 +559,8 @@ static bool gpuHere() {
 
 /// fs-tune's path: --fs-tune, else the one beside this fs-rewrite.
 static std::string fsTuneBeside(const char *Argv0) {
-  if (!FsTunePath.empty())
-    return FsTunePath;
+  if (!Cur.FsTune.empty())
+    return Cur.FsTune;
   return (sys::path::parent_path(
               sys::fs::getMainExecutable(Argv0, (void *)&gpuHere)) +
           "/fs-tune")
@@ -566,7 +575,7 @@ static int startTuning(const char *Argv0) {
   if (!knowledge::parseCpuCheckMode(CpuCheckMode))
     return usageError("--cpu-check must be auto, always or never, not '" +
                       CpuCheckMode + "'");
-  if (!wantsPatch() || RewriteStrategy != "forge" || !TuningResults.empty() ||
+  if (!wantsPatch() || RewriteStrategy != "forge" || !Cur.TuningResults.empty() ||
       TuneMode == "never")
     return 0;
   if (TuneMode == "auto" && !gpuHere()) {
@@ -577,9 +586,9 @@ static int startTuning(const char *Argv0) {
               "--bundle + fs-tune + --tuning-results)\n";
     return 0;
   }
-  FsTunePath = fsTuneBeside(Argv0);
-  if (!sys::fs::can_execute(FsTunePath))
-    return fail("--tune " + TuneMode + ": no fs-tune at '" + FsTunePath +
+  Cur.FsTune = fsTuneBeside(Argv0);
+  if (!sys::fs::can_execute(Cur.FsTune))
+    return fail("--tune " + TuneMode + ": no fs-tune at '" + Cur.FsTune +
                 "' (give --fs-tune PATH, or --tune never)");
   TuneBeforePatching = true;
   return 0;
@@ -590,17 +599,17 @@ static int startTuning(const char *Argv0) {
 /// what it measured. Returns the exit code.
 static int tuneForPatch(const driver::CudaCompilationDatabase &DB,
                         const analysis::Inventory &Inv, StringRef Root) {
-  if (BundleDir.empty()) {
+  if (Cur.BundleDir.empty()) {
     SmallString<256> Dir;
     if (std::error_code EC = sys::fs::createUniqueDirectory(
             "fs-tune-" + AppName.getValue(), Dir))
       return fail("cannot create a bundle directory: " + EC.message());
-    BundleDir = std::string(Dir);
+    Cur.BundleDir = std::string(Dir);
   }
   if (int RC = runBundle(DB, Inv, Root, /*Announce=*/false))
     return RC;
-  std::string Results = BundleDir + "/results.json";
-  std::vector<std::string> Argv = {FsTunePath, BundleDir, "--out", Results};
+  std::string Results = Cur.BundleDir + "/results.json";
+  std::vector<std::string> Argv = {Cur.FsTune, Cur.BundleDir, "--out", Results};
   Argv.insert(Argv.end(), TuneArgs.begin(), TuneArgs.end());
   std::vector<StringRef> Args(Argv.begin(), Argv.end());
   errs() << "fs-rewrite: tuning:";
@@ -608,14 +617,14 @@ static int tuneForPatch(const driver::CudaCompilationDatabase &DB,
     errs() << " " << A;
   errs() << "\n";
   std::string Why;
-  int Exit = sys::ExecuteAndWait(FsTunePath, Args, std::nullopt, {}, 0, 0,
+  int Exit = sys::ExecuteAndWait(Cur.FsTune, Args, std::nullopt, {}, 0, 0,
                                  &Why);
   if (Exit != 0)
     return fail("fs-tune " +
                 (Exit < 0 ? "did not run: " + Why
                           : "failed (exit " + std::to_string(Exit) + ")") +
-                "; the bundle is in " + BundleDir + "; nothing was patched");
-  TuningResults = Results;
+                "; the bundle is in " + Cur.BundleDir + "; nothing was patched");
+  Cur.TuningResults = Results;
   errs() << "fs-rewrite: tuning: results in " << Results << "\n";
   return 0;
 }
@@ -629,6 +638,10 @@ int main(int argc, char **argv) {
   });
   if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))
     return ExitUsage;
+  Cur.BundleDir = BundleDir;
+  Cur.TuningResults = TuningResults;
+  Cur.FsTune = FsTunePath;
+  Cur.Budget = BundleBudget;
   if (int RC = startLlmAgent(argv[0])) // LLM agent (lib/Agents).
     return RC;
   if (int RC = startTuning(argv[0])) // One-command tuning.
@@ -684,12 +697,12 @@ int main(int argc, char **argv) {
     int RC = runPatchEmission(**DB, Inv);
     return RC ? RC : Outcome;
   }
-  if (!BundleDir.empty()) { // Tuning bundle (lib/Forge), LLM agent.
+  if (!Cur.BundleDir.empty()) { // Tuning bundle (lib/Forge), LLM agent.
     int RC = runBundle(**DB, Inv, Root);
     return RC || !wantsLlm() ? RC : runLlmAgent();
   }
-  if (!TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
-    auto Winners = knowledge::loadWinners(TuningResults, errs());
+  if (!Cur.TuningResults.empty()) { // Winners of a tuning run (lib/Forge).
+    auto Winners = knowledge::loadWinners(Cur.TuningResults, errs());
     if (!Winners)
       return fail(toString(Winners.takeError()));
     return 0;
