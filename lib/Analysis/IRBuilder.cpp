@@ -256,8 +256,12 @@ KernelAnalysis Interpreter::finish() {
     resolveSharedReads(W.Value);
   for (const auto &[D, B] : BlockSizes)
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
-                       std::to_string(B) + " (the kernel indexes blocks by " +
-                       std::to_string(B) + ")");
+                       std::to_string(B) +
+                       (BlockFromLaunch.count(D)
+                            ? " (the kernel's launches use " +
+                                  std::to_string(B) + ": " + LaunchWhere + ")"
+                            : " (the kernel indexes blocks by " +
+                                  std::to_string(B) + ")"));
   applySplits();
 
   // Kernels that read no neighbourhood at all are not stencils, whatever

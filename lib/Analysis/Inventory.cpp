@@ -3,6 +3,8 @@
 #include "forgestencil/Analysis/Inventory.h"
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 
+#include "LaunchBlocks.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -116,7 +118,12 @@ public:
       Inv.addAnalysis(std::move(KA));
       return;
     }
-    KernelAnalysis KA = analyzeKernel(FD, Ctx, &PP);
+    // The block its launches in this unit use, once a unit.
+    if (!Blocks)
+      Blocks = detail::launchBlocks(Ctx);
+    auto B = Blocks->find(FD.getCanonicalDecl());
+    KernelAnalysis KA = analyzeKernel(FD, Ctx, &PP,
+                                      B == Blocks->end() ? nullptr : &B->second);
     if (KA.IR)
       KA.IR->SourceFile = KA.Pos.File;
     Inv.addAnalysis(std::move(KA));
@@ -585,6 +592,7 @@ private:
   driver::CudaSide Side;
   const PreprocessorFacts &PP;
   const driver::ParseLog *Log;
+  std::optional<std::map<const FunctionDecl *, LaunchBlock>> Blocks;
   Decl *CurrentFunction = nullptr;
   /// The variable the launch being recorded calls through, if any.
   const VarDecl *PointerVar = nullptr;

@@ -266,6 +266,21 @@ public:
   KernelAnalysis run();
   /// Block sizes a tile loop lacked when it ran, but that the kernel fixes
   /// further on: run again with them. Empty when no second run would help.
+  /// The thread dimensions whose block size the kernel needed and did not
+  /// fix itself.
+  std::set<int> blockSizesWanted() const {
+    std::set<int> W;
+    for (int D : BlockSizeWanted)
+      if (!BlockSizes.count(D))
+        W.insert(D);
+    return W;
+  }
+  /// Block sizes given to this run that come from the kernel's launches
+  /// (said so in the IR's assumptions).
+  void blockSizesFromLaunch(std::set<int> Dims, std::string Where) {
+    BlockFromLaunch = std::move(Dims);
+    LaunchWhere = std::move(Where);
+  }
   std::map<int, int64_t> lateBlockSizes() const {
     for (int D : BlockSizeWanted)
       if (!BlockSizes.count(D))
@@ -358,6 +373,8 @@ private:
   std::vector<SharedStore> SharedStores;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
+  std::set<int> BlockFromLaunch;     // block sizes a launch gave
+  std::string LaunchWhere;           // which launches
   std::vector<ThreadFn> ThreadFns;    // by the N of their symbol tfn#N
   std::map<std::string, int> ThreadFnIds;
   std::set<std::string> Clamps;      // min/max clamps of an index

@@ -316,7 +316,10 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
     A.Kind = ir::Assumption::BlockDim;
     A.Expr = std::string(1, "xyz"[D]);
     A.Value = std::to_string(B);
-    A.Why = "the kernel indexes blocks by " + std::to_string(B);
+    A.Why = BlockFromLaunch.count(D)
+                ? "the kernel's launches use " + std::to_string(B) + " (" +
+                      LaunchWhere + ")"
+                : "the kernel indexes blocks by " + std::to_string(B);
     IR.Assumptions.push_back(std::move(A));
   }
   // What the preprocessor chose inside the kernel and its helpers.

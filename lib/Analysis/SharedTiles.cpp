@@ -203,6 +203,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
       continue;
     auto It = BlockSizes.find(D);
     if (It == BlockSizes.end()) {
+      BlockSizeWanted.insert(D); // A launch may fix it (analyzeKernel).
       Why = std::string("the block size along ") + "xyz"[D] +
             " is not fixed in the kernel (blockIdx*B + threadIdx), so "
             "whether every element of the __shared__ array '" + Tile +

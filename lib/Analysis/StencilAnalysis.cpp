@@ -59,39 +59,70 @@ std::string KernelAnalysis::reasonText() const {
 using detail::Interpreter;
 
 KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
-                             const PreprocessorFacts *PP) {
+                             const PreprocessorFacts *PP,
+                             const LaunchBlock *Launch) {
   // Named constants stay symbols unless the analysis needs their numbers;
   // a constant needed somewhere is a number from the start of the next run,
   // so that every value derived from it agrees. Where that still leaves the
   // kernel less understood than with every constant a number, the numbers
   // win (each one an assumption the launcher checks).
+  // Block sizes the launches give (\p Launch), used for the dimensions a
+  // run found it needs.
+  std::map<int, int64_t> FromLaunch;
   auto RunWith = [&](const Interpreter::NumericConstants &Numbers,
                      std::set<std::string> &Assumed) {
-    Interpreter I(Ctx, Kernel, PP, Numbers);
+    Interpreter I(Ctx, Kernel, PP, Numbers, FromLaunch);
+    std::set<int> Given;
+    for (const auto &[D, B] : FromLaunch)
+      Given.insert(D);
+    if (Launch)
+      I.blockSizesFromLaunch(Given, Launch->Where);
     KernelAnalysis R = I.run();
     Assumed = I.assumedConstants();
     if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty()) {
       Interpreter Again(Ctx, Kernel, PP, Numbers, std::move(Late));
+      if (Launch)
+        Again.blockSizesFromLaunch(Given, Launch->Where);
       R = Again.run();
       Assumed = Again.assumedConstants();
     }
-    return R;
+    if (Launch && R.Result != KernelAnalysis::Stencil) {
+      std::set<int> Wanted = I.blockSizesWanted();
+      bool New = false;
+      for (int D : Wanted)
+        New |= FromLaunch.emplace(D, Launch->Dims[D]).second;
+      if (New)
+        return std::optional<KernelAnalysis>(); // Run again with them.
+    }
+    return std::optional<KernelAnalysis>(std::move(R));
+  };
+  auto Run = [&](const Interpreter::NumericConstants &Numbers,
+                 std::set<std::string> &Assumed) {
+    std::optional<KernelAnalysis> R;
+    for (int Round = 0; Round < 4 && !R; ++Round)
+      R = RunWith(Numbers, Assumed);
+    if (!R) { // Still wanting sizes after every launch dimension: as is.
+      Launch = nullptr;
+      FromLaunch.clear();
+      R = RunWith(Numbers, Assumed);
+    }
+    return std::move(*R);
   };
   Interpreter::NumericConstants Numbers;
   std::set<std::string> Assumed;
-  KernelAnalysis KA = RunWith(Numbers, Assumed);
+  KernelAnalysis KA = Run(Numbers, Assumed);
   for (int Round = 0; Round < 4; ++Round) {
     if (std::includes(Numbers.Names.begin(), Numbers.Names.end(),
                       Assumed.begin(), Assumed.end()))
       break;
     Numbers.Names.insert(Assumed.begin(), Assumed.end());
-    KA = RunWith(Numbers, Assumed);
+    KA = Run(Numbers, Assumed);
   }
   if (KA.Result != KernelAnalysis::Stencil && KA.IR &&
       !KA.IR->Constants.empty()) {
     Interpreter::NumericConstants All;
     All.AllNumeric = true;
-    KernelAnalysis Numeric = RunWith(All, Assumed);
+    KernelAnalysis Numeric = Run(All, Assumed);
     if (Numeric.Result == KernelAnalysis::Stencil)
       KA = std::move(Numeric);
   }

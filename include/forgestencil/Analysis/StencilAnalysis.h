@@ -17,6 +17,8 @@
 #include "forgestencil/Analysis/SourcePos.h"
 #include "forgestencil/IR/StencilIR.h"
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,12 +64,24 @@ const char *verdictName(KernelAnalysis::Verdict V);
 
 class PreprocessorFacts;
 
+/// The block every launch of a kernel uses, where the launches say so
+/// with constants (`<<<g, 256>>>`, `dim3 block(32, 8)`, `dim3(BX, BY)`).
+struct LaunchBlock {
+  std::array<int64_t, 3> Dims = {1, 1, 1};
+  std::string Where; ///< "2 launches in a.cu", for the assumption.
+};
+
 /// Analyses one kernel definition (an instantiation for templates). PP, when
 /// given, holds the conditional directives of the parse: those inside the
 /// kernel become assumptions of its IR.
+/// \p Launch, when given, is the block the kernel's launches use: a kernel
+/// that needs its block size (a tile over the block) and does not fix it
+/// itself is analysed for that block, an assumption of the IR that the
+/// launcher checks (a launch with another block runs the original).
 KernelAnalysis analyzeKernel(const clang::FunctionDecl &Kernel,
                              clang::ASTContext &Ctx,
-                             const PreprocessorFacts *PP = nullptr);
+                             const PreprocessorFacts *PP = nullptr,
+                             const LaunchBlock *Launch = nullptr);
 
 } // namespace analysis
 } // namespace forgestencil
