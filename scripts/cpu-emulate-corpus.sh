@@ -81,7 +81,17 @@ else
   done
 fi
 # The dev set's recognised kernels (the sample takes one).
-realapps=$(ls -d "$root"/results/realapps/*/ 2>/dev/null | sort | tail -1)
+# The newest run is the one of the latest commit (several runs share a
+# date, and their names sort by commit hash, not by time).
+realapps= best=-1
+for d in "$root"/results/realapps/*/; do
+  [ -d "$d" ] || continue
+  c=$(basename "$d"); c=${c##*-}
+  n=$(git -C "$root" rev-list --count "$c" 2>/dev/null) || continue
+  if [ "$n" -gt "$best" ]; then best=$n; realapps=$d; fi
+done
+# Without the history (a shallow clone): the last by name.
+[ -n "$realapps" ] || realapps=$(ls -d "$root"/results/realapps/*/ 2>/dev/null | sort | tail -1)
 if [ -n "$realapps" ]; then
   python3 - "$realapps" "$irs" "$sample" <<'EOF'
 import json, os, re, sys
