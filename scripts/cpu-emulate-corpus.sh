@@ -144,10 +144,11 @@ fi
 } > "$out/summary.txt"
 : > "$out/results.tsv"
 status=0
-total=0; passed=0; failed=0; broken=0
+total=0; passed=0; failed=0; broken=0; considered=0
 for ir in "$irs"/*.json; do
   name=$(basename "$ir" .json)
   if [ -n "$only" ] && ! [[ $name =~ $only ]]; then continue; fi
+  considered=$((considered + 1))
   log=$out/logs/$name.log
   dir=$work/$name
   start=$(date +%s)
@@ -188,7 +189,7 @@ done
     awk -F'\t' '$3 == "FAIL" { print "  " $1 " " $2 ": " $4 }' "$out/results.tsv"
   fi
   echo
-  echo "total: $(ls "$irs" | wc -l) IRs, $total candidates: $passed passed, $failed failed; $broken IRs not emulated"
+  echo "total: $considered IRs${only:+ matching --only}, $total candidates: $passed passed, $failed failed; $broken IRs not emulated"
 } >> "$out/summary.txt"
 cat "$out/summary.txt"
 exit $status
