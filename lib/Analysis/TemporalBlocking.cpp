@@ -457,6 +457,16 @@ private:
   }
 };
 
+/// The body of the function \p C calls, when it has one and \p Seen did
+/// not hold it yet (it does now); the walks below follow calls once each.
+const FunctionDecl *unseenCallee(const CallExpr *C,
+                                 std::set<const FunctionDecl *> &Seen) {
+  const FunctionDecl *F = C->getDirectCallee(), *Def = nullptr;
+  if (!F || !F->hasBody(Def) || !Def || !Seen.insert(Def).second)
+    return nullptr;
+  return Def;
+}
+
 /// True when \p St, or a function it calls (up to \p Depth calls deep),
 /// has a grid-wide barrier: cooperative groups' grid_group::sync().
 bool hasGridSync(const Stmt *St, int Depth, std::set<const FunctionDecl *> &Seen) {
@@ -478,13 +488,11 @@ bool hasGridSync(const Stmt *St, int Depth, std::set<const FunctionDecl *> &Seen
                  RD->getName() == "multi_grid_group"))
         return true;
     }
-    if (F && Depth > 0) {
-      const FunctionDecl *Def = nullptr;
-      if (F->hasBody(Def) && Def && Seen.insert(Def).second &&
-          !Def->getDeclContext()->isStdNamespace() &&
+    if (Depth > 0)
+      if (const FunctionDecl *Def = unseenCallee(C, Seen);
+          Def && !Def->getDeclContext()->isStdNamespace() &&
           hasGridSync(Def->getBody(), Depth - 1, Seen))
         return true;
-    }
   }
   for (const Stmt *Child : St->children())
     if (hasGridSync(Child, Depth, Seen))
@@ -509,13 +517,10 @@ bool hasTimeLoop(const Stmt *St, int Depth, std::set<const FunctionDecl *> &Seen
     if (hasGridSync(Body, 4, Inner))
       return true;
   }
-  if (const auto *C = dyn_cast<CallExpr>(St); C && Depth > 0) {
-    const FunctionDecl *Def = nullptr;
-    if (const FunctionDecl *F = C->getDirectCallee();
-        F && F->hasBody(Def) && Def && Seen.insert(Def).second &&
-        hasTimeLoop(Def->getBody(), Depth - 1, Seen))
+  if (const auto *C = dyn_cast<CallExpr>(St); C && Depth > 0)
+    if (const FunctionDecl *Def = unseenCallee(C, Seen);
+        Def && hasTimeLoop(Def->getBody(), Depth - 1, Seen))
       return true;
-  }
   for (const Stmt *Child : St->children())
     if (hasTimeLoop(Child, Depth, Seen))
       return true;

@@ -24,16 +24,22 @@ std::optional<CpuCheckMode> parseCpuCheckMode(StringRef Text) {
   return std::nullopt;
 }
 
+/// The winners of \p R by kernel, each said on \p Log.
+static std::map<std::string, forge::Winner>
+winnersOf(const forge::TuneResults &R, raw_ostream &Log) {
+  auto Winners = forge::chooseWinners(R);
+  for (const auto &[Kernel, W] : Winners)
+    Log << "fs-rewrite: " << W.Summary << "\n";
+  return Winners;
+}
+
 Expected<std::map<std::string, forge::Winner>>
 loadWinners(const std::string &Path, raw_ostream &Log) {
   std::string Error;
   auto R = forge::loadTuneResults(Path, Error);
   if (!R)
     return createStringError(inconvertibleErrorCode(), Error);
-  auto Winners = forge::chooseWinners(*R);
-  for (const auto &[Kernel, W] : Winners)
-    Log << "fs-rewrite: " << W.Summary << "\n";
-  return Winners;
+  return winnersOf(*R, Log);
 }
 
 namespace {
@@ -101,12 +107,12 @@ chooseVariants(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
   std::map<std::string, forge::Winner> Winners;
   std::optional<forge::TuneResults> Tuned;
   if (!Opts.TuningResults.empty()) {
-    auto W = loadWinners(Opts.TuningResults, Log);
-    if (!W)
-      return W.takeError();
-    Winners = std::move(*W);
+    // Read once: the winners and the run's GPU and date come from it.
     std::string Error;
     Tuned = forge::loadTuneResults(Opts.TuningResults, Error);
+    if (!Tuned)
+      return createStringError(inconvertibleErrorCode(), Error);
+    Winners = winnersOf(*Tuned, Log);
   }
   nlohmann::json Matrix = forge::emptyMatrix();
   std::string Error;
