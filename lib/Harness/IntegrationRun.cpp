@@ -9,6 +9,7 @@
 #include "forgestencil/Harness/HostInfo.h"
 #include "forgestencil/Harness/Measurement.h"
 #include "forgestencil/Harness/OutputCompare.h"
+#include "forgestencil/Harness/OutputParsing.h"
 #include "forgestencil/Harness/ProcessRunner.h"
 #include "forgestencil/Harness/Registry.h"
 #include "forgestencil/Harness/Sha256.h"
@@ -218,6 +219,7 @@ private:
   void selectGpu();
   Status prepareOutputDirectory();
   void measure();
+  void verifyInApp();
   RunRecord runOnce(unsigned Round, Mode RunMode, bool IsCheckRun);
   void reportRun(unsigned Round, const RunRecord &Record);
   void comparePairOutputs(unsigned Round);
@@ -283,6 +285,9 @@ private:
   std::vector<std::string> RunArgs;
   std::vector<RunRecord> Runs;
   std::vector<PairComparison> Comparisons;
+  /// What the USE_OURS=verify run reported, when the patch holds restrict
+  /// copies (forgestencil/checks.h).
+  std::optional<InAppVerification> Verification;
   /// Why no speed-up is reported; empty when it is.
   std::string RefusalReason;
   std::optional<MeasurementSummary> Summary;
@@ -639,6 +644,59 @@ void IntegrationRun::measure() {
   }
 }
 
+/// A patch with restrict copies carries forgestencil/checks.h: one run with
+/// USE_OURS=verify compares each copy with the original on the app's own
+/// state at sampled launches, and any difference refuses the measurement.
+void IntegrationRun::verifyInApp() {
+  std::error_code Error;
+  if (SourceDir.empty() ||
+      !fs::exists(SourceDir + "/forgestencil/checks.h", Error))
+    return;
+  PlaceholderValues Values = placeholders();
+  ProcessSpec Spec;
+  Spec.Argv.push_back(Binary);
+  for (const std::string &Arg : RunArgs)
+    Spec.Argv.push_back(expandPlaceholders(Arg, Values));
+  if (App.OutputArgs) {
+    std::string OutPath = OutputDir + "/verify" +
+                          (App.OutputIsDirectory ? ".d" : ".out");
+    fs::remove_all(OutPath, Error);
+    if (App.OutputIsDirectory)
+      fs::create_directories(OutPath, Error);
+    Values[App.OutputIsDirectory ? "OUT_DIR" : "OUT_FILE"] = OutPath;
+    for (const std::string &Arg : *App.OutputArgs)
+      Spec.Argv.push_back(expandPlaceholders(Arg, Values));
+  }
+  Spec.EnvOverrides["USE_OURS"] = "verify";
+  if (VisibleDevices)
+    Spec.EnvOverrides["CUDA_VISIBLE_DEVICES"] = *VisibleDevices;
+  if (!BuildDir.empty() && fs::is_directory(BuildDir, Error))
+    Spec.WorkingDirectory = BuildDir;
+  Spec.TimeoutSeconds = Options.RunTimeoutSeconds;
+  Progress << "fs-harness: USE_OURS=verify run (restrict copies compared "
+              "with the originals in the app)\n";
+  ProcessResult Result = runProcess(Spec);
+  if (!Result.succeeded()) {
+    RefusalReason = "the USE_OURS=verify run failed: " + Result.describeEnd() +
+                    "\n" + lastLines(Result.Stderr, 10);
+    return;
+  }
+  Expected<InAppVerification> V =
+      parseInAppVerification(Result.Stdout + "\n" + Result.Stderr);
+  if (!V) {
+    RefusalReason = V.error();
+    return;
+  }
+  Verification = *V;
+  Progress << "fs-harness: USE_OURS=verify: " << V->Compared
+           << " launch(es) compared, " << V->Identical << " identical, "
+           << V->Differ << " differ, " << V->NotCompared << " not compared\n";
+  if (V->Differ)
+    RefusalReason = "USE_OURS=verify: " + V->Differing.front();
+  else if (V->Compared == 0)
+    RefusalReason = "USE_OURS=verify compared no launch";
+}
+
 void IntegrationRun::judgeOutputs() {
   std::optional<double> Limit = outputMaxRel();
   for (const PairComparison &Pair : Comparisons) {
@@ -739,6 +797,16 @@ json IntegrationRun::buildRegistryEntry() const {
                 {"patches", {{"files", Patches.Files}, {"sha256", Patches.Sha256}}}};
   if (!VariantName.empty())
     Entry["variant"] = VariantName;
+  if (Verification)
+    Entry["in_app_verification"] = {
+        {"compared", Verification->Compared},
+        {"identical", Verification->Identical},
+        {"differ", Verification->Differ},
+        {"not_compared", Verification->NotCompared},
+        {"how", "USE_OURS=verify: the original and the restrict copy run "
+                "on the same saved state at launches 1, 2, 3, 10, 100, ...; "
+                "every byte of every allocation their pointers reach "
+                "compared"}};
   if (!Summary) {
     Entry["reason"] = RefusalReason;
     return Entry;
@@ -877,7 +945,9 @@ int IntegrationRun::run() {
              << Seed << "), CUDA_VISIBLE_DEVICES="
              << VisibleDevices.value_or("(inherited, unset)") << ", GPU "
              << Gpu.Name << "\n";
-    measure();
+    verifyInApp();
+    if (RefusalReason.empty())
+      measure();
     if (RefusalReason.empty()) {
       if (const RunRecord *Failed = findFirstProblem(Runs))
         RefusalReason =

@@ -127,5 +127,43 @@ Expected<CheckVerdict> parseCheck(const std::string &Output,
   return CheckVerdict{*Word, Passed};
 }
 
+Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
+  static const std::regex Summary(
+      R"(forgestencil verify: (\d+) launch\(es\) compared: (\d+) identical, )"
+      R"((\d+) differ; (\d+) not compared)");
+  static const std::regex Launch(R"(forgestencil verify: (.*) launch \d+: (.*))");
+  InAppVerification V;
+  bool Found = false;
+  unsigned Differing = 0;
+  std::istringstream Lines(Output);
+  std::string Line;
+  while (std::getline(Lines, Line)) {
+    std::smatch M;
+    if (std::regex_search(Line, M, Summary)) {
+      Found = true;
+      V.Compared = unsigned(std::stoul(M[1]));
+      V.Identical = unsigned(std::stoul(M[2]));
+      V.Differ = unsigned(std::stoul(M[3]));
+      V.NotCompared = unsigned(std::stoul(M[4]));
+    } else if (std::regex_search(Line, M, Launch)) {
+      std::string What = M[2];
+      std::string Text = Line.substr(size_t(M.position(1)));
+      if (What.rfind("DIFFERS", 0) == 0) {
+        V.Differing.push_back(Text);
+        ++Differing;
+      } else if (What.rfind("not compared", 0) == 0) {
+        V.Skipped.push_back(Text);
+      }
+    }
+  }
+  if (!Found)
+    return fail("no 'forgestencil verify: N launch(es) compared' line in the "
+                "output of the USE_OURS=verify run");
+  if (V.Identical + V.Differ != V.Compared || Differing != V.Differ)
+    return fail("the USE_OURS=verify run's summary line does not add up with "
+                "its per-launch lines");
+  return V;
+}
+
 } // namespace harness
 } // namespace forgestencil

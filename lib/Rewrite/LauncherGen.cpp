@@ -2,6 +2,8 @@
 
 #include "forgestencil/Rewrite/LauncherGen.h"
 
+#include "RestrictTransform.h"
+
 #include "forgestencil/Forge/CodeGen.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -263,7 +265,8 @@ static std::string launcherSignature(const KernelDefinition &K) {
 /// A launcher that switches on the compute capability: a plain kernel's
 /// (with its variant, if any) and a template's without any variant.
 static std::string switchingLauncher(const KernelDefinition &K,
-                                     ArrayRef<EmittedVariant> Emitted) {
+                                     ArrayRef<EmittedVariant> Emitted,
+                                     StringRef ExtraCase = "") {
   std::string S = launcherSignature(K);
   S += "  switch (forgestencil::compute_capability()) {\n";
   for (const EmittedVariant &E : Emitted) {
@@ -284,7 +287,8 @@ static std::string switchingLauncher(const KernelDefinition &K,
     if (!C.Preprocessor.empty())
       S += "#endif\n";
   }
-  if (Emitted.empty())
+  S += ExtraCase;
+  if (Emitted.empty() && ExtraCase.empty())
     S += "  // Variants verified for one architecture are added here as "
          "`case 90:` entries.\n";
   S += "  default:\n";
@@ -387,7 +391,8 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef GuardMacro, StringRef DefinedIn,
                          StringRef ToolVersion,
                          std::vector<HeaderVariant> &Variants,
-                         bool LaunchedFromOtherUnits) {
+                         bool LaunchedFromOtherUnits,
+                         RestrictRequest *Restrict) {
   std::string Generated;
   std::vector<EmittedVariant> Emitted;
   std::set<std::string> Launchers;
@@ -413,6 +418,39 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     else
       Generated += "#if " + C.Preprocessor + "\n" + Source + "#endif\n\n";
     Emitted.push_back({&HV, Launcher});
+  }
+  std::string RestrictCaseText;
+  if (Restrict) {
+    Restrict->Emitted = false;
+    Restrict->Error.clear();
+    if (!Emitted.empty()) {
+      Restrict->Error = "it has a generated variant";
+    } else {
+      RestrictCopy RC = restrictCopy(K);
+      if (!RC.Error.empty()) {
+        Restrict->Error = RC.Error;
+      } else {
+        Restrict->Emitted = true;
+        Restrict->Restricted = RC.Restricted;
+        Restrict->MadeConst = RC.MadeConst;
+        std::string CC = std::to_string(Restrict->ComputeCapability);
+        Generated +=
+            "// Variant `restrict` for compute capability " + CC +
+            ": the original kernel with `__restrict__`\n// on " +
+            (RC.Restricted.empty() ? "no parameter"
+                                   : join(RC.Restricted, ", ")) +
+            (RC.MadeConst.empty()
+                 ? ""
+                 : " and `const` on what " + join(RC.MadeConst, ", ") +
+                       " point(s) to (only read)") +
+            ". It computes what\n// the original does when the pointers "
+            "point into distinct allocations, which\n// the launcher checks "
+            "before each launch (forgestencil/checks.h).\n";
+        Generated += withUnixLineEndings(RC.Text) + "\n\n";
+        RestrictCaseText =
+            restrictCase(K, Restrict->ComputeCapability, referenceLaunch(K));
+      }
+    }
   }
   std::string Copy = K.Text;
   Copy.replace(K.NameOffsetInText, K.Name.size(), referenceKernelName(K));
@@ -443,7 +481,7 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   if (K.IsTemplate && !Emitted.empty())
     S += dispatchingLauncher(K);
   else
-    S += switchingLauncher(K, Emitted);
+    S += switchingLauncher(K, Emitted, RestrictCaseText);
   if (K.IsTemplate && LaunchedFromOtherUnits && !K.Instantiations.empty()) {
     // A unit that launches the kernel without its definition calls the
     // launcher's declaration: its definitions must come from here. Taking

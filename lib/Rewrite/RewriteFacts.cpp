@@ -2,6 +2,8 @@
 
 #include "forgestencil/Rewrite/RewriteFacts.h"
 
+#include "RestrictFacts.h"
+
 #include "forgestencil/Analysis/Inventory.h"
 
 #include "clang/AST/ASTContext.h"
@@ -280,6 +282,8 @@ private:
       K.ParamNames.push_back(Name);
       ++Index;
     }
+    if (K.Problem.empty())
+      recordRestrictFacts(FD, Ctx, K.Begin, K);
     Facts.addKernel(std::move(K));
   }
 

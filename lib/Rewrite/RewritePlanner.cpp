@@ -2,6 +2,8 @@
 
 #include "forgestencil/Rewrite/RewritePlanner.h"
 
+#include "RestrictTransform.h"
+
 #include "forgestencil/Analysis/Inventory.h"
 #include "forgestencil/Patch/PatchWriter.h"
 #include "forgestencil/Rewrite/LauncherGen.h"
@@ -77,7 +79,13 @@ namespace {
 
 /// What each kind of insertion at one offset comes before: the switch's
 /// include, then launcher declarations, then the kernel header's include.
-enum class EditOrder { UseOursInclude, LauncherDeclaration, KernelHeader, Other };
+enum class EditOrder {
+  UseOursInclude,
+  ChecksInclude,
+  LauncherDeclaration,
+  KernelHeader,
+  Other
+};
 
 struct OrderedEdit {
   EditOrder Order;
@@ -337,6 +345,19 @@ private:
                                         "be copied: " + K->Problem);
         continue;
       }
+      // A kernel asked for a restrict copy that cannot take one keeps its
+      // launch: the reference copy alone gains nothing.
+      if (restrictAsked(*K) && variantsFor(*K).empty()) {
+        RestrictCopy RC = restrictCopy(*K);
+        if (!RC.Error.empty()) {
+          if (NoRestrictCopy.insert(K->QualifiedName).second)
+            note(K->NamePos.File, K->Line, 0,
+                 "kernel '" + K->QualifiedName +
+                     "' keeps its original launches: no restrict copy: " +
+                     RC.Error);
+          continue;
+        }
+      }
       if (!underRoot(Pos.File) || !underRoot(K->NamePos.File)) {
         note(Pos.File, L.Line, L.Column,
              "launch of '" + L.Kernel +
@@ -350,7 +371,11 @@ private:
       ++Plan.LaunchesRewritten;
     }
     for (const KernelInstanceName &W : Requests)
-      if (none_of(Outputs, [&](const auto &Entry) {
+      if (!NoRestrictCopy.count(W.Kernel) &&
+          none_of(NoRestrictCopy, [&](const std::string &Q) {
+            return StringRef(Q).ends_with("::" + W.Kernel);
+          }) &&
+          none_of(Outputs, [&](const auto &Entry) {
             return matchesRequest(*Entry.second.Kernel, W);
           }))
         note("", 0, 0,
@@ -416,6 +441,8 @@ private:
                                   includePathFrom(DefFile, Out.HeaderName) +
                                   "\""));
       needUseOurs(DefFile, K.Begin);
+      if (takesRestrictCopy(K))
+        ChecksFiles.insert(DefFile.str());
       for (const LaunchStatement *L : Out.Launches) {
         const std::string &Content = content(L->Pos.File);
         TextEdit E = guardedLaunchEdit(Content, *L, K);
@@ -436,9 +463,15 @@ private:
     }
     for (const auto &[File, Before] : UseOursBefore) {
       StringRef Content = content(File);
+      unsigned Line = includeInsertionLine(Content, Before);
       addEdit(File, EditOrder::UseOursInclude,
-              insertIncludeAt(Content, includeInsertionLine(Content, Before),
+              insertIncludeAt(Content, Line,
                               includePathFrom(File, UseOursHeaderName)));
+      // checks.h goes with use_ours.h, at file scope.
+      if (ChecksFiles.count(File))
+        addEdit(File, EditOrder::ChecksInclude,
+                insertIncludeAt(Content, Line,
+                                includePathFrom(File, ChecksHeaderName)));
     }
     return Error::success();
   }
@@ -508,9 +541,23 @@ private:
       for (const auto &[L, Branches] : PointerLaunches)
         for (const PointerBranch &B : Branches)
           Elsewhere |= B.Kernel == &K && B.Target->DeclarationNeeded;
+      RestrictRequest Restrict;
+      Restrict.ComputeCapability = Opts.RestrictComputeCapability;
+      bool AskRestrict = restrictAsked(K) && Variants.empty();
       std::string Header = kernelHeader(K, Path, Guard,
                                         relative(K.NamePos.File),
-                                        Opts.ToolVersion, Variants, Elsewhere);
+                                        Opts.ToolVersion, Variants, Elsewhere,
+                                        AskRestrict ? &Restrict : nullptr);
+      if (AskRestrict && !Restrict.Emitted)
+        Plan.Notes.push_back({relative(K.NamePos.File), K.Line, 0,
+                              "kernel '" + K.QualifiedName +
+                                  "' gets no restrict copy: " +
+                                  Restrict.Error});
+      if (Restrict.Emitted) {
+        Plan.Restricted[K.QualifiedName] = {Restrict.Restricted,
+                                            Restrict.MadeConst};
+        NeedChecks = true;
+      }
       for (const HeaderVariant &HV : Variants) {
         std::string Name =
             KernelInstanceName{K.QualifiedName, HV.TemplateArgs}.str();
@@ -524,6 +571,23 @@ private:
       }
       Plan.Files.push_back({Path, std::nullopt, std::move(Header)});
     }
+    if (NeedChecks)
+      Plan.Files.push_back({Dir + "/" + ChecksHeaderName, std::nullopt,
+                            checksHeader(Opts.ToolVersion)});
+  }
+
+  /// Whether the options ask for \p K's restrict copy.
+  bool restrictAsked(const KernelDefinition &K) const {
+    return Opts.Strat == Strategy::Forge && any_of(Opts.RestrictKernels, [&](const std::string &Name) {
+      return Name == K.QualifiedName || Name == K.Name;
+    });
+  }
+
+  /// Whether \p K's header will hold a restrict copy: asked for, without a
+  /// generated variant, and possible.
+  bool takesRestrictCopy(const KernelDefinition &K) const {
+    return restrictAsked(K) && variantsFor(K).empty() &&
+           restrictCopy(K).Error.empty();
   }
 
   /// The variants asked for \p K: the plain kernel's, or for a template,
@@ -565,6 +629,11 @@ private:
       PointerLaunches;
   std::map<std::string, std::set<OrderedEdit>> Edits;
   std::map<std::string, unsigned> UseOursBefore;
+  /// Kernels asked for a restrict copy that cannot take one.
+  std::set<std::string> NoRestrictCopy;
+  /// The files that define a kernel with a restrict copy.
+  std::set<std::string> ChecksFiles;
+  bool NeedChecks = false;
 };
 
 } // namespace
@@ -600,13 +669,31 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
                            ": generated variant " + V->Params.id() + " (" +
                            V->IR.summary() + "). " + V->Provenance);
   }
+  for (const auto &[Kernel, R] : Plan.Restricted) {
+    std::string Note = "Kernel " + Kernel + " on compute capability " +
+                       std::to_string(Opts.RestrictComputeCapability) +
+                       ": restrict copy of its own body (`__restrict__` on " +
+                       (R.Restricted.empty() ? std::string("no parameter")
+                                             : join(R.Restricted, ", "));
+    if (!R.MadeConst.empty())
+      Note += "; `const` pointee for " + join(R.MadeConst, ", ");
+    Note += "), run when its pointer arguments point into distinct "
+            "allocations; USE_OURS=verify compares it with the original in "
+            "the app.";
+    Header.Notes.push_back(Note);
+  }
   std::vector<std::string> Measured;
   for (const auto &[Kernel, V] : Plan.Variants)
     if (!V->MeasuredSpeedup.empty())
       Measured.push_back(Kernel + ": " + V->MeasuredSpeedup);
   if (!Measured.empty())
     Header.SpeedupSummary = join(Measured, "; ");
-  if (Opts.Strat == Strategy::Forge && Plan.Variants.empty()) {
+  if (Opts.Strat == Strategy::Forge && Plan.Variants.empty() &&
+      !Plan.Restricted.empty()) {
+    Header.SpeedupSummary =
+        "not measured by fs-tune: restrict copies are verified and measured "
+        "in the app (USE_OURS=verify, then fs-harness)";
+  } else if (Opts.Strat == Strategy::Forge && Plan.Variants.empty()) {
     Header.SpeedupSummary =
         "none: no kernel got a generated variant, so every launcher runs the "
         "reference copy of the original kernel";

@@ -398,6 +398,14 @@ static cl::list<std::string>
                             "by instantiation (k<double>) (default: every "
                             "kernel with a launch that can be rewritten)"),
                    cl::value_desc("a,b"), cl::cat(Category));
+static cl::list<std::string> RestrictKernels(
+    "restrict", cl::CommaSeparated,
+    cl::desc("With the forge strategy: kernels that get a copy of their own "
+             "body with __restrict__ (and const on what they only read) "
+             "where they get no generated variant, run when their pointer "
+             "arguments point into distinct allocations; verify it in the "
+             "app with USE_OURS=verify"),
+    cl::value_desc("a,b"), cl::cat(Category));
 static cl::opt<std::string>
     RewriteStrategy("strategy",
                     cl::desc("How replacement kernels are made: forge (a "
@@ -486,6 +494,8 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
   Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
   if (!Strat)
     return usageError(toString(Strat.takeError()));
+  if (!RestrictKernels.empty() && *Strat != rewrite::Strategy::Forge)
+    return usageError("--restrict needs --strategy forge");
   rewrite::EmitOptions Opts;
   SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
                                            : SourceRoot.getValue());
@@ -499,12 +509,21 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
     if (!Variants)
       return fail(toString(Variants.takeError()));
     Opts.Rewrite.Variants = std::move(*Variants);
+    Opts.Rewrite.RestrictKernels.assign(RestrictKernels.begin(),
+                                        RestrictKernels.end());
+    StringRef Arch = BundleArch;
+    if (!Arch.consume_front("sm_") ||
+        Arch.getAsInteger(10, Opts.Rewrite.RestrictComputeCapability))
+      return usageError("--bundle-arch must be sm_<NN>, not '" + BundleArch +
+                        "'");
     // Routing a kernel through a launcher that can only run the reference
     // copy gains nothing: by default the forge rewrites the kernels it has a
     // variant for.
     if (Opts.Rewrite.Kernels.empty()) {
       for (const auto &[Name, V] : Opts.Rewrite.Variants)
         Opts.Rewrite.Kernels.push_back(Name);
+      // A kernel asked for a restrict copy is rewritten too.
+      append_range(Opts.Rewrite.Kernels, RestrictKernels);
       if (Opts.Rewrite.Kernels.empty() && !Cur.TuningResults.empty())
         return fail("fs-tune found no verified candidate faster than the "
                    "original for any kernel: nothing to patch");
@@ -519,6 +538,9 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
                    "nothing to rewrite (see --list for the reasons)");
     }
   }
+  for (const std::string &Name : RestrictKernels)
+    if (!is_contained(Opts.Rewrite.Kernels, Name))
+      Opts.Rewrite.Kernels.push_back(Name);
   Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
   Opts.ToStream = PatchToStdout;
   SmallString<256> OutDir(PatchOutputDir.getValue());

@@ -93,4 +93,49 @@ TEST(OutputParsingTest, MissingCheckLineFails) {
   EXPECT_NE(Verdict.error().find("no check line"), std::string::npos);
 }
 
+TEST(OutputParsingTest, InAppVerificationSummary) {
+  auto V = parseInAppVerification(
+      "step 1\n"
+      "forgestencil verify: dvelcx launch 1: identical (13 allocation(s), "
+      "100 bytes)\n"
+      "forgestencil verify: dvelcx launch 2: not compared: no device memory "
+      "for the copies of its state\n"
+      "done\n"
+      "forgestencil verify: 1 launch(es) compared: 1 identical, 0 differ; 1 "
+      "not compared\n");
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->Compared, 1u);
+  EXPECT_EQ(V->Identical, 1u);
+  EXPECT_EQ(V->Differ, 0u);
+  EXPECT_EQ(V->NotCompared, 1u);
+  ASSERT_EQ(V->Skipped.size(), 1u);
+  EXPECT_TRUE(V->Differing.empty());
+}
+
+TEST(OutputParsingTest, InAppVerificationDifference) {
+  auto V = parseInAppVerification(
+      "forgestencil verify: k launch 3: DIFFERS in 4 byte(s), first at byte 8 "
+      "of allocation 1 of 2; the original's result is kept\n"
+      "forgestencil verify: 3 launch(es) compared: 2 identical, 1 differ; 0 "
+      "not compared\n");
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->Differ, 1u);
+  ASSERT_EQ(V->Differing.size(), 1u);
+  EXPECT_EQ(V->Differing[0].rfind("k launch 3: DIFFERS", 0), 0u);
+}
+
+TEST(OutputParsingTest, InAppVerificationNeedsItsSummary) {
+  auto Missing = parseInAppVerification(
+      "forgestencil verify: k launch 1: identical (1 allocation(s), 8 bytes)\n");
+  ASSERT_FALSE(Missing);
+  EXPECT_NE(Missing.error().find("no 'forgestencil verify"), std::string::npos);
+  // A summary that hides a difference its launches reported.
+  auto Inconsistent = parseInAppVerification(
+      "forgestencil verify: k launch 1: DIFFERS in 1 byte(s), first at byte 0 "
+      "of allocation 1 of 1; the original's result is kept\n"
+      "forgestencil verify: 1 launch(es) compared: 1 identical, 0 differ; 0 "
+      "not compared\n");
+  ASSERT_FALSE(Inconsistent);
+}
+
 } // namespace

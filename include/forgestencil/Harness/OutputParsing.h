@@ -19,6 +19,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <vector>
 
 namespace forgestencil {
 namespace harness {
@@ -78,6 +79,22 @@ struct CheckVerdict {
 /// bounds.
 Expected<CheckVerdict> parseCheck(const std::string &Output,
                                   const CheckPattern &Check);
+
+/// What a run with USE_OURS=verify reported (forgestencil/checks.h, which
+/// a patch with restrict copies adds): the summary line printed at exit,
+/// and the launches that differed.
+struct InAppVerification {
+  unsigned Compared = 0, Identical = 0, Differ = 0, NotCompared = 0;
+  /// "dvelcx launch 3: DIFFERS in ..." for each that did.
+  std::vector<std::string> Differing;
+  /// Every "not compared" line.
+  std::vector<std::string> Skipped;
+};
+
+/// Reads the verify lines of \p Output. Fails when the summary line is
+/// missing (the run ended before exit, or the binary holds no restrict
+/// copy) or contradicts the per-launch lines.
+Expected<InAppVerification> parseInAppVerification(const std::string &Output);
 
 } // namespace harness
 } // namespace forgestencil

@@ -48,6 +48,18 @@ struct HeaderVariant {
   std::string Error;
 };
 
+/// The restrict body transform asked for a kernel (see
+/// lib/Rewrite/RestrictTransform.h).
+struct RestrictRequest {
+  /// The compute capability the copy was verified and measured on.
+  int ComputeCapability = 90;
+  /// Set by kernelHeader: whether the copy went into the header, and if
+  /// not, why; the parameters it qualified.
+  bool Emitted = false;
+  std::string Error;
+  std::vector<std::string> Restricted, MadeConst;
+};
+
 /// The content of the header \p HeaderPath that holds \p K's variants and
 /// launcher. \p GuardMacro is its include guard; \p DefinedIn names the
 /// file the original is defined in (for the reader).
@@ -61,11 +73,14 @@ struct HeaderVariant {
 /// With \p LaunchedFromOtherUnits, a template's launcher is also
 /// instantiated for every instantiation of the kernel its unit makes:
 /// launches in other units see only its declaration.
+/// With \p Restrict, a kernel that gets no generated variant gets the
+/// restrict copy of its body instead, where it can take one.
 std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          llvm::StringRef GuardMacro, llvm::StringRef DefinedIn,
                          llvm::StringRef ToolVersion,
                          std::vector<HeaderVariant> &Variants,
-                         bool LaunchedFromOtherUnits = false);
+                         bool LaunchedFromOtherUnits = false,
+                         RestrictRequest *Restrict = nullptr);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
 std::string launcherDeclaration(const KernelDeclaration &D,

@@ -70,6 +70,28 @@ struct KernelDefinition {
   std::vector<std::string> Instantiations;
   /// Why the definition cannot be copied; empty when it can.
   std::string Problem;
+
+  /// A pointer parameter, as the restrict body transform sees it
+  /// (BodyTransform.h).
+  struct PointerParam {
+    unsigned Index = 0; ///< Among the kernel's parameters.
+    /// Offset in Text right after the parameter's outermost `*`, where
+    /// `__restrict__` goes; unset when the `*` is not spelled there (a
+    /// typedef, a macro, an array parameter).
+    std::optional<unsigned> RestrictAt;
+    /// Offset in Text where `const ` makes the pointee const: set only when
+    /// the pointee is not const, the pointer has one level, and every use
+    /// of the parameter in the kernel reads an element through it.
+    std::optional<unsigned> ConstAt;
+    bool AlreadyRestrict = false;
+  };
+  /// Every parameter of pointer type, in order.
+  std::vector<PointerParam> PointerParams;
+  /// Why the kernel's pointer parameters may not be made `__restrict__`
+  /// even when they point into distinct allocations (a parameter that may
+  /// carry other pointers, a `__device__` variable the kernel reads, a
+  /// callee whose body is not here); empty when they may.
+  std::string RestrictProblem;
 };
 
 /// Where the launch statement sits, which decides how the guard is braced.

@@ -90,6 +90,12 @@ struct RewriteOptions {
   /// gives it: the qualified name, with the template arguments for an
   /// instantiation of a template ("ns::k<float, 4>").
   std::map<std::string, KernelVariant> Variants;
+  /// With Strategy::Forge: kernels, by qualified or plain name ("all" for
+  /// every one), that get the restrict copy of their own body where they
+  /// get no generated variant (lib/Rewrite/RestrictTransform.h).
+  std::vector<std::string> RestrictKernels;
+  /// The compute capability the restrict copies run on.
+  int RestrictComputeCapability = 90;
 };
 
 /// Something the user should know about a launch or kernel left alone.
@@ -111,6 +117,12 @@ struct RewritePlan {
   /// The generated variants that made it into kernel headers, by the
   /// analysis' name (an instantiation for a template).
   std::map<std::string, const KernelVariant *> Variants;
+  /// The kernels that got a restrict copy, by qualified name: the
+  /// parameters made `__restrict__`, and those whose pointee became const.
+  struct RestrictedKernel {
+    std::vector<std::string> Restricted, MadeConst;
+  };
+  std::map<std::string, RestrictedKernel> Restricted;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
   bool alreadyApplied() const {

@@ -1,0 +1,307 @@
+//===- RestrictFacts.cpp - What the restrict transform may change ---------===//
+
+#include "RestrictFacts.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <set>
+
+using namespace clang;
+using namespace llvm;
+
+namespace forgestencil {
+namespace rewrite {
+
+namespace {
+
+/// True when a value of type \p T holds no pointer: arithmetic, enum,
+/// vector and complex types, and arrays and classes made only of those.
+bool holdsNoPointer(QualType T, unsigned Depth = 0) {
+  if (Depth > 8 || T.isNull() || T->isDependentType())
+    return false;
+  T = T.getCanonicalType();
+  if (T->isArithmeticType() || T->isEnumeralType() || T->isVectorType() ||
+      T->isAnyComplexType())
+    return true;
+  if (const ArrayType *A = T->getAsArrayTypeUnsafe())
+    return holdsNoPointer(A->getElementType(), Depth + 1);
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return false;
+  RD = RD->getDefinition();
+  if (RD->isPolymorphic())
+    return false;
+  for (const CXXBaseSpecifier &B : RD->bases())
+    if (!holdsNoPointer(B.getType(), Depth + 1))
+      return false;
+  for (const FieldDecl *F : RD->fields())
+    if (!holdsNoPointer(F->getType(), Depth + 1))
+      return false;
+  return true;
+}
+
+std::string typeText(QualType T, ASTContext &Ctx) {
+  return T.getAsString(Ctx.getPrintingPolicy());
+}
+
+/// The expression \p E stands in, past parentheses: its parent, skipping
+/// ParenExprs.
+const Expr *parentExpr(ASTContext &Ctx, const Expr *E) {
+  for (;;) {
+    auto Parents = Ctx.getParents(*E);
+    if (Parents.size() != 1)
+      return nullptr;
+    const Expr *P = Parents[0].get<Expr>();
+    if (!P)
+      return nullptr;
+    if (isa<ParenExpr>(P)) {
+      E = P;
+      continue;
+    }
+    return P;
+  }
+}
+
+bool isRValueRead(const Expr *E) {
+  const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(E);
+  return Cast && Cast->getCastKind() == CK_LValueToRValue;
+}
+
+/// True when use \p Ref of a pointer parameter only reads one element
+/// through it: `p[i]` or `*p`, as a value.
+bool readsOneElement(ASTContext &Ctx, const DeclRefExpr *Ref) {
+  const Expr *Value = parentExpr(Ctx, Ref);
+  if (!isRValueRead(Value))
+    return false;
+  const Expr *Use = parentExpr(Ctx, Value);
+  if (const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(Use)) {
+    if (AS->getBase()->IgnoreParenImpCasts() != Ref)
+      return false;
+  } else if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Use)) {
+    if (UO->getOpcode() != UO_Deref)
+      return false;
+  } else {
+    return false;
+  }
+  return isRValueRead(parentExpr(Ctx, Use));
+}
+
+/// Walks a kernel body and the bodies it calls for what could reach the
+/// pointer parameters' memory other than through them, and records every
+/// use of each parameter of the kernel itself.
+class BodyScan : public RecursiveASTVisitor<BodyScan> {
+public:
+  BodyScan(ASTContext &Ctx, const FunctionDecl *Kernel)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBodies() const { return true; }
+
+  void scan(const FunctionDecl *FD, unsigned Depth) {
+    if (!Problem.empty() || !Seen.insert(FD->getCanonicalDecl()).second)
+      return;
+    if (Depth > 32) {
+      Problem = "its calls nest too deep to follow";
+      return;
+    }
+    const FunctionDecl *Saved = Current;
+    unsigned SavedDepth = CurrentDepth;
+    Current = FD;
+    CurrentDepth = Depth;
+    TraverseStmt(FD->getBody());
+    Current = Saved;
+    CurrentDepth = SavedDepth;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *P = dyn_cast<ParmVarDecl>(E->getDecl())) {
+      if (Current == Kernel)
+        Uses[P->getFunctionScopeIndex()].push_back(E);
+      return true;
+    }
+    const auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (!V || !V->hasGlobalStorage() || V->hasAttr<CUDAConstantAttr>() ||
+        V->hasAttr<CUDASharedAttr>() || V->getType().isConstQualified())
+      return true;
+    if (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<HIPManagedAttr>())
+      fail("it uses the __device__ variable '" + V->getNameAsString() +
+           "', whose memory a pointer parameter may point into");
+    return true;
+  }
+
+  bool VisitGCCAsmStmt(GCCAsmStmt *) {
+    fail("it holds inline assembly");
+    return true;
+  }
+  bool VisitMSAsmStmt(MSAsmStmt *) {
+    fail("it holds inline assembly");
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *E) {
+    if (isa<CUDAKernelCallExpr>(E)) {
+      fail("it launches a kernel");
+      return true;
+    }
+    const FunctionDecl *Callee = E->getDirectCallee();
+    if (!Callee) {
+      // A call through a pointer or a dependent call in an uninstantiated
+      // pattern.
+      if (!E->isTypeDependent() && !E->isValueDependent())
+        fail("it makes an indirect call");
+      return true;
+    }
+    follow(Callee);
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    follow(E->getConstructor());
+    return true;
+  }
+
+  std::string Problem;
+  std::map<unsigned, std::vector<const DeclRefExpr *>> Uses;
+
+private:
+  void fail(std::string Why) {
+    if (Problem.empty())
+      Problem = std::move(Why);
+  }
+
+  void follow(const FunctionDecl *Callee) {
+    if (!Callee || Callee->getBuiltinID() ||
+        SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+      return;
+    const FunctionDecl *Def = Callee->getDefinition();
+    if (!Def || !Def->hasBody()) {
+      if (Callee->isTrivial() || Callee->isDefaulted())
+        return;
+      fail("it calls '" + Callee->getQualifiedNameAsString() +
+           "', whose body is not in this translation unit");
+      return;
+    }
+    scan(Def, CurrentDepth + 1);
+  }
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const FunctionDecl *Kernel;
+  const FunctionDecl *Current = nullptr;
+  unsigned CurrentDepth = 0;
+  std::set<const FunctionDecl *> Seen;
+};
+
+/// The definitions whose bodies say what the kernel does: the plain
+/// kernel, or every instantiation of a template.
+std::vector<const FunctionDecl *> bodiesOf(const FunctionDecl *FD) {
+  const FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate();
+  if (!FTD)
+    return {FD};
+  std::vector<const FunctionDecl *> Out;
+  for (const FunctionDecl *Spec : FTD->specializations())
+    if (Spec->getTemplateSpecializationKind() ==
+            TSK_ImplicitInstantiation &&
+        Spec->hasBody())
+      Out.push_back(Spec);
+  return Out;
+}
+
+} // namespace
+
+void recordRestrictFacts(const FunctionDecl *FD, ASTContext &Ctx,
+                         unsigned TextBegin, KernelDefinition &K) {
+  SourceManager &SM = Ctx.getSourceManager();
+  std::vector<const FunctionDecl *> Bodies = bodiesOf(FD);
+  if (Bodies.empty()) {
+    K.RestrictProblem = "the unit instantiates the template nowhere";
+    return;
+  }
+  auto OffsetInText = [&](SourceLocation L) -> std::optional<unsigned> {
+    if (L.isInvalid() || L.isMacroID())
+      return std::nullopt;
+    std::pair<FileID, unsigned> D = SM.getDecomposedLoc(L);
+    if (D.first != SM.getFileID(SM.getExpansionLoc(FD->getLocation())) ||
+        D.second < TextBegin || D.second >= TextBegin + K.Text.size())
+      return std::nullopt;
+    return D.second - TextBegin;
+  };
+
+  // Which parameters are pointers, and whether the others are plain data.
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    const ParmVarDecl *P = FD->getParamDecl(I);
+    std::string Name = P->getName().empty() ? "#" + std::to_string(I + 1)
+                                            : "'" + P->getNameAsString() + "'";
+    if (P->isParameterPack()) {
+      K.RestrictProblem = "parameter " + Name + " is a pack";
+      return;
+    }
+    bool IsPointer = false;
+    for (const FunctionDecl *B : Bodies) {
+      QualType T = B->getParamDecl(I)->getType();
+      if (T->isPointerType()) {
+        IsPointer = true;
+        QualType Pointee = T->getPointeeType();
+        if (!holdsNoPointer(Pointee)) {
+          K.RestrictProblem = "parameter " + Name + " points to '" +
+                              typeText(Pointee, Ctx) +
+                              "', which may hold pointers";
+          return;
+        }
+      } else if (!holdsNoPointer(T)) {
+        K.RestrictProblem = "parameter " + Name + " of type '" +
+                            typeText(T, Ctx) + "' may carry pointers";
+        return;
+      }
+    }
+    if (!IsPointer)
+      continue;
+    KernelDefinition::PointerParam PP;
+    PP.Index = I;
+    PP.AlreadyRestrict = Bodies.front()->getParamDecl(I)->getType()
+                             .isRestrictQualified();
+    if (const TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
+      TypeLoc TL = TSI->getTypeLoc().getUnqualifiedLoc();
+      if (auto PTL = TL.getAs<PointerTypeLoc>()) {
+        if (std::optional<unsigned> Star = OffsetInText(PTL.getStarLoc()))
+          PP.RestrictAt = *Star + 1;
+        QualType Pointee = PTL.getPointeeLoc().getType();
+        if (PP.RestrictAt && !Pointee->isPointerType() &&
+            !Pointee.isConstQualified() && !Pointee->isDependentType())
+          PP.ConstAt =
+              OffsetInText(SM.getExpansionLoc(PTL.getPointeeLoc().getBeginLoc()));
+      }
+    }
+    K.PointerParams.push_back(PP);
+  }
+
+  // What the bodies reach, and whether each pointer is only read through.
+  for (const FunctionDecl *B : Bodies) {
+    BodyScan Scan(Ctx, B);
+    Scan.scan(B, 0);
+    if (!Scan.Problem.empty()) {
+      K.RestrictProblem = Scan.Problem;
+      return;
+    }
+    for (KernelDefinition::PointerParam &PP : K.PointerParams) {
+      if (!PP.ConstAt)
+        continue;
+      for (const DeclRefExpr *Use : Scan.Uses[PP.Index])
+        if (!readsOneElement(Ctx, Use)) {
+          PP.ConstAt.reset();
+          break;
+        }
+    }
+  }
+  if (K.PointerParams.empty())
+    K.RestrictProblem = "it has no pointer parameter";
+}
+
+} // namespace rewrite
+} // namespace forgestencil
