@@ -346,7 +346,8 @@ private:
         continue;
       }
       // A kernel asked for a restrict copy that cannot take one keeps its
-      // launch: the reference copy alone gains nothing.
+      // launch unless it has a generated variant: the reference copy alone
+      // gains nothing.
       if (restrictAsked(*K) && variantsFor(*K).empty()) {
         RestrictCopy RC = restrictCopy(*K);
         if (!RC.Error.empty()) {
@@ -583,11 +584,10 @@ private:
     });
   }
 
-  /// Whether \p K's header will hold a restrict copy: asked for, without a
-  /// generated variant, and possible.
+  /// Whether \p K's header will hold a restrict copy: asked for and
+  /// possible.
   bool takesRestrictCopy(const KernelDefinition &K) const {
-    return restrictAsked(K) && variantsFor(K).empty() &&
-           restrictCopy(K).Error.empty();
+    return restrictAsked(K) && restrictCopy(K).Error.empty();
   }
 
   /// The variants asked for \p K: the plain kernel's, or for a template,
@@ -595,7 +595,9 @@ private:
   /// variants, saw each instantiation used).
   std::vector<HeaderVariant> variantsFor(const KernelDefinition &K) const {
     std::vector<HeaderVariant> Out;
-    if (Opts.Strat != Strategy::Forge)
+    // A restrict copy asked for by name replaces the generated variants.
+    if (Opts.Strat != Strategy::Forge ||
+        (restrictAsked(K) && restrictCopy(K).Error.empty()))
       return Out;
     for (const auto &[Name, V] : Opts.Variants) {
       KernelInstanceName N = KernelInstanceName::parse(Name);

@@ -402,7 +402,7 @@ static cl::list<std::string> RestrictKernels(
     "restrict", cl::CommaSeparated,
     cl::desc("With the forge strategy: kernels that get a copy of their own "
              "body with __restrict__ (and const on what they only read) "
-             "where they get no generated variant, run when their pointer "
+             "instead of a generated variant, run when their pointer "
              "arguments point into distinct allocations; verify it in the "
              "app with USE_OURS=verify"),
     cl::value_desc("a,b"), cl::cat(Category));

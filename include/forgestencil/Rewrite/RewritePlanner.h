@@ -90,9 +90,10 @@ struct RewriteOptions {
   /// gives it: the qualified name, with the template arguments for an
   /// instantiation of a template ("ns::k<float, 4>").
   std::map<std::string, KernelVariant> Variants;
-  /// With Strategy::Forge: kernels, by qualified or plain name ("all" for
-  /// every one), that get the restrict copy of their own body where they
-  /// get no generated variant (lib/Rewrite/RestrictTransform.h).
+  /// With Strategy::Forge: kernels, by qualified or plain name, that get
+  /// the restrict copy of their own body (lib/Rewrite/RestrictTransform.h)
+  /// instead of any generated variant; one that cannot take a copy keeps
+  /// its generated variant, or else its original launches.
   std::vector<std::string> RestrictKernels;
   /// The compute capability the restrict copies run on.
   int RestrictComputeCapability = 90;
