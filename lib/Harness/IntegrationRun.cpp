@@ -691,6 +691,12 @@ void IntegrationRun::verifyInApp() {
   Progress << "fs-harness: USE_OURS=verify: " << V->Compared
            << " launch(es) compared, " << V->Identical << " identical, "
            << V->Differ << " differ, " << V->NotCompared << " not compared\n";
+  for (const InAppVerification::KernelTimes &K : V->Kernels)
+    Progress << "fs-harness: USE_OURS=verify: " << K.Kernel << ": original "
+             << formatNumber(K.OriginalMs, 4) << " ms, copy "
+             << formatNumber(K.CopyMs, 4) << " ms ("
+             << formatNumber(K.CopyMs > 0 ? K.OriginalMs / K.CopyMs : 0, 3)
+             << "x, median of " << K.Launches << " launch(es))\n";
   if (V->Differ)
     RefusalReason = "USE_OURS=verify: " + V->Differing.front();
   else if (V->Compared == 0)
@@ -797,8 +803,15 @@ json IntegrationRun::buildRegistryEntry() const {
                 {"patches", {{"files", Patches.Files}, {"sha256", Patches.Sha256}}}};
   if (!VariantName.empty())
     Entry["variant"] = VariantName;
+  json KernelTimes = json::object();
+  if (Verification)
+    for (const InAppVerification::KernelTimes &K : Verification->Kernels)
+      KernelTimes[K.Kernel] = {{"original_ms", K.OriginalMs},
+                               {"copy_ms", K.CopyMs},
+                               {"launches", K.Launches}};
   if (Verification)
     Entry["in_app_verification"] = {
+        {"kernel_times", KernelTimes},
         {"compared", Verification->Compared},
         {"identical", Verification->Identical},
         {"differ", Verification->Differ},
@@ -806,7 +819,8 @@ json IntegrationRun::buildRegistryEntry() const {
         {"how", "USE_OURS=verify: the original and the restrict copy run "
                 "on the same saved state at launches 1, 2, 3, 10, 100, ...; "
                 "every byte of every allocation their pointers reach "
-                "compared"}};
+                "compared; each timed best of 3 on the launch's stream, "
+                "median over the launches"}};
   if (!Summary) {
     Entry["reason"] = RefusalReason;
     return Entry;

@@ -132,6 +132,9 @@ Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
       R"(forgestencil verify: (\d+) launch\(es\) compared: (\d+) identical, )"
       R"((\d+) differ; (\d+) not compared)");
   static const std::regex Launch(R"(forgestencil verify: (.*) launch \d+: (.*))");
+  static const std::regex Times(
+      R"(forgestencil verify: kernel (.*): original ([0-9.]+) ms, copy )"
+      R"(([0-9.]+) ms, original/copy [0-9.]+ \(median of (\d+) launch)");
   InAppVerification V;
   bool Found = false;
   unsigned Differing = 0;
@@ -145,6 +148,9 @@ Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
       V.Identical = unsigned(std::stoul(M[2]));
       V.Differ = unsigned(std::stoul(M[3]));
       V.NotCompared = unsigned(std::stoul(M[4]));
+    } else if (std::regex_search(Line, M, Times)) {
+      V.Kernels.push_back({M[1], std::stod(M[2]), std::stod(M[3]),
+                           unsigned(std::stoul(M[4]))});
     } else if (std::regex_search(Line, M, Launch)) {
       std::string What = M[2];
       std::string Text = Line.substr(size_t(M.position(1)));

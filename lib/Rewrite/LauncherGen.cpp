@@ -2,7 +2,7 @@
 
 #include "forgestencil/Rewrite/LauncherGen.h"
 
-#include "RestrictTransform.h"
+#include "BodyTransform.h"
 
 #include "forgestencil/Forge/CodeGen.h"
 
@@ -392,7 +392,7 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef ToolVersion,
                          std::vector<HeaderVariant> &Variants,
                          bool LaunchedFromOtherUnits,
-                         RestrictRequest *Restrict) {
+                         BodyRequest *Body) {
   std::string Generated;
   std::vector<EmittedVariant> Emitted;
   std::set<std::string> Launchers;
@@ -419,36 +419,33 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
       Generated += "#if " + C.Preprocessor + "\n" + Source + "#endif\n\n";
     Emitted.push_back({&HV, Launcher});
   }
-  std::string RestrictCaseText;
-  if (Restrict) {
-    Restrict->Emitted = false;
-    Restrict->Error.clear();
+  std::string BodyCaseText;
+  if (Body) {
+    Body->Emitted = false;
+    Body->Error.clear();
+    BodyTransform T;
+    T.Restrict = Body->Restrict;
+    T.Reblock = Body->Reblock;
+    T.Block = Body->Block;
     if (!Emitted.empty()) {
-      Restrict->Error = "it has a generated variant";
+      Body->Error = "it has a generated variant";
     } else {
-      RestrictCopy RC = restrictCopy(K);
-      if (!RC.Error.empty()) {
-        Restrict->Error = RC.Error;
+      BodyCopy BC = bodyCopy(K, T);
+      if (!BC.Error.empty()) {
+        Body->Error = BC.Error;
       } else {
-        Restrict->Emitted = true;
-        Restrict->Restricted = RC.Restricted;
-        Restrict->MadeConst = RC.MadeConst;
-        std::string CC = std::to_string(Restrict->ComputeCapability);
-        Generated +=
-            "// Variant `restrict` for compute capability " + CC +
-            ": the original kernel with `__restrict__`\n// on " +
-            (RC.Restricted.empty() ? "no parameter"
-                                   : join(RC.Restricted, ", ")) +
-            (RC.MadeConst.empty()
-                 ? ""
-                 : " and `const` on what " + join(RC.MadeConst, ", ") +
-                       " point(s) to (only read)") +
-            ". It computes what\n// the original does when the pointers "
-            "point into distinct allocations, which\n// the launcher checks "
-            "before each launch (forgestencil/checks.h).\n";
-        Generated += withUnixLineEndings(RC.Text) + "\n\n";
-        RestrictCaseText =
-            restrictCase(K, Restrict->ComputeCapability, referenceLaunch(K));
+        Body->Emitted = true;
+        Body->Description = describeBodyCopy(T, BC);
+        Generated += "// Variant `body` for compute capability " +
+                     std::to_string(Body->ComputeCapability) +
+                     ": the original kernel's own body, with\n// " +
+                     Body->Description +
+                     ".\n// The launcher runs it where it computes what the "
+                     "original does (see\n// forgestencil/checks.h), the "
+                     "reference otherwise.\n";
+        Generated += withUnixLineEndings(BC.Text) + "\n\n";
+        BodyCaseText = bodyCase(K, T, BC, Body->ComputeCapability,
+                                referenceLaunch(K));
       }
     }
   }
@@ -481,7 +478,7 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   if (K.IsTemplate && !Emitted.empty())
     S += dispatchingLauncher(K);
   else
-    S += switchingLauncher(K, Emitted, RestrictCaseText);
+    S += switchingLauncher(K, Emitted, BodyCaseText);
   if (K.IsTemplate && LaunchedFromOtherUnits && !K.Instantiations.empty()) {
     // A unit that launches the kernel without its definition calls the
     // launcher's declaration: its definitions must come from here. Taking

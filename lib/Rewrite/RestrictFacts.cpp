@@ -9,6 +9,9 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <functional>
 
 #include <set>
 
@@ -66,6 +69,76 @@ const Expr *parentExpr(ASTContext &Ctx, const Expr *E) {
     }
     return P;
   }
+}
+
+/// threadIdx.x and its kin: which variable (0 threadIdx, 1 blockIdx,
+/// 2 blockDim, 3 gridDim) and which axis, or {-1, -1}.
+std::pair<int, int> builtinIndex(const Expr *E) {
+  const Expr *Inner = E->IgnoreParenImpCasts();
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(Inner))
+    Inner = PO->getSyntacticForm()->IgnoreParenImpCasts();
+  const auto *Prop = dyn_cast<MSPropertyRefExpr>(Inner);
+  if (!Prop)
+    return {-1, -1};
+  const Expr *Base = Prop->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
+    Base = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Base);
+  if (!Ref)
+    return {-1, -1};
+  StringRef Var = Ref->getDecl()->getName();
+  StringRef Field = Prop->getPropertyDecl()->getName();
+  int Which = Var == "threadIdx"  ? 0
+              : Var == "blockIdx" ? 1
+              : Var == "blockDim" ? 2
+              : Var == "gridDim"  ? 3
+                                  : -1;
+  if (Which < 0 || Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
+    return {-1, -1};
+  return {Which, Field[0] - 'x'};
+}
+
+/// The parent of \p E past parentheses and implicit casts.
+const Expr *valueParent(ASTContext &Ctx, const Expr *E) {
+  for (;;) {
+    auto Parents = Ctx.getParents(*E);
+    if (Parents.size() != 1)
+      return nullptr;
+    const Expr *P = Parents[0].get<Expr>();
+    if (!P || !(isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P)))
+      return P;
+    E = P;
+  }
+}
+
+/// The other operand of binary operator \p BO than the one that holds
+/// \p Child, past parentheses and implicit casts.
+const Expr *otherOperand(const BinaryOperator *BO, const Expr *Child) {
+  auto Holds = [&](const Expr *Side) {
+    for (const Expr *E = Side;;) {
+      if (E == Child)
+        return true;
+      if (const auto *P = dyn_cast<ParenExpr>(E))
+        E = P->getSubExpr();
+      else if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
+        E = C->getSubExpr();
+      else
+        return false;
+    }
+  };
+  if (Holds(BO->getLHS()))
+    return BO->getRHS()->IgnoreParenImpCasts();
+  if (Holds(BO->getRHS()))
+    return BO->getLHS()->IgnoreParenImpCasts();
+  return nullptr;
+}
+
+bool isWarpOrBlockFunction(StringRef Name) {
+  return Name.starts_with("__sync") || Name.starts_with("__shfl") ||
+         Name.starts_with("__ballot") || Name.starts_with("__any") ||
+         Name.starts_with("__all") || Name.starts_with("__activemask") ||
+         Name.starts_with("__match") || Name.starts_with("__reduce") ||
+         Name.starts_with("__barrier") || Name == "__threadfence_block";
 }
 
 bool isRValueRead(const Expr *E) {
@@ -135,6 +208,25 @@ public:
     return true;
   }
 
+  bool VisitPseudoObjectExpr(PseudoObjectExpr *E) {
+    std::pair<int, int> B = builtinIndex(E);
+    if (B.first < 0)
+      return true;
+    if (Current != Kernel)
+      reblockFail("it calls '" + Current->getQualifiedNameAsString() +
+                  "', which reads the thread or block index");
+    else
+      Builtins.push_back({E, B.first, B.second});
+    return true;
+  }
+
+  bool VisitVarDecl(VarDecl *V) {
+    if (V->hasAttr<CUDASharedAttr>())
+      reblockFail("it uses the __shared__ array '" + V->getNameAsString() +
+                  "'");
+    return true;
+  }
+
   bool VisitGCCAsmStmt(GCCAsmStmt *) {
     fail("it holds inline assembly");
     return true;
@@ -150,6 +242,9 @@ public:
       return true;
     }
     const FunctionDecl *Callee = E->getDirectCallee();
+    if (Callee && isWarpOrBlockFunction(Callee->getName()))
+      reblockFail("it calls " + Callee->getNameAsString() +
+                  ", whose threads work together");
     if (!Callee) {
       // A call through a pointer or a dependent call in an uninstantiated
       // pattern.
@@ -166,13 +261,23 @@ public:
     return true;
   }
 
-  std::string Problem;
+  std::string Problem, ReblockProblem;
   std::map<unsigned, std::vector<const DeclRefExpr *>> Uses;
+  struct Builtin {
+    const Expr *E;
+    int Which, Axis;
+  };
+  /// Every threadIdx/blockIdx/blockDim/gridDim the kernel itself reads.
+  std::vector<Builtin> Builtins;
 
 private:
   void fail(std::string Why) {
     if (Problem.empty())
       Problem = std::move(Why);
+  }
+  void reblockFail(std::string Why) {
+    if (ReblockProblem.empty())
+      ReblockProblem = std::move(Why);
   }
 
   void follow(const FunctionDecl *Callee) {
@@ -211,6 +316,80 @@ std::vector<const FunctionDecl *> bodiesOf(const FunctionDecl *FD) {
         Spec->hasBody())
       Out.push_back(Spec);
   return Out;
+}
+
+const char *const BuiltinNames[] = {"threadIdx", "blockIdx", "blockDim",
+                                    "gridDim"};
+
+/// Reads \p Scan's thread-index uses of one body into \p K's Reblock
+/// axes: each blockIdx.d must sit in `blockIdx.d * B + threadIdx.d`, and
+/// every threadIdx.d and blockDim.d in one of those. Returns why not.
+std::string readReblockAxes(const BodyScan &Scan, ASTContext &Ctx,
+                            const std::function<std::optional<unsigned>(
+                                SourceLocation)> &OffsetInText,
+                            KernelDefinition &K) {
+  SourceManager &SM = Ctx.getSourceManager();
+  std::set<const Expr *> Matched;
+  auto Where = [&](int Which, int Axis) {
+    return std::string(BuiltinNames[Which]) + "." + char('x' + Axis);
+  };
+  for (const BodyScan::Builtin &B : Scan.Builtins) {
+    if (B.Which == 3)
+      return "it reads " + Where(3, B.Axis);
+    if (B.Which != 1)
+      continue;
+    const auto *Mul = dyn_cast_or_null<BinaryOperator>(valueParent(Ctx, B.E));
+    const Expr *Factor =
+        Mul && Mul->getOpcode() == BO_Mul ? otherOperand(Mul, B.E) : nullptr;
+    const auto *Add =
+        Factor ? dyn_cast_or_null<BinaryOperator>(valueParent(Ctx, Mul))
+               : nullptr;
+    const Expr *Thread =
+        Add && Add->getOpcode() == BO_Add ? otherOperand(Add, Mul) : nullptr;
+    if (!Thread || builtinIndex(Thread) != std::make_pair(0, B.Axis))
+      return "it uses " + Where(1, B.Axis) + " other than as " +
+             Where(1, B.Axis) + " * B + " + Where(0, B.Axis);
+    KernelDefinition::ReblockAxis &A = K.Reblock[B.Axis];
+    A.Used = true;
+    Matched.insert(B.E);
+    for (const BodyScan::Builtin &T : Scan.Builtins)
+      if (T.E == Thread || T.E->IgnoreParenImpCasts() == Thread)
+        Matched.insert(T.E);
+    if (builtinIndex(Factor) == std::make_pair(2, B.Axis)) {
+      for (const BodyScan::Builtin &D : Scan.Builtins)
+        if (D.E == Factor || D.E->IgnoreParenImpCasts() == Factor)
+          Matched.insert(D.E);
+      continue;
+    }
+    Expr::EvalResult R;
+    QualType FT = Factor->getType();
+    if (!FT->isIntegerType() || Ctx.getTypeSize(FT) > 32 ||
+        !Factor->EvaluateAsInt(R, Ctx))
+      return "the block size in " + Where(1, B.Axis) +
+             " * B is neither blockDim nor a constant";
+    long long Value = R.Val.getInt().getExtValue();
+    if (A.Block && *A.Block != Value)
+      return "two block sizes are assumed along " + std::string(1, 'x' + B.Axis);
+    A.Block = Value;
+    CharSourceRange Range = SM.getExpansionRange(Factor->getSourceRange());
+    CharSourceRange Index = SM.getExpansionRange(B.E->getSourceRange());
+    std::optional<unsigned> Begin = OffsetInText(Range.getBegin());
+    std::optional<unsigned> Last = OffsetInText(Range.getEnd());
+    std::optional<unsigned> IndexAt = OffsetInText(Index.getBegin());
+    if (!Begin || !Last || !IndexAt || (*IndexAt >= *Begin && *IndexAt <= *Last))
+      return "the block size in " + Where(1, B.Axis) +
+             " * B is spelled inside a macro";
+    unsigned End = *Last + Lexer::MeasureTokenLength(Range.getEnd(), SM,
+                                                      Ctx.getLangOpts());
+    std::pair<unsigned, unsigned> Edit{*Begin, End - *Begin};
+    if (!llvm::is_contained(A.Edits, Edit))
+      A.Edits.push_back(Edit);
+  }
+  for (const BodyScan::Builtin &B : Scan.Builtins)
+    if ((B.Which == 0 || B.Which == 2) && !Matched.count(B.E))
+      return "it uses " + Where(B.Which, B.Axis) + " other than in " +
+             Where(1, B.Axis) + " * B + " + Where(0, B.Axis);
+  return "";
 }
 
 } // namespace
@@ -289,6 +468,10 @@ void recordRestrictFacts(const FunctionDecl *FD, ASTContext &Ctx,
       K.RestrictProblem = Scan.Problem;
       return;
     }
+    if (K.ReblockProblem.empty())
+      K.ReblockProblem = Scan.ReblockProblem;
+    if (K.ReblockProblem.empty())
+      K.ReblockProblem = readReblockAxes(Scan, Ctx, OffsetInText, K);
     for (KernelDefinition::PointerParam &PP : K.PointerParams) {
       if (!PP.ConstAt)
         continue;
@@ -299,6 +482,9 @@ void recordRestrictFacts(const FunctionDecl *FD, ASTContext &Ctx,
         }
     }
   }
+  if (K.ReblockProblem.empty() &&
+      !(K.Reblock[0].Used || K.Reblock[1].Used || K.Reblock[2].Used))
+    K.ReblockProblem = "it reads no thread index";
   if (K.PointerParams.empty())
     K.RestrictProblem = "it has no pointer parameter";
 }

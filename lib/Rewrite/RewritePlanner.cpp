@@ -2,7 +2,7 @@
 
 #include "forgestencil/Rewrite/RewritePlanner.h"
 
-#include "RestrictTransform.h"
+#include "BodyTransform.h"
 
 #include "forgestencil/Analysis/Inventory.h"
 #include "forgestencil/Patch/PatchWriter.h"
@@ -345,17 +345,17 @@ private:
                                         "be copied: " + K->Problem);
         continue;
       }
-      // A kernel asked for a restrict copy that cannot take one keeps its
-      // launch unless it has a generated variant: the reference copy alone
-      // gains nothing.
-      if (restrictAsked(*K) && variantsFor(*K).empty()) {
-        RestrictCopy RC = restrictCopy(*K);
-        if (!RC.Error.empty()) {
-          if (NoRestrictCopy.insert(K->QualifiedName).second)
+      // A kernel asked for a body copy that cannot take one keeps its
+      // launches unless it has a generated variant: the reference copy
+      // alone gains nothing.
+      if (bodyAsked(*K) && variantsFor(*K).empty()) {
+        BodyCopy BC = bodyCopy(*K, bodyTransform(*K));
+        if (!BC.Error.empty()) {
+          if (NoBodyCopy.insert(K->QualifiedName).second)
             note(K->NamePos.File, K->Line, 0,
                  "kernel '" + K->QualifiedName +
-                     "' keeps its original launches: no restrict copy: " +
-                     RC.Error);
+                     "' keeps its original launches: no copy of its body: " +
+                     BC.Error);
           continue;
         }
       }
@@ -372,8 +372,8 @@ private:
       ++Plan.LaunchesRewritten;
     }
     for (const KernelInstanceName &W : Requests)
-      if (!NoRestrictCopy.count(W.Kernel) &&
-          none_of(NoRestrictCopy, [&](const std::string &Q) {
+      if (!NoBodyCopy.count(W.Kernel) &&
+          none_of(NoBodyCopy, [&](const std::string &Q) {
             return StringRef(Q).ends_with("::" + W.Kernel);
           }) &&
           none_of(Outputs, [&](const auto &Entry) {
@@ -442,7 +442,7 @@ private:
                                   includePathFrom(DefFile, Out.HeaderName) +
                                   "\""));
       needUseOurs(DefFile, K.Begin);
-      if (takesRestrictCopy(K))
+      if (takesBodyCopy(K))
         ChecksFiles.insert(DefFile.str());
       for (const LaunchStatement *L : Out.Launches) {
         const std::string &Content = content(L->Pos.File);
@@ -542,21 +542,24 @@ private:
       for (const auto &[L, Branches] : PointerLaunches)
         for (const PointerBranch &B : Branches)
           Elsewhere |= B.Kernel == &K && B.Target->DeclarationNeeded;
-      RestrictRequest Restrict;
-      Restrict.ComputeCapability = Opts.RestrictComputeCapability;
-      bool AskRestrict = restrictAsked(K) && Variants.empty();
+      BodyRequest Body;
+      BodyTransform T = bodyTransform(K);
+      Body.Restrict = T.Restrict;
+      Body.Reblock = T.Reblock;
+      Body.Block = T.Block;
+      Body.ComputeCapability = Opts.BodyComputeCapability;
+      bool AskBody = T.any() && Variants.empty();
       std::string Header = kernelHeader(K, Path, Guard,
                                         relative(K.NamePos.File),
                                         Opts.ToolVersion, Variants, Elsewhere,
-                                        AskRestrict ? &Restrict : nullptr);
-      if (AskRestrict && !Restrict.Emitted)
+                                        AskBody ? &Body : nullptr);
+      if (AskBody && !Body.Emitted)
         Plan.Notes.push_back({relative(K.NamePos.File), K.Line, 0,
                               "kernel '" + K.QualifiedName +
-                                  "' gets no restrict copy: " +
-                                  Restrict.Error});
-      if (Restrict.Emitted) {
-        Plan.Restricted[K.QualifiedName] = {Restrict.Restricted,
-                                            Restrict.MadeConst};
+                                  "' gets no copy of its body: " +
+                                  Body.Error});
+      if (Body.Emitted) {
+        Plan.BodyCopies[K.QualifiedName] = Body.Description;
         NeedChecks = true;
       }
       for (const HeaderVariant &HV : Variants) {
@@ -577,17 +580,29 @@ private:
                             checksHeader(Opts.ToolVersion)});
   }
 
-  /// Whether the options ask for \p K's restrict copy.
-  bool restrictAsked(const KernelDefinition &K) const {
-    return Opts.Strat == Strategy::Forge && any_of(Opts.RestrictKernels, [&](const std::string &Name) {
+  /// What the options ask of \p K's body.
+  BodyTransform bodyTransform(const KernelDefinition &K) const {
+    BodyTransform T;
+    if (Opts.Strat != Strategy::Forge)
+      return T;
+    auto Named = [&](StringRef Name) {
       return Name == K.QualifiedName || Name == K.Name;
-    });
+    };
+    T.Restrict = any_of(Opts.RestrictKernels, Named);
+    for (const auto &[Name, Shape] : Opts.ReblockKernels)
+      if (Named(Name)) {
+        T.Reblock = true;
+        T.Block = Shape;
+      }
+    return T;
+  }
+  bool bodyAsked(const KernelDefinition &K) const {
+    return bodyTransform(K).any();
   }
 
-  /// Whether \p K's header will hold a restrict copy: asked for and
-  /// possible.
-  bool takesRestrictCopy(const KernelDefinition &K) const {
-    return restrictAsked(K) && restrictCopy(K).Error.empty();
+  /// Whether \p K's header will hold a body copy: asked for and possible.
+  bool takesBodyCopy(const KernelDefinition &K) const {
+    return bodyAsked(K) && bodyCopy(K, bodyTransform(K)).Error.empty();
   }
 
   /// The variants asked for \p K: the plain kernel's, or for a template,
@@ -595,9 +610,8 @@ private:
   /// variants, saw each instantiation used).
   std::vector<HeaderVariant> variantsFor(const KernelDefinition &K) const {
     std::vector<HeaderVariant> Out;
-    // A restrict copy asked for by name replaces the generated variants.
-    if (Opts.Strat != Strategy::Forge ||
-        (restrictAsked(K) && restrictCopy(K).Error.empty()))
+    // A body copy asked for by name replaces the generated variants.
+    if (Opts.Strat != Strategy::Forge || takesBodyCopy(K))
       return Out;
     for (const auto &[Name, V] : Opts.Variants) {
       KernelInstanceName N = KernelInstanceName::parse(Name);
@@ -631,9 +645,9 @@ private:
       PointerLaunches;
   std::map<std::string, std::set<OrderedEdit>> Edits;
   std::map<std::string, unsigned> UseOursBefore;
-  /// Kernels asked for a restrict copy that cannot take one.
-  std::set<std::string> NoRestrictCopy;
-  /// The files that define a kernel with a restrict copy.
+  /// Kernels asked for a body copy that cannot take one.
+  std::set<std::string> NoBodyCopy;
+  /// The files that define a kernel with a body copy.
   std::set<std::string> ChecksFiles;
   bool NeedChecks = false;
 };
@@ -671,19 +685,14 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
                            ": generated variant " + V->Params.id() + " (" +
                            V->IR.summary() + "). " + V->Provenance);
   }
-  for (const auto &[Kernel, R] : Plan.Restricted) {
-    std::string Note = "Kernel " + Kernel + " on compute capability " +
-                       std::to_string(Opts.RestrictComputeCapability) +
-                       ": restrict copy of its own body (`__restrict__` on " +
-                       (R.Restricted.empty() ? std::string("no parameter")
-                                             : join(R.Restricted, ", "));
-    if (!R.MadeConst.empty())
-      Note += "; `const` pointee for " + join(R.MadeConst, ", ");
-    Note += "), run when its pointer arguments point into distinct "
-            "allocations; USE_OURS=verify compares it with the original in "
-            "the app.";
-    Header.Notes.push_back(Note);
-  }
+  for (const auto &[Kernel, What] : Plan.BodyCopies)
+    Header.Notes.push_back(
+        "Kernel " + Kernel + " on compute capability " +
+        std::to_string(Opts.BodyComputeCapability) +
+        ": a copy of its own body with " + What +
+        ", run where it computes what the original does (pointer arguments "
+        "in distinct allocations, the launch's block size as assumed); "
+        "USE_OURS=verify compares it with the original in the app.");
   std::vector<std::string> Measured;
   for (const auto &[Kernel, V] : Plan.Variants)
     if (!V->MeasuredSpeedup.empty())
@@ -691,10 +700,10 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
   if (!Measured.empty())
     Header.SpeedupSummary = join(Measured, "; ");
   if (Opts.Strat == Strategy::Forge && Plan.Variants.empty() &&
-      !Plan.Restricted.empty()) {
+      !Plan.BodyCopies.empty()) {
     Header.SpeedupSummary =
-        "not measured by fs-tune: restrict copies are verified and measured "
-        "in the app (USE_OURS=verify, then fs-harness)";
+        "not measured by fs-tune: body copies are verified and timed in the "
+        "app (USE_OURS=verify), then measured by fs-harness";
   } else if (Opts.Strat == Strategy::Forge && Plan.Variants.empty()) {
     Header.SpeedupSummary =
         "none: no kernel got a generated variant, so every launcher runs the "

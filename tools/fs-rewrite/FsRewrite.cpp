@@ -406,6 +406,14 @@ static cl::list<std::string> RestrictKernels(
              "arguments point into distinct allocations; verify it in the "
              "app with USE_OURS=verify"),
     cl::value_desc("a,b"), cl::cat(Category));
+static cl::list<std::string> ReblockKernels(
+    "reblock", cl::CommaSeparated,
+    cl::desc("With the forge strategy: kernels that get a copy of their own "
+             "body launched with another block shape covering the same "
+             "thread indices: K=XxY[xZ] for that shape, K alone for the "
+             "original's (USE_OURS=verify then times every candidate shape "
+             "in the app)"),
+    cl::value_desc("k[=XxY],..."), cl::cat(Category));
 static cl::opt<std::string>
     RewriteStrategy("strategy",
                     cl::desc("How replacement kernels are made: forge (a "
@@ -494,8 +502,9 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
   Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(RewriteStrategy);
   if (!Strat)
     return usageError(toString(Strat.takeError()));
-  if (!RestrictKernels.empty() && *Strat != rewrite::Strategy::Forge)
-    return usageError("--restrict needs --strategy forge");
+  if ((!RestrictKernels.empty() || !ReblockKernels.empty()) &&
+      *Strat != rewrite::Strategy::Forge)
+    return usageError("--restrict and --reblock need --strategy forge");
   rewrite::EmitOptions Opts;
   SmallString<256> Root(SourceRoot.empty() ? commonDirectory(DB.cudaFiles())
                                            : SourceRoot.getValue());
@@ -511,9 +520,18 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
     Opts.Rewrite.Variants = std::move(*Variants);
     Opts.Rewrite.RestrictKernels.assign(RestrictKernels.begin(),
                                         RestrictKernels.end());
+    for (StringRef Item : ReblockKernels) {
+      auto [Name, Shape] = Item.split('=');
+      std::optional<std::array<unsigned, 3>> Block;
+      if (!Shape.empty() && !(Block = rewrite::parseBlockShape(Shape)))
+        return usageError("--reblock " + Item.str() +
+                          ": the shape must be XxY or XxYxZ, at most 1024 "
+                          "threads");
+      Opts.Rewrite.ReblockKernels[Name.str()] = Block;
+    }
     StringRef Arch = BundleArch;
     if (!Arch.consume_front("sm_") ||
-        Arch.getAsInteger(10, Opts.Rewrite.RestrictComputeCapability))
+        Arch.getAsInteger(10, Opts.Rewrite.BodyComputeCapability))
       return usageError("--bundle-arch must be sm_<NN>, not '" + BundleArch +
                         "'");
     // Routing a kernel through a launcher that can only run the reference
@@ -524,6 +542,8 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
         Opts.Rewrite.Kernels.push_back(Name);
       // A kernel asked for a restrict copy is rewritten too.
       append_range(Opts.Rewrite.Kernels, RestrictKernels);
+      for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
+        Opts.Rewrite.Kernels.push_back(Name);
       if (Opts.Rewrite.Kernels.empty() && !Cur.TuningResults.empty())
         return fail("fs-tune found no verified candidate faster than the "
                    "original for any kernel: nothing to patch");
@@ -539,6 +559,9 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
     }
   }
   for (const std::string &Name : RestrictKernels)
+    if (!is_contained(Opts.Rewrite.Kernels, Name))
+      Opts.Rewrite.Kernels.push_back(Name);
+  for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
     if (!is_contained(Opts.Rewrite.Kernels, Name))
       Opts.Rewrite.Kernels.push_back(Name);
   Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;

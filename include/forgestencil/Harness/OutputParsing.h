@@ -89,6 +89,14 @@ struct InAppVerification {
   std::vector<std::string> Differing;
   /// Every "not compared" line.
   std::vector<std::string> Skipped;
+  /// Per kernel, the median times the run measured: the original's and
+  /// the copy's, in ms.
+  struct KernelTimes {
+    std::string Kernel;
+    double OriginalMs = 0, CopyMs = 0;
+    unsigned Launches = 0;
+  };
+  std::vector<KernelTimes> Kernels;
 };
 
 /// Reads the verify lines of \p Output. Fails when the summary line is

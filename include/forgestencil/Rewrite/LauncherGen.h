@@ -19,6 +19,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,16 +50,21 @@ struct HeaderVariant {
   std::string Error;
 };
 
-/// The restrict body transform asked for a kernel (see
-/// lib/Rewrite/RestrictTransform.h).
-struct RestrictRequest {
+/// The body copy asked for a kernel (see lib/Rewrite/BodyTransform.h):
+/// restrict, re-block, or both.
+struct BodyRequest {
+  bool Restrict = false;
+  bool Reblock = false;
+  /// The block shape the re-blocked copy runs with; none for the
+  /// original's.
+  std::optional<std::array<unsigned, 3>> Block;
   /// The compute capability the copy was verified and measured on.
   int ComputeCapability = 90;
   /// Set by kernelHeader: whether the copy went into the header, and if
-  /// not, why; the parameters it qualified.
+  /// not, why; what it is, in one sentence.
   bool Emitted = false;
   std::string Error;
-  std::vector<std::string> Restricted, MadeConst;
+  std::string Description;
 };
 
 /// The content of the header \p HeaderPath that holds \p K's variants and
@@ -73,14 +80,14 @@ struct RestrictRequest {
 /// With \p LaunchedFromOtherUnits, a template's launcher is also
 /// instantiated for every instantiation of the kernel its unit makes:
 /// launches in other units see only its declaration.
-/// With \p Restrict, a kernel that gets no generated variant gets the
-/// restrict copy of its body instead, where it can take one.
+/// With \p Body, a kernel that gets no generated variant gets the copy of
+/// its body it asks for, where it can take one.
 std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          llvm::StringRef GuardMacro, llvm::StringRef DefinedIn,
                          llvm::StringRef ToolVersion,
                          std::vector<HeaderVariant> &Variants,
                          bool LaunchedFromOtherUnits = false,
-                         RestrictRequest *Restrict = nullptr);
+                         BodyRequest *Body = nullptr);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
 std::string launcherDeclaration(const KernelDeclaration &D,

@@ -92,6 +92,24 @@ struct KernelDefinition {
   /// carry other pointers, a `__device__` variable the kernel reads, a
   /// callee whose body is not here); empty when they may.
   std::string RestrictProblem;
+
+  /// How the kernel uses one axis of its thread index, for the re-block
+  /// transform: only as `blockIdx.d * B + threadIdx.d` (Used), where B is
+  /// blockDim.d or a constant (its value, and where it is spelled in Text,
+  /// to become `blockDim.d`). Each thread's work then depends on its global
+  /// index alone, so any block size that divides gridDim.d * blockDim.d
+  /// covers the same indices.
+  struct ReblockAxis {
+    bool Used = false;
+    std::optional<long long> Block;
+    /// (offset in Text, length) of each spelling of the constant B.
+    std::vector<std::pair<unsigned, unsigned>> Edits;
+  };
+  ReblockAxis Reblock[3];
+  /// Why the kernel's block shape may not change (a __shared__ array,
+  /// __syncthreads, a warp function, a thread index used another way);
+  /// empty when it may.
+  std::string ReblockProblem;
 };
 
 /// Where the launch statement sits, which decides how the guard is braced.

@@ -19,7 +19,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,10 @@ struct KernelInstanceName {
 /// spaced ("float,4" and "float, 4").
 bool sameTemplateArgs(llvm::StringRef A, llvm::StringRef B);
 
+/// Parses a block shape, "128x2" or "128x2x1" (a --reblock value): each
+/// size from 1 to 1024, at most 1024 threads in all.
+std::optional<std::array<unsigned, 3>> parseBlockShape(llvm::StringRef S);
+
 /// Parses a --strategy value.
 llvm::Expected<Strategy> parseStrategy(llvm::StringRef Name);
 const char *strategyName(Strategy S);
@@ -91,12 +97,16 @@ struct RewriteOptions {
   /// instantiation of a template ("ns::k<float, 4>").
   std::map<std::string, KernelVariant> Variants;
   /// With Strategy::Forge: kernels, by qualified or plain name, that get
-  /// the restrict copy of their own body (lib/Rewrite/RestrictTransform.h)
-  /// instead of any generated variant; one that cannot take a copy keeps
-  /// its generated variant, or else its original launches.
+  /// a copy of their own body (lib/Rewrite/BodyTransform.h) instead of any
+  /// generated variant: with `__restrict__` pointers (RestrictKernels),
+  /// with another block shape (ReblockKernels: the shape, or none for the
+  /// original's, every candidate then timed under USE_OURS=verify), or
+  /// both. One that cannot take its copy keeps its generated variant, or
+  /// else its original launches.
   std::vector<std::string> RestrictKernels;
-  /// The compute capability the restrict copies run on.
-  int RestrictComputeCapability = 90;
+  std::map<std::string, std::optional<std::array<unsigned, 3>>> ReblockKernels;
+  /// The compute capability the body copies run on.
+  int BodyComputeCapability = 90;
 };
 
 /// Something the user should know about a launch or kernel left alone.
@@ -118,12 +128,9 @@ struct RewritePlan {
   /// The generated variants that made it into kernel headers, by the
   /// analysis' name (an instantiation for a template).
   std::map<std::string, const KernelVariant *> Variants;
-  /// The kernels that got a restrict copy, by qualified name: the
-  /// parameters made `__restrict__`, and those whose pointee became const.
-  struct RestrictedKernel {
-    std::vector<std::string> Restricted, MadeConst;
-  };
-  std::map<std::string, RestrictedKernel> Restricted;
+  /// The kernels that got a body copy, by qualified name, with what the
+  /// copy is.
+  std::map<std::string, std::string> BodyCopies;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
   bool alreadyApplied() const {

@@ -1,0 +1,211 @@
+//===- BodyTransform.cpp - Variants made from the kernel's own body -------===//
+
+#include "BodyTransform.h"
+
+#include "forgestencil/Rewrite/RewritePlanner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace rewrite {
+
+/// The most pointer parameters checks.h compares in one launch.
+constexpr unsigned MaxCheckedPointers = 64;
+
+std::string bodyKernelName(const KernelDefinition &K) {
+  return "fs_body_" + K.Name;
+}
+
+std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
+  SmallVector<StringRef, 3> Parts;
+  S.split(Parts, 'x');
+  if (Parts.size() < 2 || Parts.size() > 3)
+    return std::nullopt;
+  std::array<unsigned, 3> B = {1, 1, 1};
+  for (size_t I = 0; I < Parts.size(); ++I)
+    if (Parts[I].getAsInteger(10, B[I]) || B[I] == 0 || B[I] > 1024)
+      return std::nullopt;
+  if (uint64_t(B[0]) * B[1] * B[2] > 1024)
+    return std::nullopt;
+  return B;
+}
+
+BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
+  BodyCopy C;
+  auto Fail = [&](std::string Why) {
+    C.Error = std::move(Why);
+    return C;
+  };
+  if (!K.Problem.empty())
+    return Fail(K.Problem);
+  // Verification restores the memory the pointers reach; nothing else may
+  // be reachable, for either transform.
+  if (!K.RestrictProblem.empty())
+    return Fail(K.RestrictProblem);
+  if (K.PointerParams.size() > MaxCheckedPointers)
+    return Fail("it has more than " + std::to_string(MaxCheckedPointers) +
+                " pointer parameters");
+  if (T.Reblock && !K.ReblockProblem.empty())
+    return Fail("its block shape cannot change: " + K.ReblockProblem);
+
+  // Edits by offset, applied from the end so earlier offsets hold.
+  struct Edit {
+    unsigned Length;
+    std::string Text;
+  };
+  std::multimap<unsigned, Edit> Edits;
+  if (T.Restrict) {
+    for (const KernelDefinition::PointerParam &PP : K.PointerParams) {
+      const std::string &Name = K.ParamNames[PP.Index];
+      if (PP.RestrictAt && !PP.AlreadyRestrict) {
+        // `float *p` becomes `float * __restrict__ p`, `float* p` becomes
+        // `float* __restrict__ p`.
+        char Next =
+            *PP.RestrictAt < K.Text.size() ? K.Text[*PP.RestrictAt] : ' ';
+        bool Glued = isAlnum(Next) || Next == '_';
+        Edits.insert(
+            {*PP.RestrictAt, {0, Glued ? " __restrict__ " : " __restrict__"}});
+        C.Restricted.push_back(Name);
+      }
+      if (PP.ConstAt) {
+        Edits.insert({*PP.ConstAt, {0, "const "}});
+        C.MadeConst.push_back(Name);
+      }
+    }
+    if (Edits.empty() && !T.Reblock)
+      return Fail("none of its pointer parameters can be qualified further");
+  }
+  if (T.Reblock) {
+    for (unsigned D = 0; D < 3; ++D) {
+      const KernelDefinition::ReblockAxis &A = K.Reblock[D];
+      if (!A.Used)
+        continue;
+      C.ReblockAxes |= 1u << D;
+      for (const auto &[Offset, Length] : A.Edits)
+        Edits.insert(
+            {Offset, {Length, std::string("blockDim.") + char('x' + D)}});
+    }
+    if (T.Block)
+      for (unsigned D = 0; D < 3; ++D)
+        if (!(C.ReblockAxes & (1u << D)) && (*T.Block)[D] != 1)
+          return Fail(std::string("it reads no thread index along ") +
+                      char('x' + D) + ", so the block shape cannot change "
+                      "there");
+  }
+  std::string Text = K.Text;
+  unsigned Limit = Text.size();
+  for (auto It = Edits.rbegin(); It != Edits.rend(); ++It) {
+    if (It->first <= K.NameOffsetInText ||
+        It->first + It->second.Length > Limit)
+      return Fail("an edit falls outside the kernel's definition");
+    Text.replace(It->first, It->second.Length, It->second.Text);
+    if (It->second.Length)
+      Limit = It->first;
+  }
+  Text.replace(K.NameOffsetInText, K.Name.size(), bodyKernelName(K));
+  C.Text = std::move(Text);
+  return C;
+}
+
+static std::string shapeText(const std::array<unsigned, 3> &B) {
+  return std::to_string(B[0]) + "x" + std::to_string(B[1]) + "x" +
+         std::to_string(B[2]);
+}
+
+std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
+  std::vector<std::string> Parts;
+  if (T.Restrict) {
+    std::string R = "`__restrict__` on " + (C.Restricted.empty()
+                                                ? std::string("no parameter")
+                                                : join(C.Restricted, ", "));
+    if (!C.MadeConst.empty())
+      R += ", `const` on what " + join(C.MadeConst, ", ") +
+           " point(s) to (only read)";
+    Parts.push_back(R);
+  }
+  if (T.Reblock) {
+    std::string Axes;
+    for (unsigned D = 0; D < 3; ++D)
+      if (C.ReblockAxes & (1u << D))
+        Axes += char('x' + D);
+    Parts.push_back(
+        T.Block ? "block shape " + shapeText(*T.Block) +
+                      " (axes " + Axes + " re-blocked)"
+                : "the original's block shape, other shapes along " + Axes +
+                      " timed under USE_OURS=verify");
+  }
+  return join(Parts, "; ");
+}
+
+std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
+                     const BodyCopy &C, int ComputeCapability,
+                     StringRef ReferenceLaunch) {
+  std::vector<std::string> Ptrs;
+  for (const KernelDefinition::PointerParam &PP : K.PointerParams)
+    Ptrs.push_back("(const void *)" + K.ParamNames[PP.Index]);
+  std::string Copy = bodyKernelName(K);
+  if (K.IsTemplate)
+    Copy += "<" + K.TemplateForwardArgs + ">";
+  std::string Args = join(K.ParamNames, ", ");
+  std::string N = std::to_string(Ptrs.size());
+  // What the original's launch must have been for the copy to match it.
+  std::string Cond = "forgestencil::distinct_allocations(fs_ptrs, " + N + ")";
+  if (T.Reblock)
+    for (unsigned D = 0; D < 3; ++D)
+      if (K.Reblock[D].Block)
+        Cond += " &&\n        fs_block." + std::string(1, 'x' + D) +
+                " == " + std::to_string(*K.Reblock[D].Block) + "u";
+  std::string S;
+  S += "  case " + std::to_string(ComputeCapability) + ": {\n";
+  S += "    // The copy computes what the original does only when no two "
+       "pointer arguments\n    // reach the same memory: they must point "
+       "into distinct allocations.\n";
+  S += "    const void *const fs_ptrs[] = {" + join(Ptrs, ", ") + "};\n";
+  S += "    if (" + Cond + ") {\n";
+  if (!T.Reblock) {
+    S += "      forgestencil::run_ours(\n";
+    S += "          \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
+         ",\n";
+    S += "          [&] { " + ReferenceLaunch.str() + " },\n";
+    S += "          [&](int) { " + Copy +
+         "<<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" + Args + "); });\n";
+    S += "      break;\n    }\n";
+  } else {
+    std::string Chosen = "nullptr";
+    if (T.Block) {
+      S += "      static const unsigned fs_chosen[3] = {" +
+           std::to_string((*T.Block)[0]) + ", " +
+           std::to_string((*T.Block)[1]) + ", " +
+           std::to_string((*T.Block)[2]) + "};\n";
+      Chosen = "fs_chosen";
+    }
+    S += "      // The shapes that cover the same thread indices (axes mask " +
+         std::to_string(C.ReblockAxes) + ").\n";
+    S += "      const forgestencil::block_shapes fs_shapes(fs_grid, fs_block, " +
+         std::to_string(C.ReblockAxes) + ", " + Chosen + ");\n";
+    S += "      if (fs_shapes.count() > 0) {\n";
+    S += "        forgestencil::run_ours(\n";
+    S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
+         ",\n";
+    S += "            [&] { " + ReferenceLaunch.str() + " },\n";
+    S += "            [&](int fs_i) {\n";
+    S += "              " + Copy +
+         "<<<fs_shapes.grid(fs_i), fs_shapes.block(fs_i), fs_shmem, "
+         "fs_stream>>>(\n                  " +
+         Args + ");\n";
+    S += "            },\n";
+    S += "            fs_shapes.count(), fs_shapes.names());\n";
+    S += "        break;\n      }\n    }\n";
+  }
+  S += "    " + ReferenceLaunch.str() + "\n";
+  S += "    break;\n  }\n";
+  return S;
+}
+
+} // namespace rewrite
+} // namespace forgestencil

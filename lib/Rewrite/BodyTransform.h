@@ -1,0 +1,86 @@
+//===- BodyTransform.h - Variants made from the kernel's own body -*- C++ -*-===//
+///
+/// \file
+/// Variants made from the original kernel's body rather than from a Stencil
+/// IR, for kernels the generators cannot rebuild or whose generated variant
+/// loses in the app. The definition is copied (`fs_body_<kernel>`) with:
+///
+/// - restrict: `__restrict__` on every pointer parameter and `const` on the
+///   pointee of those it only reads through, so the compiler may keep loaded
+///   values across stores and use the read-only data path. Valid when no two
+///   pointer parameters reach the same memory: RestrictFacts.h rules out
+///   every other way in, and the launcher checks the rest before each launch
+///   (the pointers point into distinct allocations).
+/// - re-block: the launch's block shape changed, the grid resized to cover
+///   the same global thread indices. Valid when the kernel uses each thread
+///   index only as `blockIdx.d * B + threadIdx.d` and its threads never work
+///   together (no __shared__, __syncthreads or warp functions); a constant B
+///   becomes blockDim.d in the copy, and the launcher checks that the
+///   original was launched with B.
+///
+/// Without a chosen block shape the copy runs with the original's, and a
+/// USE_OURS=verify run times every candidate shape in the app; with one, the
+/// copy runs with it wherever it divides the launch's extent. Either way,
+/// USE_OURS=verify compares the copy with the original at sampled launches
+/// (forgestencil/checks.h).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_LIB_REWRITE_BODYTRANSFORM_H
+#define FORGESTENCIL_LIB_REWRITE_BODYTRANSFORM_H
+
+#include "forgestencil/Rewrite/RewriteFacts.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace forgestencil {
+namespace rewrite {
+
+constexpr const char *ChecksHeaderName = "checks.h";
+
+/// What a body copy changes.
+struct BodyTransform {
+  bool Restrict = false;
+  bool Reblock = false;
+  /// The block shape the re-blocked copy runs with; none for the
+  /// original's (and every candidate timed under USE_OURS=verify).
+  std::optional<std::array<unsigned, 3>> Block;
+  bool any() const { return Restrict || Reblock; }
+};
+
+/// "fs_body_<kernel>": the copy.
+std::string bodyKernelName(const KernelDefinition &K);
+
+/// The copy of \p K made by \p T, or why it cannot be made.
+struct BodyCopy {
+  std::string Text;
+  /// The parameters that got `__restrict__`, and those whose pointee got
+  /// `const`, by name.
+  std::vector<std::string> Restricted, MadeConst;
+  /// Bit d set: axis d may take another block size.
+  unsigned ReblockAxes = 0;
+  std::string Error;
+};
+BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T);
+
+/// One sentence on what the copy is, for the header and the patch.
+std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C);
+
+/// The launcher's `case <CC>:` that runs the copy where its conditions hold
+/// and \p ReferenceLaunch otherwise. Indented for the launcher's switch.
+std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
+                     const BodyCopy &C, int ComputeCapability,
+                     llvm::StringRef ReferenceLaunch);
+
+/// The content of forgestencil/checks.h (ChecksHeader.cpp).
+std::string checksHeader(llvm::StringRef ToolVersion);
+
+} // namespace rewrite
+} // namespace forgestencil
+
+#endif
