@@ -285,7 +285,7 @@ private:
   std::vector<std::string> RunArgs;
   std::vector<RunRecord> Runs;
   std::vector<PairComparison> Comparisons;
-  /// What the USE_OURS=verify run reported, when the patch holds restrict
+  /// What the USE_OURS=verify run reported, when the patch holds body
   /// copies (forgestencil/checks.h).
   std::optional<InAppVerification> Verification;
   /// Why no speed-up is reported; empty when it is.
@@ -644,9 +644,10 @@ void IntegrationRun::measure() {
   }
 }
 
-/// A patch with restrict copies carries forgestencil/checks.h: one run with
-/// USE_OURS=verify compares each copy with the original on the app's own
-/// state at sampled launches, and any difference refuses the measurement.
+/// A patch with body copies (restrict, re-block) carries
+/// forgestencil/checks.h: one run with USE_OURS=verify compares each copy
+/// with the original on the app's own state at sampled launches, and any
+/// difference refuses the measurement.
 void IntegrationRun::verifyInApp() {
   std::error_code Error;
   if (SourceDir.empty() ||
@@ -673,7 +674,7 @@ void IntegrationRun::verifyInApp() {
   if (!BuildDir.empty() && fs::is_directory(BuildDir, Error))
     Spec.WorkingDirectory = BuildDir;
   Spec.TimeoutSeconds = Options.RunTimeoutSeconds;
-  Progress << "fs-harness: USE_OURS=verify run (restrict copies compared "
+  Progress << "fs-harness: USE_OURS=verify run (body copies compared "
               "with the originals in the app)\n";
   ProcessResult Result = runProcess(Spec);
   if (!Result.succeeded()) {
@@ -691,6 +692,9 @@ void IntegrationRun::verifyInApp() {
   Progress << "fs-harness: USE_OURS=verify: " << V->Compared
            << " launch(es) compared, " << V->Identical << " identical, "
            << V->Differ << " differ, " << V->NotCompared << " not compared\n";
+  if (!V->Skipped.empty())
+    Progress << "fs-harness: USE_OURS=verify: first not compared: "
+             << V->Skipped.front() << "\n";
   for (const InAppVerification::KernelTimes &K : V->Kernels)
     Progress << "fs-harness: USE_OURS=verify: " << K.Kernel << ": original "
              << formatNumber(K.OriginalMs, 4) << " ms, copy "
@@ -816,7 +820,7 @@ json IntegrationRun::buildRegistryEntry() const {
         {"identical", Verification->Identical},
         {"differ", Verification->Differ},
         {"not_compared", Verification->NotCompared},
-        {"how", "USE_OURS=verify: the original and the restrict copy run "
+        {"how", "USE_OURS=verify: the original and each body copy run "
                 "on the same saved state at launches 1, 2, 3, 10, 100, ...; "
                 "every byte of every allocation their pointers reach "
                 "compared; each timed best of 3 on the launch's stream, "

@@ -380,8 +380,8 @@ public:
     add(Orig[0], Orig[1], Orig[2]);
     if (!checks_detail::verifying())
       return;
-    static const unsigned Xs[] = {32, 64, 128, 256, 512, 1024};
-    static const unsigned Ys[] = {1, 2, 4, 8, 16, 32};
+    static const unsigned Xs[] = {16, 32, 64, 128, 256, 512, 1024};
+    static const unsigned Ys[] = {1, 2, 4, 8, 16, 32, 64};
     static const unsigned Zs[] = {1, 2, 4};
     for (unsigned X : Xs)
       for (unsigned Y : Ys)
@@ -423,7 +423,7 @@ private:
     NamePtrs[N] = Names[N];
     ++N;
   }
-  static constexpr int Max = 48;
+  static constexpr int Max = 64;
   unsigned long long Total[3];
   unsigned Original[3];
   unsigned Axes = 0;

@@ -101,6 +101,8 @@ TEST(OutputParsingTest, InAppVerificationSummary) {
       "forgestencil verify: dvelcx launch 2: not compared: no device memory "
       "for the copies of its state\n"
       "done\n"
+      "forgestencil verify: kernel dvelcx: original 1.2500 ms, copy 1.0000 "
+      "ms, original/copy 1.250 (median of 1 launch(es), best of 3 each)\n"
       "forgestencil verify: 1 launch(es) compared: 1 identical, 0 differ; 1 "
       "not compared\n");
   ASSERT_TRUE(V);
@@ -110,6 +112,11 @@ TEST(OutputParsingTest, InAppVerificationSummary) {
   EXPECT_EQ(V->NotCompared, 1u);
   ASSERT_EQ(V->Skipped.size(), 1u);
   EXPECT_TRUE(V->Differing.empty());
+  ASSERT_EQ(V->Kernels.size(), 1u);
+  EXPECT_EQ(V->Kernels[0].Kernel, "dvelcx");
+  EXPECT_DOUBLE_EQ(V->Kernels[0].OriginalMs, 1.25);
+  EXPECT_DOUBLE_EQ(V->Kernels[0].CopyMs, 1.0);
+  EXPECT_EQ(V->Kernels[0].Launches, 1u);
 }
 
 TEST(OutputParsingTest, InAppVerificationDifference) {

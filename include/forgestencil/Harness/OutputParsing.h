@@ -81,7 +81,7 @@ Expected<CheckVerdict> parseCheck(const std::string &Output,
                                   const CheckPattern &Check);
 
 /// What a run with USE_OURS=verify reported (forgestencil/checks.h, which
-/// a patch with restrict copies adds): the summary line printed at exit,
+/// a patch with body copies adds): the summary line printed at exit,
 /// and the launches that differed.
 struct InAppVerification {
   unsigned Compared = 0, Identical = 0, Differ = 0, NotCompared = 0;
@@ -100,7 +100,7 @@ struct InAppVerification {
 };
 
 /// Reads the verify lines of \p Output. Fails when the summary line is
-/// missing (the run ended before exit, or the binary holds no restrict
+/// missing (the run ended before exit, or the binary holds no body
 /// copy) or contradicts the per-launch lines.
 Expected<InAppVerification> parseInAppVerification(const std::string &Output);
 
