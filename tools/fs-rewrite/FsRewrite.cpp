@@ -17,6 +17,7 @@
 #include "forgestencil/Forge/OperatorMatrix.h"
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/CpuCheck.h"
+#include "forgestencil/Knowledge/BlockShapeChoice.h"
 #include "forgestencil/Knowledge/VariantChoice.h"
 #include "forgestencil/Forge/BundleResults.h"
 #include "forgestencil/Harness/HostInfo.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -414,6 +416,18 @@ static cl::list<std::string> ReblockKernels(
              "original's (USE_OURS=verify then times every candidate shape "
              "in the app)"),
     cl::value_desc("k[=XxY],..."), cl::cat(Category));
+static cl::opt<std::string> ReblockTimes(
+    "reblock-times",
+    cl::desc("For each --reblock kernel without a shape: the fastest shape "
+             "of this fs-harness run record's USE_OURS=verify times, if it "
+             "beats the original by --reblock-min-gain; otherwise the kernel "
+             "keeps its original launches"),
+    cl::value_desc("runs.json"), cl::cat(Category));
+static cl::opt<double> ReblockMinGain(
+    "reblock-min-gain",
+    cl::desc("With --reblock-times: the least gain a shape must show "
+             "(default 0.01: 1%)"),
+    cl::init(0.01), cl::cat(Category));
 static cl::opt<std::string>
     RewriteStrategy("strategy",
                     cl::desc("How replacement kernels are made: forge (a "
@@ -494,6 +508,45 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
   return knowledge::chooseVariants(Inv, O, Log);
 }
 
+/// --reblock-times: the shape of each --reblock kernel given without one,
+/// from the in-app times of a verify run; 0 or the exit code.
+static int chooseReblockShapes(
+    std::map<std::string, std::optional<std::array<unsigned, 3>>> &Reblock) {
+  if (ReblockTimes.empty())
+    return 0;
+  std::vector<std::string> Open;
+  for (const auto &[Name, Shape] : Reblock)
+    if (!Shape)
+      Open.push_back(Name);
+  auto Text = MemoryBuffer::getFile(ReblockTimes);
+  if (!Text)
+    return fail(ReblockTimes + ": " + Text.getError().message());
+  auto Choices = knowledge::chooseBlockShapes((*Text)->getBuffer(), Open,
+                                              ReblockMinGain);
+  if (!Choices)
+    return fail(ReblockTimes + ": " + toString(Choices.takeError()));
+  for (const knowledge::ShapeChoice &C : *Choices) {
+    std::string Times = formatv("{0:F4} ms against the original's {1:F4} ms, "
+                                "{2} shape(s) measured",
+                                C.CopyMs, C.OriginalMs, C.Measured)
+                            .str();
+    if (C.Block) {
+      errs() << "fs-rewrite: " << C.Kernel << ": block " << (*C.Block)[0]
+             << "x" << (*C.Block)[1] << "x" << (*C.Block)[2] << " from "
+             << ReblockTimes << " (" << Times << ")\n";
+      Reblock[C.Kernel] = C.Block;
+    } else {
+      errs() << "fs-rewrite: " << C.Kernel
+             << ": keeps its original launches: no block shape in "
+             << ReblockTimes << " gains "
+             << formatv("{0}", ReblockMinGain * 100).str() << "% (best "
+             << Times << ")\n";
+      Reblock.erase(C.Kernel);
+    }
+  }
+  return 0;
+}
+
 /// Runs --emit-patch/--stdout; returns the exit code.
 static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
                             const analysis::Inventory &Inv) {
@@ -529,6 +582,12 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
                           "threads");
       Opts.Rewrite.ReblockKernels[Name.str()] = Block;
     }
+    if (int RC = chooseReblockShapes(Opts.Rewrite.ReblockKernels))
+      return RC;
+    if (!ReblockKernels.empty() && Opts.Rewrite.ReblockKernels.empty() &&
+        RestrictKernels.empty() && RewriteKernels.empty())
+      return fail("no block shape in " + ReblockTimes +
+                  " is faster for any --reblock kernel: nothing to patch");
     StringRef Arch = BundleArch;
     if (!Arch.consume_front("sm_") ||
         Arch.getAsInteger(10, Opts.Rewrite.BodyComputeCapability))

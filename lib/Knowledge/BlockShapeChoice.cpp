@@ -1,0 +1,68 @@
+//===- BlockShapeChoice.cpp - Block shapes chosen from in-app times -------===//
+
+#include "forgestencil/Knowledge/BlockShapeChoice.h"
+
+#include "forgestencil/Rewrite/RewritePlanner.h"
+
+#include "llvm/Support/JSON.h"
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace knowledge {
+
+static Error fail(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "%s", Msg.str().c_str());
+}
+
+Expected<std::vector<ShapeChoice>>
+chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
+                  double MinGain) {
+  Expected<json::Value> Root = json::parse(JsonText);
+  if (!Root)
+    return fail("not JSON: " + toString(Root.takeError()));
+  const json::Object *Obj = Root->getAsObject();
+  const json::Object *Verify =
+      Obj ? Obj->getObject("in_app_verification") : nullptr;
+  const json::Object *Times = Verify ? Verify->getObject("kernel_times") : nullptr;
+  if (!Times)
+    return fail("no 'in_app_verification.kernel_times': not the record of a "
+                "USE_OURS=verify run");
+  std::vector<ShapeChoice> Out;
+  for (const std::string &Kernel : Kernels) {
+    ShapeChoice C;
+    C.Kernel = Kernel;
+    double BestMs = 0;
+    std::optional<std::array<unsigned, 3>> Best;
+    for (const auto &[Key, Value] : *Times) {
+      StringRef K = Key;
+      if (!K.consume_front(Kernel) || !K.consume_front("[") ||
+          !K.consume_back("]"))
+        continue;
+      std::optional<std::array<unsigned, 3>> Shape = rewrite::parseBlockShape(K);
+      const json::Object *T = Value.getAsObject();
+      std::optional<double> O = T ? T->getNumber("original_ms") : std::nullopt;
+      std::optional<double> Ms = T ? T->getNumber("copy_ms") : std::nullopt;
+      if (!Shape || !O || !Ms || *Ms <= 0)
+        return fail("kernel_times." + Key.str() +
+                    ": not a block shape with original_ms and copy_ms");
+      ++C.Measured;
+      C.OriginalMs = *O;
+      if (!Best || *Ms < BestMs) {
+        Best = Shape;
+        BestMs = *Ms;
+      }
+    }
+    if (!C.Measured)
+      return fail("no times for kernel '" + Kernel +
+                  "' (kernel_times has none named " + Kernel + "[XxYxZ])");
+    C.CopyMs = BestMs;
+    if (C.OriginalMs / BestMs >= 1 + MinGain)
+      C.Block = Best;
+    Out.push_back(C);
+  }
+  return Out;
+}
+
+} // namespace knowledge
+} // namespace forgestencil
