@@ -242,9 +242,17 @@ public:
       return true;
     }
     const FunctionDecl *Callee = E->getDirectCallee();
-    if (Callee && isWarpOrBlockFunction(Callee->getName()))
-      reblockFail("it calls " + Callee->getNameAsString() +
-                  ", whose threads work together");
+    if (Callee && Callee->getIdentifier()) {
+      StringRef Name = Callee->getName();
+      if (isWarpOrBlockFunction(Name) ||
+          StringRef(Callee->getQualifiedNameAsString())
+              .starts_with("cooperative_groups::"))
+        reblockFail("it calls " + Callee->getQualifiedNameAsString() +
+                    ", whose threads work together");
+      else if (Name.starts_with("atomic"))
+        reblockFail("it calls " + Name.str() +
+                    ", whose result may depend on the order of the threads");
+    }
     if (!Callee) {
       // A call through a pointer or a dependent call in an uninstantiated
       // pattern.
