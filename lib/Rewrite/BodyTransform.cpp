@@ -185,9 +185,13 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
       Chosen = "fs_chosen";
     }
     S += "      // The shapes that cover the same thread indices (axes mask " +
-         std::to_string(C.ReblockAxes) + ").\n";
+         std::to_string(C.ReblockAxes) + ") and can launch.\n";
+    S += "      static const int fs_max_threads =\n"
+         "          forgestencil::max_threads_per_block(" + Copy + ");\n";
     S += "      const forgestencil::block_shapes fs_shapes(fs_grid, fs_block, " +
-         std::to_string(C.ReblockAxes) + ", " + Chosen + ");\n";
+         std::to_string(C.ReblockAxes) + ", " + Chosen +
+         ",\n                                                 "
+         "fs_max_threads);\n";
     S += "      if (fs_shapes.count() > 0) {\n";
     S += "        forgestencil::run_ours(\n";
     S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +

@@ -362,11 +362,15 @@ inline bool distinct_allocations(const void *const *Ptrs, int N) {
 /// the same global thread indices as the original (gridDim.d * blockDim.d
 /// along every axis), changing only the axes in Axes (bit d for axis d).
 /// With Chosen, that shape alone, where it fits; otherwise the original's
-/// first, and under USE_OURS=verify every other candidate after it.
+/// first, and under USE_OURS=verify every other candidate after it. A
+/// shape with more threads than MaxThreads (what the copy's registers
+/// allow, max_threads_per_block) would fail to launch: it is never taken.
 class block_shapes {
 public:
-  block_shapes(dim3 Grid, dim3 Block, unsigned Axes, const unsigned *Chosen) {
+  block_shapes(dim3 Grid, dim3 Block, unsigned Axes, const unsigned *Chosen,
+               int MaxThreads) {
     const unsigned Orig[3] = {Block.x, Block.y, Block.z};
+    this->MaxThreads = MaxThreads > 0 ? unsigned(MaxThreads) : 0;
     Total[0] = 1ull * Grid.x * Block.x;
     Total[1] = 1ull * Grid.y * Block.y;
     Total[2] = 1ull * Grid.z * Block.z;
@@ -404,7 +408,7 @@ private:
   void add(unsigned X, unsigned Y, unsigned Z) {
     const unsigned B[3] = {X, Y, Z};
     unsigned long long G[3];
-    if (N == Max || 1ull * X * Y * Z > 1024 || Z > 64)
+    if (N == Max || 1ull * X * Y * Z > MaxThreads || Z > 64)
       return;
     for (int D = 0; D < 3; ++D) {
       if (B[D] == 0 || (!(Axes & (1u << D)) && B[D] != Original[D]) ||
@@ -427,11 +431,25 @@ private:
   unsigned long long Total[3];
   unsigned Original[3];
   unsigned Axes = 0;
+  /// The most threads a block of the copy can have (its registers).
+  unsigned MaxThreads = 0;
   dim3 Blocks[Max], Grids[Max];
   char Names[Max][40];
   const char *NamePtrs[Max];
   int N = 0;
 };
+
+/// The most threads a block of kernel \p F can have on the current device
+/// (its registers decide), or 0 when that cannot be asked.
+template <typename F> int max_threads_per_block(F *Kernel) {
+  cudaFuncAttributes A;
+  if (cudaFuncGetAttributes(&A, reinterpret_cast<const void *>(Kernel)) !=
+      cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return A.maxThreadsPerBlock;
+}
 
 /// Runs the copy (candidate 0); with USE_OURS=verify, compares every
 /// candidate with the original first at sampled launches. Names label the
