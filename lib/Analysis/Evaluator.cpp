@@ -2,6 +2,8 @@
 
 #include "KernelInterpreter.h"
 
+#include "forgestencil/Analysis/CudaBuiltins.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/StmtCXX.h"
@@ -114,29 +116,12 @@ bool isMathFunction(StringRef N) {
 
 /// threadIdx.x, blockIdx.y, blockDim.z, gridDim.x as polynomial symbols.
 Value Interpreter::builtinIndex(const Expr *E) {
-  const Expr *Inner = E->IgnoreParenImpCasts();
-  if (const auto *PO = dyn_cast<PseudoObjectExpr>(Inner))
-    Inner = PO->getSyntacticForm()->IgnoreParenImpCasts();
-  const auto *Prop = dyn_cast<MSPropertyRefExpr>(Inner);
-  if (!Prop)
+  std::optional<CudaBuiltinRef> B = cudaBuiltinRef(E);
+  if (!B)
     return Value::unknown("");
-  const Expr *BaseExpr = Prop->getBaseExpr()->IgnoreParenImpCasts();
-  if (const auto *OV = dyn_cast<OpaqueValueExpr>(BaseExpr))
-    BaseExpr = OV->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *Base = dyn_cast<DeclRefExpr>(BaseExpr);
-  if (!Base)
-    return Value::unknown("");
-  std::string Var = Base->getDecl()->getName().str();
-  std::string Field = Prop->getPropertyDecl()->getName().str();
-  if (Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
-    return Value::unknown("");
-  static const std::map<std::string, std::string> Prefix = {
-      {"threadIdx", "tid."}, {"blockIdx", "bid."},
-      {"blockDim", "bdim."}, {"gridDim", "gdim."}};
-  auto It = Prefix.find(Var);
-  if (It == Prefix.end())
-    return Value::unknown("");
-  return Value::index(Poly::symbol(It->second + Field));
+  static const char *const Prefix[] = {"tid.", "bid.", "bdim.", "gdim."};
+  return Value::index(Poly::symbol(std::string(Prefix[int(B->Var)]) +
+                                   char('x' + B->Axis)));
 }
 
 /// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.

@@ -2,6 +2,8 @@
 
 #include "RestrictFacts.h"
 
+#include "forgestencil/Analysis/CudaBuiltins.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -12,11 +14,14 @@
 #include "clang/Lex/Lexer.h"
 
 #include <functional>
-
 #include <set>
 
 using namespace clang;
 using namespace llvm;
+using forgestencil::analysis::CudaBuiltin;
+using forgestencil::analysis::cudaBuiltinName;
+using forgestencil::analysis::CudaBuiltinRef;
+using forgestencil::analysis::cudaBuiltinRef;
 
 namespace forgestencil {
 namespace rewrite {
@@ -53,59 +58,15 @@ std::string typeText(QualType T, ASTContext &Ctx) {
   return T.getAsString(Ctx.getPrintingPolicy());
 }
 
-/// The expression \p E stands in, past parentheses: its parent, skipping
-/// ParenExprs.
-const Expr *parentExpr(ASTContext &Ctx, const Expr *E) {
+/// The parent of \p E past parentheses, and with \p PastCasts past
+/// implicit casts too; null when it is not one expression.
+const Expr *parentExpr(ASTContext &Ctx, const Expr *E, bool PastCasts = false) {
   for (;;) {
     auto Parents = Ctx.getParents(*E);
     if (Parents.size() != 1)
       return nullptr;
     const Expr *P = Parents[0].get<Expr>();
-    if (!P)
-      return nullptr;
-    if (isa<ParenExpr>(P)) {
-      E = P;
-      continue;
-    }
-    return P;
-  }
-}
-
-/// threadIdx.x and its kin: which variable (0 threadIdx, 1 blockIdx,
-/// 2 blockDim, 3 gridDim) and which axis, or {-1, -1}.
-std::pair<int, int> builtinIndex(const Expr *E) {
-  const Expr *Inner = E->IgnoreParenImpCasts();
-  if (const auto *PO = dyn_cast<PseudoObjectExpr>(Inner))
-    Inner = PO->getSyntacticForm()->IgnoreParenImpCasts();
-  const auto *Prop = dyn_cast<MSPropertyRefExpr>(Inner);
-  if (!Prop)
-    return {-1, -1};
-  const Expr *Base = Prop->getBaseExpr()->IgnoreParenImpCasts();
-  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OV->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *Ref = dyn_cast<DeclRefExpr>(Base);
-  if (!Ref)
-    return {-1, -1};
-  StringRef Var = Ref->getDecl()->getName();
-  StringRef Field = Prop->getPropertyDecl()->getName();
-  int Which = Var == "threadIdx"  ? 0
-              : Var == "blockIdx" ? 1
-              : Var == "blockDim" ? 2
-              : Var == "gridDim"  ? 3
-                                  : -1;
-  if (Which < 0 || Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
-    return {-1, -1};
-  return {Which, Field[0] - 'x'};
-}
-
-/// The parent of \p E past parentheses and implicit casts.
-const Expr *valueParent(ASTContext &Ctx, const Expr *E) {
-  for (;;) {
-    auto Parents = Ctx.getParents(*E);
-    if (Parents.size() != 1)
-      return nullptr;
-    const Expr *P = Parents[0].get<Expr>();
-    if (!P || !(isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P)))
+    if (!P || !(isa<ParenExpr>(P) || (PastCasts && isa<ImplicitCastExpr>(P))))
       return P;
     E = P;
   }
@@ -209,14 +170,14 @@ public:
   }
 
   bool VisitPseudoObjectExpr(PseudoObjectExpr *E) {
-    std::pair<int, int> B = builtinIndex(E);
-    if (B.first < 0)
+    std::optional<CudaBuiltinRef> B = cudaBuiltinRef(E);
+    if (!B)
       return true;
     if (Current != Kernel)
       reblockFail("it calls '" + Current->getQualifiedNameAsString() +
                   "', which reads the thread or block index");
     else
-      Builtins.push_back({E, B.first, B.second});
+      Builtins.push_back({E, *B});
     return true;
   }
 
@@ -273,7 +234,7 @@ public:
   std::map<unsigned, std::vector<const DeclRefExpr *>> Uses;
   struct Builtin {
     const Expr *E;
-    int Which, Axis;
+    CudaBuiltinRef Ref;
   };
   /// Every threadIdx/blockIdx/blockDim/gridDim the kernel itself reads.
   std::vector<Builtin> Builtins;
@@ -319,51 +280,52 @@ std::vector<const FunctionDecl *> bodiesOf(const FunctionDecl *FD) {
     return {FD};
   std::vector<const FunctionDecl *> Out;
   for (const FunctionDecl *Spec : FTD->specializations())
-    if (Spec->getTemplateSpecializationKind() ==
-            TSK_ImplicitInstantiation &&
+    if (Spec->getTemplateSpecializationKind() == TSK_ImplicitInstantiation &&
         Spec->hasBody())
       Out.push_back(Spec);
   return Out;
 }
 
-const char *const BuiltinNames[] = {"threadIdx", "blockIdx", "blockDim",
-                                    "gridDim"};
-
 /// Reads \p Scan's thread-index uses of one body into \p K's Reblock
 /// axes: each blockIdx.d must sit in `blockIdx.d * B + threadIdx.d`, and
 /// every threadIdx.d and blockDim.d in one of those. Returns why not.
-std::string readReblockAxes(const BodyScan &Scan, ASTContext &Ctx,
-                            const std::function<std::optional<unsigned>(
-                                SourceLocation)> &OffsetInText,
-                            KernelDefinition &K) {
+std::string readReblockAxes(
+    const BodyScan &Scan, ASTContext &Ctx,
+    const std::function<std::optional<unsigned>(SourceLocation)> &OffsetInText,
+    KernelDefinition &K) {
   SourceManager &SM = Ctx.getSourceManager();
   std::set<const Expr *> Matched;
-  auto Where = [&](int Which, int Axis) {
-    return std::string(BuiltinNames[Which]) + "." + char('x' + Axis);
+  using CB = CudaBuiltin;
+  auto Where = [&](CB Var, int Axis) {
+    return std::string(cudaBuiltinName(Var)) + "." + char('x' + Axis);
   };
-  for (const BodyScan::Builtin &B : Scan.Builtins) {
-    if (B.Which == 3)
-      return "it reads " + Where(3, B.Axis);
-    if (B.Which != 1)
+  for (const BodyScan::Builtin &BI : Scan.Builtins) {
+    const CudaBuiltinRef &B = BI.Ref;
+    if (B.Var == CB::GridDim)
+      return "it reads " + Where(CB::GridDim, B.Axis);
+    if (B.Var != CB::BlockIdx)
       continue;
-    const auto *Mul = dyn_cast_or_null<BinaryOperator>(valueParent(Ctx, B.E));
+    const auto *Mul =
+        dyn_cast_or_null<BinaryOperator>(parentExpr(Ctx, BI.E, true));
     const Expr *Factor =
-        Mul && Mul->getOpcode() == BO_Mul ? otherOperand(Mul, B.E) : nullptr;
+        Mul && Mul->getOpcode() == BO_Mul ? otherOperand(Mul, BI.E) : nullptr;
     const auto *Add =
-        Factor ? dyn_cast_or_null<BinaryOperator>(valueParent(Ctx, Mul))
+        Factor ? dyn_cast_or_null<BinaryOperator>(parentExpr(Ctx, Mul, true))
                : nullptr;
     const Expr *Thread =
         Add && Add->getOpcode() == BO_Add ? otherOperand(Add, Mul) : nullptr;
-    if (!Thread || builtinIndex(Thread) != std::make_pair(0, B.Axis))
-      return "it uses " + Where(1, B.Axis) + " other than as " +
-             Where(1, B.Axis) + " * B + " + Where(0, B.Axis);
+    if (!Thread ||
+        cudaBuiltinRef(Thread) != CudaBuiltinRef{CB::ThreadIdx, B.Axis})
+      return "it uses " + Where(CB::BlockIdx, B.Axis) + " other than as " +
+             Where(CB::BlockIdx, B.Axis) + " * B + " +
+             Where(CB::ThreadIdx, B.Axis);
     KernelDefinition::ReblockAxis &A = K.Reblock[B.Axis];
     A.Used = true;
-    Matched.insert(B.E);
+    Matched.insert(BI.E);
     for (const BodyScan::Builtin &T : Scan.Builtins)
       if (T.E == Thread || T.E->IgnoreParenImpCasts() == Thread)
         Matched.insert(T.E);
-    if (builtinIndex(Factor) == std::make_pair(2, B.Axis)) {
+    if (cudaBuiltinRef(Factor) == CudaBuiltinRef{CB::BlockDim, B.Axis}) {
       for (const BodyScan::Builtin &D : Scan.Builtins)
         if (D.E == Factor || D.E->IgnoreParenImpCasts() == Factor)
           Matched.insert(D.E);
@@ -373,30 +335,34 @@ std::string readReblockAxes(const BodyScan &Scan, ASTContext &Ctx,
     QualType FT = Factor->getType();
     if (!FT->isIntegerType() || Ctx.getTypeSize(FT) > 32 ||
         !Factor->EvaluateAsInt(R, Ctx))
-      return "the block size in " + Where(1, B.Axis) +
+      return "the block size in " + Where(CB::BlockIdx, B.Axis) +
              " * B is neither blockDim nor a constant";
     long long Value = R.Val.getInt().getExtValue();
     if (A.Block && *A.Block != Value)
-      return "two block sizes are assumed along " + std::string(1, 'x' + B.Axis);
+      return "two block sizes are assumed along " +
+             std::string(1, 'x' + B.Axis);
     A.Block = Value;
     CharSourceRange Range = SM.getExpansionRange(Factor->getSourceRange());
-    CharSourceRange Index = SM.getExpansionRange(B.E->getSourceRange());
+    CharSourceRange Index = SM.getExpansionRange(BI.E->getSourceRange());
     std::optional<unsigned> Begin = OffsetInText(Range.getBegin());
     std::optional<unsigned> Last = OffsetInText(Range.getEnd());
     std::optional<unsigned> IndexAt = OffsetInText(Index.getBegin());
-    if (!Begin || !Last || !IndexAt || (*IndexAt >= *Begin && *IndexAt <= *Last))
-      return "the block size in " + Where(1, B.Axis) +
+    if (!Begin || !Last || !IndexAt ||
+        (*IndexAt >= *Begin && *IndexAt <= *Last))
+      return "the block size in " + Where(CB::BlockIdx, B.Axis) +
              " * B is spelled inside a macro";
     unsigned End = *Last + Lexer::MeasureTokenLength(Range.getEnd(), SM,
-                                                      Ctx.getLangOpts());
+                                                     Ctx.getLangOpts());
     std::pair<unsigned, unsigned> Edit{*Begin, End - *Begin};
     if (!llvm::is_contained(A.Edits, Edit))
       A.Edits.push_back(Edit);
   }
-  for (const BodyScan::Builtin &B : Scan.Builtins)
-    if ((B.Which == 0 || B.Which == 2) && !Matched.count(B.E))
-      return "it uses " + Where(B.Which, B.Axis) + " other than in " +
-             Where(1, B.Axis) + " * B + " + Where(0, B.Axis);
+  for (const BodyScan::Builtin &BI : Scan.Builtins)
+    if ((BI.Ref.Var == CB::ThreadIdx || BI.Ref.Var == CB::BlockDim) &&
+        !Matched.count(BI.E))
+      return "it uses " + Where(BI.Ref.Var, BI.Ref.Axis) + " other than in " +
+             Where(CB::BlockIdx, BI.Ref.Axis) + " * B + " +
+             Where(CB::ThreadIdx, BI.Ref.Axis);
   return "";
 }
 
@@ -451,8 +417,8 @@ void recordRestrictFacts(const FunctionDecl *FD, ASTContext &Ctx,
       continue;
     KernelDefinition::PointerParam PP;
     PP.Index = I;
-    PP.AlreadyRestrict = Bodies.front()->getParamDecl(I)->getType()
-                             .isRestrictQualified();
+    PP.AlreadyRestrict =
+        Bodies.front()->getParamDecl(I)->getType().isRestrictQualified();
     if (const TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
       TypeLoc TL = TSI->getTypeLoc().getUnqualifiedLoc();
       if (auto PTL = TL.getAs<PointerTypeLoc>()) {
@@ -461,8 +427,8 @@ void recordRestrictFacts(const FunctionDecl *FD, ASTContext &Ctx,
         QualType Pointee = PTL.getPointeeLoc().getType();
         if (PP.RestrictAt && !Pointee->isPointerType() &&
             !Pointee.isConstQualified() && !Pointee->isDependentType())
-          PP.ConstAt =
-              OffsetInText(SM.getExpansionLoc(PTL.getPointeeLoc().getBeginLoc()));
+          PP.ConstAt = OffsetInText(
+              SM.getExpansionLoc(PTL.getPointeeLoc().getBeginLoc()));
       }
     }
     K.PointerParams.push_back(PP);
