@@ -349,7 +349,7 @@ private:
       // launches unless it has a generated variant: the reference copy
       // alone gains nothing.
       if (bodyAsked(*K) && variantsFor(*K).empty()) {
-        BodyCopy BC = bodyCopy(*K, bodyTransform(*K));
+        const BodyCopy &BC = bodyCopyOf(*K);
         if (!BC.Error.empty()) {
           if (NoBodyCopy.insert(K->QualifiedName).second)
             note(K->NamePos.File, K->Line, 0,
@@ -602,7 +602,15 @@ private:
 
   /// Whether \p K's header will hold a body copy: asked for and possible.
   bool takesBodyCopy(const KernelDefinition &K) const {
-    return bodyAsked(K) && bodyCopy(K, bodyTransform(K)).Error.empty();
+    return bodyAsked(K) && bodyCopyOf(K).Error.empty();
+  }
+
+  /// \p K's body copy as the options ask for it, made once.
+  const BodyCopy &bodyCopyOf(const KernelDefinition &K) const {
+    auto It = BodyCopyCache.find(&K);
+    if (It == BodyCopyCache.end())
+      It = BodyCopyCache.emplace(&K, bodyCopy(K, bodyTransform(K))).first;
+    return It->second;
   }
 
   /// The variants asked for \p K: the plain kernel's, or for a template,
@@ -647,6 +655,7 @@ private:
   std::map<std::string, unsigned> UseOursBefore;
   /// Kernels asked for a body copy that cannot take one.
   std::set<std::string> NoBodyCopy;
+  mutable std::map<const KernelDefinition *, BodyCopy> BodyCopyCache;
   /// The files that define a kernel with a body copy.
   std::set<std::string> ChecksFiles;
   bool NeedChecks = false;
