@@ -6,7 +6,10 @@
 
 #include "forgestencil/Harness/IntegrationRun.h"
 
+#include "ProjectPaths.h"
+
 #include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Harness/InAppVerify.h"
 #include "forgestencil/Harness/Measurement.h"
 #include "forgestencil/Harness/OutputCompare.h"
 #include "forgestencil/Harness/OutputParsing.h"
@@ -73,51 +76,6 @@ Expected<PatchSet> hashPatches(const std::string &PatchesDir) {
 }
 
 namespace {
-
-/// An app's patches: --patches-dir, else <root>/patches/<app>, else ""
-/// (no project root: no patches).
-std::string patchesDirFor(const HarnessOptions &Options,
-                          const std::string &Root, const std::string &App) {
-  return !Options.PatchesDir.empty() ? Options.PatchesDir
-         : Root.empty()              ? ""
-                                     : Root + "/patches/" + App;
-}
-/// The registry: --registry, else <root>/results/integration_registry.json,
-/// else "" (no project root: the caller must be told where).
-std::string registryPathFor(const HarnessOptions &Options,
-                            const std::string &Root) {
-  return !Options.RegistryPath.empty() ? Options.RegistryPath
-         : Root.empty()                ? ""
-                                       : Root + "/results/integration_registry.json";
-}
-const char *const NoRegistry =
-    "cannot tell where the registry lives: give --registry FILE";
-
-std::string formatNumber(double Value, int Decimals) {
-  std::ostringstream Text;
-  Text << std::fixed << std::setprecision(Decimals) << Value;
-  return Text.str();
-}
-
-/// The project root: the first directory from the working directory upwards
-/// that has scripts/vendor.sh and apps/, else the source tree this tool was
-/// built from.
-std::string findProjectRoot() {
-  std::error_code Error;
-  for (fs::path Dir = fs::current_path(Error); !Error && !Dir.empty();
-       Dir = Dir.parent_path()) {
-    if (fs::exists(Dir / "scripts" / "vendor.sh", Error) &&
-        fs::is_directory(Dir / "apps", Error))
-      return Dir.string();
-    if (Dir == Dir.parent_path())
-      break;
-  }
-#ifdef FS_DEFAULT_ROOT
-  return FS_DEFAULT_ROOT;
-#else
-  return "";
-#endif
-}
 
 /// One comparison of the outputs of a round pair.
 struct PairComparison {
@@ -220,6 +178,11 @@ private:
   Status prepareOutputDirectory();
   void measure();
   void verifyInApp();
+  /// The app's process: the binary with \p Args, its output arguments
+  /// pointed at \p OutPath (none when empty), USE_OURS=\p UseOurs.
+  ProcessSpec appProcess(const std::vector<std::string> &Args,
+                         const std::string &OutPath,
+                         const std::string &UseOurs) const;
   RunRecord runOnce(unsigned Round, Mode RunMode, bool IsCheckRun);
   void reportRun(unsigned Round, const RunRecord &Record);
   void comparePairOutputs(unsigned Round);
@@ -514,17 +477,16 @@ Status IntegrationRun::prepareOutputDirectory() {
   return Status::success();
 }
 
-RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
-                                  bool IsCheckRun) {
+ProcessSpec IntegrationRun::appProcess(const std::vector<std::string> &Args,
+                                       const std::string &OutPath,
+                                       const std::string &UseOurs) const {
   PlaceholderValues Values = placeholders();
   ProcessSpec Spec;
   Spec.Argv.push_back(Binary);
-  for (const std::string &Arg : IsCheckRun ? *App.CheckArgs : RunArgs)
+  for (const std::string &Arg : Args)
     Spec.Argv.push_back(expandPlaceholders(Arg, Values));
-  bool WritesOutput = App.OutputArgs && !IsCheckRun;
-  std::string OutPath = WritesOutput ? outputPath(Round, RunMode) : "";
   std::error_code Error;
-  if (WritesOutput) {
+  if (!OutPath.empty()) {
     // A stale file must not pass for new output.
     fs::remove_all(OutPath, Error);
     if (App.OutputIsDirectory)
@@ -533,13 +495,22 @@ RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
     for (const std::string &Arg : *App.OutputArgs)
       Spec.Argv.push_back(expandPlaceholders(Arg, Values));
   }
-  Spec.EnvOverrides["USE_OURS"] = std::to_string(int(RunMode));
+  Spec.EnvOverrides["USE_OURS"] = UseOurs;
   if (VisibleDevices)
     Spec.EnvOverrides["CUDA_VISIBLE_DEVICES"] = *VisibleDevices;
   if (!BuildDir.empty() && fs::is_directory(BuildDir, Error))
     Spec.WorkingDirectory = BuildDir;
   Spec.TimeoutSeconds = Options.RunTimeoutSeconds;
+  return Spec;
+}
 
+RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
+                                  bool IsCheckRun) {
+  bool WritesOutput = App.OutputArgs && !IsCheckRun;
+  std::string OutPath = WritesOutput ? outputPath(Round, RunMode) : "";
+  ProcessSpec Spec = appProcess(IsCheckRun ? *App.CheckArgs : RunArgs, OutPath,
+                                std::to_string(int(RunMode)));
+  std::error_code Error;
   RunRecord Record;
   Record.Round = Round;
   Record.RunMode = RunMode;
@@ -649,62 +620,17 @@ void IntegrationRun::measure() {
 /// with the original on the app's own state at sampled launches, and any
 /// difference refuses the measurement.
 void IntegrationRun::verifyInApp() {
-  std::error_code Error;
-  if (SourceDir.empty() ||
-      !fs::exists(SourceDir + "/forgestencil/checks.h", Error))
+  if (!hasBodyCopies(SourceDir))
     return;
-  PlaceholderValues Values = placeholders();
-  ProcessSpec Spec;
-  Spec.Argv.push_back(Binary);
-  for (const std::string &Arg : RunArgs)
-    Spec.Argv.push_back(expandPlaceholders(Arg, Values));
-  if (App.OutputArgs) {
-    std::string OutPath = OutputDir + "/verify" +
-                          (App.OutputIsDirectory ? ".d" : ".out");
-    fs::remove_all(OutPath, Error);
-    if (App.OutputIsDirectory)
-      fs::create_directories(OutPath, Error);
-    Values[App.OutputIsDirectory ? "OUT_DIR" : "OUT_FILE"] = OutPath;
-    for (const std::string &Arg : *App.OutputArgs)
-      Spec.Argv.push_back(expandPlaceholders(Arg, Values));
-  }
-  Spec.EnvOverrides["USE_OURS"] = "verify";
-  if (VisibleDevices)
-    Spec.EnvOverrides["CUDA_VISIBLE_DEVICES"] = *VisibleDevices;
-  if (!BuildDir.empty() && fs::is_directory(BuildDir, Error))
-    Spec.WorkingDirectory = BuildDir;
-  Spec.TimeoutSeconds = Options.RunTimeoutSeconds;
+  std::string OutPath =
+      App.OutputArgs
+          ? OutputDir + "/verify" + (App.OutputIsDirectory ? ".d" : ".out")
+          : "";
   Progress << "fs-harness: USE_OURS=verify run (body copies compared "
               "with the originals in the app)\n";
-  ProcessResult Result = runProcess(Spec);
-  if (!Result.succeeded()) {
-    RefusalReason = "the USE_OURS=verify run failed: " + Result.describeEnd() +
-                    "\n" + lastLines(Result.Stderr, 10);
-    return;
-  }
-  Expected<InAppVerification> V =
-      parseInAppVerification(Result.Stdout + "\n" + Result.Stderr);
-  if (!V) {
-    RefusalReason = V.error();
-    return;
-  }
-  Verification = *V;
-  Progress << "fs-harness: USE_OURS=verify: " << V->Compared
-           << " launch(es) compared, " << V->Identical << " identical, "
-           << V->Differ << " differ, " << V->NotCompared << " not compared\n";
-  if (!V->Skipped.empty())
-    Progress << "fs-harness: USE_OURS=verify: first not compared: "
-             << V->Skipped.front() << "\n";
-  for (const InAppVerification::KernelTimes &K : V->Kernels)
-    Progress << "fs-harness: USE_OURS=verify: " << K.Kernel << ": original "
-             << formatNumber(K.OriginalMs, 4) << " ms, copy "
-             << formatNumber(K.CopyMs, 4) << " ms ("
-             << formatNumber(K.CopyMs > 0 ? K.OriginalMs / K.CopyMs : 0, 3)
-             << "x, median of " << K.Launches << " launch(es))\n";
-  if (V->Differ)
-    RefusalReason = "USE_OURS=verify: " + V->Differing.front();
-  else if (V->Compared == 0)
-    RefusalReason = "USE_OURS=verify compared no launch";
+  RefusalReason = judgeInAppVerification(
+      runProcess(appProcess(RunArgs, OutPath, "verify")), Verification,
+      Progress);
 }
 
 void IntegrationRun::judgeOutputs() {
@@ -807,24 +733,8 @@ json IntegrationRun::buildRegistryEntry() const {
                 {"patches", {{"files", Patches.Files}, {"sha256", Patches.Sha256}}}};
   if (!VariantName.empty())
     Entry["variant"] = VariantName;
-  json KernelTimes = json::object();
   if (Verification)
-    for (const InAppVerification::KernelTimes &K : Verification->Kernels)
-      KernelTimes[K.Kernel] = {{"original_ms", K.OriginalMs},
-                               {"copy_ms", K.CopyMs},
-                               {"launches", K.Launches}};
-  if (Verification)
-    Entry["in_app_verification"] = {
-        {"kernel_times", KernelTimes},
-        {"compared", Verification->Compared},
-        {"identical", Verification->Identical},
-        {"differ", Verification->Differ},
-        {"not_compared", Verification->NotCompared},
-        {"how", "USE_OURS=verify: the original and each body copy run "
-                "on the same saved state at launches 1, 2, 3, 10, 100, ...; "
-                "every byte of every allocation their pointers reach "
-                "compared; each timed best of 3 on the launch's stream, "
-                "median over the launches"}};
+    Entry["in_app_verification"] = inAppVerificationJson(*Verification);
   if (!Summary) {
     Entry["reason"] = RefusalReason;
     return Entry;
@@ -991,66 +901,6 @@ int IntegrationRun::run() {
 int runIntegration(const HarnessOptions &Options, std::ostream &Report,
                    std::ostream &Progress) {
   return IntegrationRun(Options, Report, Progress).run();
-}
-
-int importRunRecord(const HarnessOptions &Options, const std::string &RecordPath,
-                    std::ostream &Report) {
-  auto Fail = [&](const std::string &Why) {
-    Report << "fs-harness: error: " << Why << "\n";
-    return int(ExitSetupFailed);
-  };
-  Expected<std::string> Text = readWholeFile(RecordPath);
-  if (!Text)
-    return Fail(Text.error());
-  json Content = json::parse(*Text, nullptr, /*allow_exceptions=*/false);
-  if (Content.is_discarded())
-    return Fail(RecordPath + ": not valid JSON");
-  Expected<std::vector<json>> Records = runRecordsOfFile(Content);
-  if (!Records)
-    return Fail(RecordPath + ": " + Records.error());
-  // Every entry is checked before any is written: a record file goes in
-  // whole or not at all.
-  std::vector<json> Entries;
-  for (const json &Record : *Records) {
-    Expected<json> Entry = registryEntryFromRecord(Record);
-    if (!Entry)
-      return Fail(RecordPath + ": " + Entry.error());
-    Entries.push_back(std::move(*Entry));
-  }
-  std::string Root =
-      Options.RootDir.empty() ? findProjectRoot() : Options.RootDir;
-  std::string RegistryPath = registryPathFor(Options, Root);
-  if (RegistryPath.empty())
-    return Fail(NoRegistry);
-  for (const json &Entry : Entries) {
-    const std::string App =
-        Entry["app"].is_string() ? Entry["app"].get<std::string>() : std::string();
-    if (!Options.AppName.empty() && Options.AppName != App)
-      return Fail(RecordPath + ": a record of app '" + App + "', not '" +
-                  Options.AppName + "'");
-    std::string PatchesDir = patchesDirFor(Options, Root, App);
-    Expected<PatchSet> Patches = hashPatches(PatchesDir);
-    if (!Patches)
-      return Fail(Patches.error());
-    const json &Measured = Entry["patches"];
-    if (!Measured.is_object() || Measured.value("sha256", "") != Patches->Sha256)
-      return Fail(RecordPath + ": measured with other patches (sha256 " +
-                  (Measured.is_object() ? Measured.value("sha256", "?") : "?") +
-                  ") than " + PatchesDir + " holds (sha256 " + Patches->Sha256 +
-                  ")");
-  }
-  for (const json &Entry : Entries) {
-    if (Status Updated = updateRegistryFile(RegistryPath, Entry); !Updated)
-      return Fail(Updated.error());
-    Report << "fs-harness: " << Entry["app"].get<std::string>()
-           << (Entry.contains("variant")
-                   ? " [variant " + Entry["variant"].get<std::string>() + "]"
-                   : std::string())
-           << ": the run record of " << Entry["date"].get<std::string>()
-           << " on " << Entry["gpu"]["name"].get<std::string>()
-           << " is now in " << RegistryPath << "\n";
-  }
-  return int(ExitReported);
 }
 
 } // namespace harness

@@ -7,12 +7,20 @@
 #include "forgestencil/Harness/Measurement.h"
 
 #include <cstdint>
+#include <iomanip>
 #include <map>
 #include <random>
 #include <regex>
+#include <sstream>
 
 namespace forgestencil {
 namespace harness {
+
+std::string formatNumber(double Value, int Decimals) {
+  std::ostringstream Text;
+  Text << std::fixed << std::setprecision(Decimals) << Value;
+  return Text.str();
+}
 
 std::string modeLabel(Mode RunMode) {
   return RunMode == Mode::Original ? "USE_OURS=0" : "USE_OURS=1";

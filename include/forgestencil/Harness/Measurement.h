@@ -37,6 +37,9 @@ enum class Mode { Original = 0, Ours = 1 };
 /// "USE_OURS=0" or "USE_OURS=1".
 std::string modeLabel(Mode RunMode);
 
+/// \p Value with \p Decimals digits after the point, for reports.
+std::string formatNumber(double Value, int Decimals);
+
 /// The order of the two modes in each of \p Rounds round pairs, drawn from a
 /// generator seeded with \p Seed.
 std::vector<std::array<Mode, 2>> planRoundOrder(unsigned Rounds, uint64_t Seed);

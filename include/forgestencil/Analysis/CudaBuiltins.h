@@ -1,0 +1,41 @@
+//===- CudaBuiltins.h - threadIdx, blockIdx, blockDim, gridDim -*- C++ -*-===//
+///
+/// \file
+/// Recognises a read of one axis of the CUDA index builtins in clang's AST,
+/// where `threadIdx.x` is a property reference wrapped in a pseudo-object
+/// expression.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_ANALYSIS_CUDABUILTINS_H
+#define FORGESTENCIL_ANALYSIS_CUDABUILTINS_H
+
+#include "clang/AST/Expr.h"
+
+#include <optional>
+
+namespace forgestencil {
+namespace analysis {
+
+enum class CudaBuiltin { ThreadIdx, BlockIdx, BlockDim, GridDim };
+
+struct CudaBuiltinRef {
+  CudaBuiltin Var;
+  int Axis; ///< 0 for x, 1 for y, 2 for z.
+  bool operator==(const CudaBuiltinRef &O) const {
+    return Var == O.Var && Axis == O.Axis;
+  }
+  bool operator!=(const CudaBuiltinRef &O) const { return !(*this == O); }
+};
+
+/// "threadIdx", "blockIdx", "blockDim" or "gridDim".
+const char *cudaBuiltinName(CudaBuiltin B);
+
+/// The builtin and axis \p E reads (past parentheses and implicit casts),
+/// or none.
+std::optional<CudaBuiltinRef> cudaBuiltinRef(const clang::Expr *E);
+
+} // namespace analysis
+} // namespace forgestencil
+
+#endif

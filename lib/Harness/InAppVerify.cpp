@@ -1,0 +1,71 @@
+//===- InAppVerify.cpp - The USE_OURS=verify run of a patched app ---------===//
+//
+// Part of ForgeStencil.
+//
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Harness/InAppVerify.h"
+
+#include "forgestencil/Harness/Measurement.h"
+
+#include <filesystem>
+
+namespace forgestencil {
+namespace harness {
+
+bool hasBodyCopies(const std::string &SourceDir) {
+  std::error_code Error;
+  return !SourceDir.empty() &&
+         std::filesystem::exists(SourceDir + "/forgestencil/checks.h", Error);
+}
+
+std::string judgeInAppVerification(const ProcessResult &Result,
+                                   std::optional<InAppVerification> &Found,
+                                   std::ostream &Progress) {
+  if (!Result.succeeded())
+    return "the USE_OURS=verify run failed: " + Result.describeEnd() + "\n" +
+           lastLines(Result.Stderr, 10);
+  Expected<InAppVerification> V =
+      parseInAppVerification(Result.Stdout + "\n" + Result.Stderr);
+  if (!V)
+    return V.error();
+  Found = *V;
+  Progress << "fs-harness: USE_OURS=verify: " << V->Compared
+           << " launch(es) compared, " << V->Identical << " identical, "
+           << V->Differ << " differ, " << V->NotCompared << " not compared\n";
+  if (!V->Skipped.empty())
+    Progress << "fs-harness: USE_OURS=verify: first not compared: "
+             << V->Skipped.front() << "\n";
+  for (const InAppVerification::KernelTimes &K : V->Kernels)
+    Progress << "fs-harness: USE_OURS=verify: " << K.Kernel << ": original "
+             << formatNumber(K.OriginalMs, 4) << " ms, copy "
+             << formatNumber(K.CopyMs, 4) << " ms ("
+             << formatNumber(K.CopyMs > 0 ? K.OriginalMs / K.CopyMs : 0, 3)
+             << "x, median of " << K.Launches << " launch(es))\n";
+  if (V->Differ)
+    return "USE_OURS=verify: " + V->Differing.front();
+  if (V->Compared == 0)
+    return "USE_OURS=verify compared no launch";
+  return "";
+}
+
+nlohmann::json inAppVerificationJson(const InAppVerification &V) {
+  nlohmann::json KernelTimes = nlohmann::json::object();
+  for (const InAppVerification::KernelTimes &K : V.Kernels)
+    KernelTimes[K.Kernel] = {{"original_ms", K.OriginalMs},
+                             {"copy_ms", K.CopyMs},
+                             {"launches", K.Launches}};
+  return {{"kernel_times", KernelTimes},
+          {"compared", V.Compared},
+          {"identical", V.Identical},
+          {"differ", V.Differ},
+          {"not_compared", V.NotCompared},
+          {"how", "USE_OURS=verify: the original and each body copy run on "
+                  "the same saved state at launches 1, 2, 3, 10, 100, ...; "
+                  "every byte of every allocation their pointers reach "
+                  "compared; each timed best of 3 on the launch's stream, "
+                  "median over the launches"}};
+}
+
+} // namespace harness
+} // namespace forgestencil
