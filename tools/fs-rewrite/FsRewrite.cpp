@@ -593,36 +593,35 @@ static int runPatchEmission(const driver::CudaCompilationDatabase &DB,
         Arch.getAsInteger(10, Opts.Rewrite.BodyComputeCapability))
       return usageError("--bundle-arch must be sm_<NN>, not '" + BundleArch +
                         "'");
+    // A kernel asked for a body copy is rewritten whatever else is.
+    std::vector<std::string> BodyKernels(RestrictKernels.begin(),
+                                         RestrictKernels.end());
+    for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
+      BodyKernels.push_back(Name);
     // Routing a kernel through a launcher that can only run the reference
     // copy gains nothing: by default the forge rewrites the kernels it has a
     // variant for.
     if (Opts.Rewrite.Kernels.empty()) {
       for (const auto &[Name, V] : Opts.Rewrite.Variants)
         Opts.Rewrite.Kernels.push_back(Name);
-      // A kernel asked for a restrict copy is rewritten too.
-      append_range(Opts.Rewrite.Kernels, RestrictKernels);
-      for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
-        Opts.Rewrite.Kernels.push_back(Name);
-      if (Opts.Rewrite.Kernels.empty() && !Cur.TuningResults.empty())
+    }
+    if (Opts.Rewrite.Kernels.empty() && BodyKernels.empty()) {
+      if (!Cur.TuningResults.empty())
         return fail("fs-tune found no verified candidate faster than the "
                    "original for any kernel: nothing to patch");
       bool AnyStencil = false;
       for (const auto &[Name, A] : Inv.analyses())
         AnyStencil |= A.Result == analysis::KernelAnalysis::Stencil && A.IR;
-      if (Opts.Rewrite.Kernels.empty() && AnyStencil)
+      if (AnyStencil)
         return fail("every stencil kernel keeps its original launch (the "
                     "reasons are above): nothing to patch");
-      if (Opts.Rewrite.Kernels.empty())
-        return fail("no kernel was analysed as a stencil, so the forge has "
-                   "nothing to rewrite (see --list for the reasons)");
+      return fail("no kernel was analysed as a stencil, so the forge has "
+                  "nothing to rewrite (see --list for the reasons)");
     }
+    for (const std::string &Name : BodyKernels)
+      if (!is_contained(Opts.Rewrite.Kernels, Name))
+        Opts.Rewrite.Kernels.push_back(Name);
   }
-  for (const std::string &Name : RestrictKernels)
-    if (!is_contained(Opts.Rewrite.Kernels, Name))
-      Opts.Rewrite.Kernels.push_back(Name);
-  for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
-    if (!is_contained(Opts.Rewrite.Kernels, Name))
-      Opts.Rewrite.Kernels.push_back(Name);
   Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
   Opts.ToStream = PatchToStdout;
   SmallString<256> OutDir(PatchOutputDir.getValue());
