@@ -22,7 +22,10 @@ Per label, over its matched entries:
                   temporal_blocking, an entry that reports in-kernel temporal blocking
                   (an IR member or a reason that says "temporal") counts too
   right footprint recognised and every entry's IR has the label's dims, radius and
-                  points (only dims when the label's footprint is symbolic, points null)
+                  points (only dims when the label's footprint is symbolic, points null);
+                  the IR's points are counted as the labels count them: over the
+                  inputs read at more than the centre (the IR's own `points` also
+                  counts arrays read only at the centre)
   shape           among recognised labels with a shape: the IR's shape equals it
   false positive  a non-stencil label with any entry called "stencil"
 A refusal without a reason is any scored-dir dump entry whose verdict is not
@@ -77,6 +80,25 @@ def reports_temporal(entry):
         return True
     words = reason_texts(entry) + [str(n) for n in ir.get("notes") or []]
     return any("temporal" in w.lower() for w in words)
+
+
+def labelled_points(ir):
+    """The IR's point count under the labels' convention: the distinct offsets of
+    the inputs read at more than the centre (an array read only at the centre,
+    such as the target an update accumulates into or the previous time level,
+    and per-point coefficients are not counted), where the IR lists its inputs;
+    else the IR's own `points`, the union over every input (docs/stencil-ir.md)."""
+    inputs = ir.get("inputs")
+    if not isinstance(inputs, list) or not inputs:
+        return ir.get("points")
+    union = set()
+    for a in inputs:
+        if not isinstance(a, dict) or a.get("per_point_coefficient"):
+            continue
+        offs = {tuple(o) for o in a.get("offsets") or [] if isinstance(o, list)}
+        if offs and offs != {(0, 0, 0)}:
+            union |= offs
+    return len(union) if union else ir.get("points")
 
 
 def reason_key(text):
@@ -156,7 +178,8 @@ def score_dir(dirname, labels, dump):
         irs = [e.get("ir") or {} for e in ok]
         symbolic = lab.get("points") is None
         fields = ("dims",) if symbolic else ("dims", "radius", "points")
-        got = [{f: ir.get(f) for f in fields} for ir in irs]
+        got = [{f: (labelled_points(ir) if f == "points" else ir.get(f)) for f in fields}
+               for ir in irs]
         want = {f: lab.get(f) for f in fields}
         if all(g == want for g in got):
             res["right_footprint"] += 1

@@ -243,6 +243,8 @@ struct AxisSym {
   std::string LoopVar;
   Poly LoopLower, LoopUpper; // loops: half-open range of the variable
   bool HasLoopRange = false;
+  Poly LoopFirst;  // loops: the variable's value at the first iteration
+  int LoopDir = 1; // loops: +1 when it counts up, -1 when down
 };
 
 class Interpreter {

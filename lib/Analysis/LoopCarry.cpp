@@ -80,8 +80,12 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   };
   std::vector<Slot> Carried;
   std::set<std::string> Seen;
+  // A variable without a value before the loop (declared at the top of the
+  // kernel, first set in the body) carries nothing: the body sets it before
+  // it reads it, or reads a value that is unknown and refused where used.
   auto Add = [&](Slot S) {
-    if (Seen.insert(S.name()).second)
+    const Value &Now = S.V ? Env[S.V] : LocalElems[S.Array][S.Elem];
+    if (Now.K != Value::Unknown && Seen.insert(S.name()).second)
       Carried.push_back(std::move(S));
   };
   std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
@@ -174,15 +178,18 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
       if ((S.K == Value::Index || S.K == Value::Pointer) &&
           S.Idx == Poly::symbol("carry#" + Carried[I].name())) {
         // v += step: v at iteration k is its value before the loop plus
-        // (k - lower) steps.
+        // one step for each iteration before k ((k - first) of them
+        // upwards, (first - k) downwards).
         Poly Step = E.Idx - S.Idx;
         if (E.K == S.K && E.Array == S.Array && E.UnitBytes == S.UnitBytes &&
             !Step.mentionsPrefix("carry#") && !Step.mentions(K))
-          Next = Before[I].movedTo(Before[I].Idx +
-                                   (KSym - Loop.LoopLower) * Step);
+          Next = Before[I].movedTo(Before[I].Idx + Poly::constant(Loop.LoopDir) *
+                                                       (KSym - Loop.LoopFirst) *
+                                                       Step);
       } else if (E.K != Value::Unknown) {
-        // v at iteration k is what the body left in it at iteration k - 1.
-        Next = substituted(E, K, KSym - Poly::constant(1), Ok);
+        // v at iteration k is what the body left in it at the iteration
+        // before: k - 1 upwards, k + 1 downwards.
+        Next = substituted(E, K, KSym - Poly::constant(Loop.LoopDir), Ok);
       }
       if (!Ok)
         return Refuse("a clamped value");
@@ -194,7 +201,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   for (size_t I = 0; I < Carried.size(); ++I) {
     bool Ok = true;
     if (!Settled || Start[I].K == Value::Unknown ||
-        !sameValue(substituted(Start[I], K, Loop.LoopLower, Ok), Before[I]) ||
+        !sameValue(substituted(Start[I], K, Loop.LoopFirst, Ok), Before[I]) ||
         !Ok)
       return Refuse("values");
   }

@@ -258,17 +258,30 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     }
   }
 
-  // A loop over an axis (for k = 1; k < nz-1; ++k) with unit step.
-  if (VarOnLeft && StepC && *StepC == 1 && Bound.K == Value::Index &&
-      !Init.Idx.mentionsPrefix("@") && !Init.Idx.mentionsPrefix("tid.")) {
+  // A loop over an axis with unit step: upwards (for k = 1; k < nz-1; ++k)
+  // or downwards (for i = e; i >= s; i--). Every point of its range is
+  // computed once whichever way it runs; the direction only says which
+  // iteration hands its values to which (carryValues).
+  if (VarOnLeft && StepC && (*StepC == 1 || *StepC == -1) &&
+      Bound.K == Value::Index && !Init.Idx.mentionsPrefix("@") &&
+      !Init.Idx.mentionsPrefix("tid.")) {
+    const BinaryOperatorKind Op = Cond->getOpcode();
+    const Poly One = Poly::constant(1);
     AxisSym A;
     A.Symbol = "@loop:" + Var->getName().str();
     A.Source = ir::AxisSource::Loop;
     A.LoopVar = Var->getName().str();
-    A.LoopLower = Init.Idx;
-    A.LoopUpper = Cond->getOpcode() == BO_LE ? Bound.Idx + Poly::constant(1)
-                                            : Bound.Idx;
-    A.HasLoopRange = Cond->getOpcode() == BO_LT || Cond->getOpcode() == BO_LE;
+    A.LoopFirst = Init.Idx;
+    A.LoopDir = static_cast<int>(*StepC);
+    if (*StepC == 1) {
+      A.LoopLower = Init.Idx;
+      A.LoopUpper = Op == BO_LE ? Bound.Idx + One : Bound.Idx;
+      A.HasLoopRange = Op == BO_LT || Op == BO_LE;
+    } else {
+      A.LoopLower = Op == BO_GE ? Bound.Idx : Bound.Idx + One;
+      A.LoopUpper = Init.Idx + One;
+      A.HasLoopRange = Op == BO_GT || Op == BO_GE;
+    }
     if (!A.HasLoopRange) {
       partial(ReasonKind::Loop, "a loop over an axis with condition '" + text(Cond) + "'");
       return;
