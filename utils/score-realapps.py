@@ -86,7 +86,8 @@ def labelled_points(ir):
     """The IR's point count under the labels' convention: the distinct offsets of
     the inputs read at more than the centre (an array read only at the centre,
     such as the target an update accumulates into or the previous time level,
-    and per-point coefficients are not counted), where the IR lists its inputs;
+    per-point coefficients and tables along some axes only are not counted),
+    where the IR lists its inputs;
     else the IR's own `points`, the union over every input (docs/stencil-ir.md)."""
     inputs = ir.get("inputs")
     if not isinstance(inputs, list) or not inputs:
@@ -95,6 +96,8 @@ def labelled_points(ir):
     for a in inputs:
         if not isinstance(a, dict) or a.get("per_point_coefficient"):
             continue
+        if "0" in (a.get("strides") or []):
+            continue  # a table along some axes only (dx[i])
         offs = {tuple(o) for o in a.get("offsets") or [] if isinstance(o, list)}
         if offs and offs != {(0, 0, 0)}:
             union |= offs

@@ -409,21 +409,32 @@ KernelAnalysis Interpreter::finish() {
   }
   Poly Base = MainRest; // element index of the written point minus axes
 
+  // Set by OffsetOf when the access moves along the axes with strides other
+  // than the store's (an array of another layout, or a transpose).
+  bool LayoutDiffers = false;
   auto OffsetOf = [&](const Poly &Index, std::string &Why) -> std::optional<ir::Offset> {
-    std::vector<Poly> Seen;
-    for (const std::string &Sym : AxisSyms)
-      if (auto S = Index.coefficientOf(Sym))
-        Seen.push_back(*S);
-    auto UnitAxis = std::find(Seen.begin(), Seen.end(), Poly::constant(1));
-    if (Seen.size() == Strides.size() && UnitAxis != Seen.end() &&
-        UnitAxis != Seen.begin())
-      notStencil(ReasonKind::Transpose, "an access (" + Index.str() + ") with the axes of the store (" +
-                 Main.Index.str() + ") swapped: a transpose, not a stencil");
+    LayoutDiffers = false;
+    // A unit stride along an axis while a faster axis moves too: the axes
+    // are swapped. (An access that does not move along the faster axes at
+    // all, dy[j], is an array of its own layout.)
+    for (size_t A = 1; A < AxisSyms.size(); ++A) {
+      auto S = Index.coefficientOf(AxisSyms[A]);
+      if (!S || *S != Poly::constant(1))
+        continue;
+      bool FasterMoves = false;
+      for (size_t B = 0; B < A; ++B)
+        if (auto F = Index.coefficientOf(AxisSyms[B]); !F || !F->terms().empty())
+          FasterMoves = true;
+      if (FasterMoves)
+        notStencil(ReasonKind::Transpose, "an access (" + Index.str() + ") with the axes of the store (" +
+                   Main.Index.str() + ") swapped: a transpose, not a stencil");
+    }
     for (size_t A = 0; A < AxisSyms.size(); ++A) {
       auto S = Index.coefficientOf(AxisSyms[A]);
       if (!S || *S != Strides[A]) {
         Why = "an access (" + Index.str() + ") with a different layout than "
               "the store (" + Main.Index.str() + ")";
+        LayoutDiffers = true;
         return std::nullopt;
       }
     }
@@ -439,6 +450,61 @@ KernelAnalysis Interpreter::finish() {
     if (!O)
       Why = "an access (" + Index.str() + ") at an offset that is not a "
             "whole number of elements along each axis";
+    return O;
+  };
+
+  // An input of its own layout: a staggered array with longer rows
+  // (row * (nx + 1) + col beside a store at row * nx + col) or a table along
+  // some axes only (dx[col]). Its strides are the coefficients of the axis
+  // symbols; it must be contiguous along the fastest axis it moves along,
+  // and its element for the point p at offset o is sum_a stride[a] *
+  // (p[a] + o[a]), p the store's coordinates (thread position plus shift).
+  auto OwnLayoutOffset = [&](const Poly &Index, std::vector<Poly> &Layout,
+                             std::string &Why) -> std::optional<ir::Offset> {
+    auto Refuse = [&](const std::string &What) {
+      Why = "an access (" + Index.str() + ") with a different layout than "
+            "the store (" + Main.Index.str() + "): " + What;
+      return std::nullopt;
+    };
+    Layout.assign(AxisSyms.size(), Poly());
+    std::vector<Poly> Moving;
+    std::vector<size_t> MovingAxis;
+    for (size_t A = 0; A < AxisSyms.size(); ++A) {
+      auto S = Index.coefficientOf(AxisSyms[A]);
+      if (!S)
+        return Refuse("not affine in the position");
+      for (const auto &[M, C] : S->terms())
+        for (const std::string &Sy : M)
+          if (isAxisSymbol(Sy))
+            return Refuse("not affine in the position");
+      Layout[A] = *S;
+      if (!S->terms().empty()) {
+        Moving.push_back(*S);
+        MovingAxis.push_back(A);
+      }
+    }
+    for (const auto &[M, C] : Index.terms())
+      for (const std::string &Sy : M)
+        if (isAxisSymbol(Sy) &&
+            std::find(AxisSyms.begin(), AxisSyms.end(), Sy) == AxisSyms.end())
+          return Refuse("it uses a position variable the store does not");
+    if (Moving.empty())
+      return Refuse("it does not move with the point");
+    if (Moving.front() != Poly::constant(1))
+      return Refuse("it is not contiguous along the fastest axis it moves along");
+    for (size_t I = 1; I < Moving.size(); ++I)
+      if (Moving[I] == Moving[I - 1] || Moving[I].constantValue() == 1)
+        return Refuse("two axes share a stride");
+    Poly Rest = Index.without(AxisSyms);
+    for (size_t I = 0; I < Moving.size(); ++I)
+      Rest = Rest - Moving[I] * Poly::constant((*Shift)[MovingAxis[I]]);
+    auto Along = offsetAlong(Rest, Moving);
+    if (!Along)
+      return Refuse("at an offset that is not a whole number of its elements "
+                    "along each axis");
+    ir::Offset O{0, 0, 0};
+    for (size_t I = 0; I < Moving.size(); ++I)
+      O[MovingAxis[I]] = (*Along)[I];
     return O;
   };
 
@@ -648,12 +714,50 @@ KernelAnalysis Interpreter::finish() {
     IR.Outputs.push_back(Out);
   }
 
-  // Reads, grouped by array.
+  // Reads, grouped by array; an input that is not an output may have a
+  // layout of its own, one for all its reads.
   std::map<std::string, std::set<ir::Offset>> ReadOffsets;
   std::map<std::string, bool> ReadLdg;
+  std::map<std::string, std::optional<std::vector<Poly>>> ReadLayout;
+  auto ReadOffset = [&](const std::string &Array, const Poly &Index,
+                        std::string &Why) -> std::optional<ir::Offset> {
+    auto O = OffsetOf(Index, Why);
+    std::optional<std::vector<Poly>> Layout;
+    if (!O && LayoutDiffers && !OutputIndex.count(Array)) {
+      // A layout that is the store's once named constants have their
+      // numbers (u[j][i] of float (*u)[N] beside out[j * N + i]) is the
+      // same layout: the analysis retries with the numbers.
+      auto SameNumbers = [&](const std::vector<Poly> &Own) {
+        for (size_t A = 0; A < Own.size(); ++A) {
+          std::set<std::string> Before = NamedAssumed;
+          bool Same = resolved(Own[A]) == resolved(Strides[A]);
+          NamedAssumed = std::move(Before);
+          if (!Same)
+            return false;
+        }
+        return true;
+      };
+      std::vector<Poly> Own;
+      std::string OwnWhy;
+      auto OwnO = OwnLayoutOffset(Index, Own, OwnWhy);
+      if (!OwnO || !SameNumbers(Own)) {
+        O = OwnO;
+        Why = OwnWhy;
+        Layout = std::move(Own);
+      }
+    }
+    if (!O)
+      return std::nullopt;
+    auto [It, New] = ReadLayout.try_emplace(Array, Layout);
+    if (!New && It->second != Layout) {
+      Why = "the array '" + Array + "' is read with two layouts (" + Index.str() + ")";
+      return std::nullopt;
+    }
+    return O;
+  };
   for (const ReadRecord &R : Reads) {
     std::string Why;
-    auto O = OffsetOf(R.Index, Why);
+    auto O = ReadOffset(R.Array, R.Index, Why);
     if (!O) {
       partial(ReasonKind::ReadIndex, Why);
       continue;
@@ -670,6 +774,9 @@ KernelAnalysis Interpreter::finish() {
     In.Ldg = ReadLdg[Name];
     In.PerPointCoefficient = Offs.size() == 1 && *Offs.begin() == ir::Offset{0, 0, 0} &&
                              !OutputIndex.count(Name);
+    if (const auto &L = ReadLayout[Name])
+      for (const Poly &S : *L)
+        In.Strides.push_back(S.terms().empty() ? "0" : S.str());
     IR.Inputs.push_back(In);
     if (auto It = OutputIndex.find(Name); It != OutputIndex.end()) {
       ir::OutputArray &Out = IR.Outputs[It->second];
@@ -690,7 +797,7 @@ KernelAnalysis Interpreter::finish() {
       E.Kind = ir::Expr::Read;
       E.Name = N->Name;
       std::string Why;
-      if (auto O = OffsetOf(N->Index, Why))
+      if (auto O = ReadOffset(N->Name, N->Index, Why))
         E.Off = *O;
       break;
     }
@@ -797,6 +904,8 @@ KernelAnalysis Interpreter::finish() {
     notStencil(ReasonKind::Pointwise, "the kernel reads each input at the written point only (a "
                "pointwise update, not a stencil)");
   }
+  if (KA.NotRewritten.empty())
+    KA.NotRewritten = ir::whyMixedLayouts(IR);
   KA.IR = std::move(IR);
   return Verdict();
 }

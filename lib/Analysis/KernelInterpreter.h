@@ -337,6 +337,13 @@ private:
 
   // Conditions.
   bool readsData(const Expr *Cond);
+  /// After an if whose sides ran from the same state: each variable the
+  /// sides leave with different values gets one that holds on both, or
+  /// none (an unknown value with the reason).
+  void mergeBranches(
+      const Expr *Cond, const std::map<const VarDecl *, Value> &EnvBefore,
+      const std::map<const VarDecl *, Value> &EnvThen,
+      const std::map<std::string, std::map<int64_t, Value>> &ElemsThen);
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
   bool conjunction(const Expr *Cond, bool Negate,

@@ -266,6 +266,76 @@ std::optional<bool> Interpreter::constantCondition(const Expr *Cond) {
   return std::nullopt;
 }
 
+void Interpreter::mergeBranches(
+    const Expr *Cond, const std::map<const VarDecl *, Value> &EnvBefore,
+    const std::map<const VarDecl *, Value> &EnvThen,
+    const std::map<std::string, std::map<int64_t, Value>> &ElemsThen) {
+  // What a variable holds after the if when its two sides leave different
+  // values in it. Where the condition bounds the position and one side
+  // leaves a constant (float l = 0; if (i > 0) l = u[i - 1];), the other
+  // side's reads carry the condition, as for cond ? u[i - 1] : 0: the IR
+  // may only use them where the domain never takes the constant. Otherwise
+  // the variable has no one value the IR can state.
+  auto IsFill = [](const Value &V) {
+    return (V.K == Value::Index && V.Idx.isConstant()) ||
+           (V.K == Value::Data && V.D && V.D->K == DNode::Literal);
+  };
+  const bool ReadsData = readsData(Cond);
+  auto Merged = [&](const std::string &Name, const Value &T,
+                    const Value &E) -> Value {
+    if (sameValue(T, E))
+      return T;
+    if (!ReadsData && IsFill(T) != IsFill(E)) {
+      const bool FillThen = IsFill(T);
+      const Value &Taken = FillThen ? E : T;
+      std::vector<PosGuard> Gs;
+      if (Taken.K == Value::Data && Taken.D &&
+          positionGuards(Cond, /*Negate=*/FillThen, Gs)) {
+        std::function<DPtr(const DPtr &)> Guard = [&](const DPtr &N) {
+          auto C = std::make_shared<DNode>(*N);
+          if (C->K == DNode::Read && !C->Shared)
+            C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
+          for (DPtr &A : C->Args)
+            A = Guard(A);
+          return C;
+        };
+        return Value::data(Guard(Taken.D));
+      }
+    }
+    return Value::unknown("'" + Name + "' is set differently on the two sides of '" +
+                              text(Cond) + "'",
+                          ReadsData ? ReasonKind::DataBranch : ReasonKind::Guard);
+  };
+  // Variables declared on one side only are out of scope after the if.
+  for (auto &[VD, V] : Env) {
+    auto B = EnvBefore.find(VD);
+    auto T = EnvThen.find(VD);
+    if (B == EnvBefore.end() || T == EnvThen.end())
+      continue;
+    V = Merged(VD->getName().str(), T->second, V);
+  }
+  for (auto &[Array, Elems] : LocalElems) {
+    auto T = ElemsThen.find(Array);
+    for (auto &[I, V] : Elems) {
+      const Value *TV = nullptr;
+      if (T != ElemsThen.end())
+        if (auto It = T->second.find(I); It != T->second.end())
+          TV = &It->second;
+      if (TV)
+        V = Merged(Array + "[" + std::to_string(I) + "]", *TV, V);
+      else
+        V = Value::unknown("'" + Array + "[" + std::to_string(I) +
+                           "]' is set on one side of '" + text(Cond) + "' only");
+    }
+    if (T != ElemsThen.end())
+      for (const auto &[I, TV] : T->second)
+        if (!Elems.count(I))
+          Elems[I] = Value::unknown("'" + Array + "[" + std::to_string(I) +
+                                    "]' is set on one side of '" + text(Cond) +
+                                    "' only");
+  }
+}
+
 void Interpreter::execIf(const IfStmt *If) {
   std::vector<Constraint> Cs;
   const Stmt *Then = If->getThen();
@@ -329,25 +399,46 @@ void Interpreter::execIf(const IfStmt *If) {
     exec(S);
     ActiveConds.pop_back();
   };
+  // Both sides run from the variables' values before the if; after it they
+  // hold what the sides agree on, or what mergeBranches makes of the rest.
+  const auto EnvBefore = Env;
+  const auto ElemsBefore = LocalElems;
+  auto ExecBoth = [&](const std::function<void()> &RunThen,
+                      const std::function<void()> &RunElse) {
+    RunThen();
+    auto EnvThen = std::move(Env);
+    auto ElemsThen = std::move(LocalElems);
+    Env = EnvBefore;
+    LocalElems = ElemsBefore;
+    RunElse();
+    mergeBranches(If->getCond(), EnvBefore, EnvThen, ElemsThen);
+  };
   if (guardConstraints(If->getCond(), false, Cs)) {
-    size_t Saved = Guards.size();
-    Guards.insert(Guards.end(), Cs.begin(), Cs.end());
-    ExecUnder(Then, TC);
-    Guards.resize(Saved);
-    if (const Stmt *Else = If->getElse()) {
-      size_t Before = Writes.size();
-      ExecUnder(Else, NotTC);
-      if (Writes.size() != Before)
-        partial(ReasonKind::Boundary, "different updates on the two sides of '" +
-                text(If->getCond()) + "' (boundary and interior regions)");
-    }
+    ExecBoth(
+        [&] {
+          size_t Saved = Guards.size();
+          Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+          ExecUnder(Then, TC);
+          Guards.resize(Saved);
+        },
+        [&] {
+          if (const Stmt *Else = If->getElse()) {
+            size_t Before = Writes.size();
+            ExecUnder(Else, NotTC);
+            if (Writes.size() != Before)
+              partial(ReasonKind::Boundary, "different updates on the two sides of '" +
+                      text(If->getCond()) + "' (boundary and interior regions)");
+          }
+        });
     return;
   }
   // A condition that is not a bound on the position.
   size_t Before = Writes.size();
-  ExecUnder(Then, TC);
-  if (If->getElse())
-    ExecUnder(If->getElse(), NotTC);
+  ExecBoth([&] { ExecUnder(Then, TC); },
+           [&] {
+             if (If->getElse())
+               ExecUnder(If->getElse(), NotTC);
+           });
   if (Writes.size() != Before) {
     if (readsData(If->getCond()))
       notStencil(ReasonKind::DataBranch, "a data-dependent branch decides the store");

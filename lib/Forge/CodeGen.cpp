@@ -112,6 +112,10 @@ std::optional<StencilView> StencilView::create(const StencilIR &IR,
     Error = "the IR needs one axis and one stride per dimension";
     return std::nullopt;
   }
+  if (std::string Why = ir::whyMixedLayouts(IR); !Why.empty()) {
+    Error = Why;
+    return std::nullopt;
+  }
   for (const ir::Axis &A : IR.Axes) {
     if (A.Source == ir::AxisSource::Linear && A.LinearStep.empty()) {
       Error = "axis '" + A.Name +

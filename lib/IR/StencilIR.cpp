@@ -125,7 +125,8 @@ void StencilIR::computeDerived() {
   std::set<Offset> Footprint;
   int R = 0;
   for (const InputArray &In : Inputs) {
-    if (In.PerPointCoefficient)
+    // A per-axis table (dx[i]) is no neighbourhood of the grid either.
+    if (In.PerPointCoefficient || In.perAxisTable())
       continue;
     for (const Offset &O : In.Offsets) {
       Footprint.insert(O);
@@ -218,6 +219,19 @@ json toJson(const Expr &E) {
   return J;
 }
 
+std::string whyMixedLayouts(const StencilIR &IR) {
+  for (const InputArray &In : IR.Inputs)
+    if (!In.Strides.empty()) {
+      std::string List;
+      for (const std::string &S : In.Strides)
+        List += (List.empty() ? "" : ", ") + S;
+      return "the input '" + In.Param + "' has a layout of its own (strides " +
+             List + "): no generator addresses arrays of more than one "
+                    "layout yet";
+    }
+  return "";
+}
+
 json toJson(const StencilIR &IR) {
   json J;
   J["schema"] = SchemaId;
@@ -257,11 +271,14 @@ json toJson(const StencilIR &IR) {
     json Offs = json::array();
     for (const Offset &O : In.Offsets)
       Offs.push_back(offsetJson(O));
-    Inputs.push_back({{"param", In.Param},
-                      {"offsets", std::move(Offs)},
-                      {"restrict", In.Restrict},
-                      {"ldg", In.Ldg},
-                      {"per_point_coefficient", In.PerPointCoefficient}});
+    json X = {{"param", In.Param},
+              {"offsets", std::move(Offs)},
+              {"restrict", In.Restrict},
+              {"ldg", In.Ldg},
+              {"per_point_coefficient", In.PerPointCoefficient}};
+    if (!In.Strides.empty())
+      X["strides"] = In.Strides;
+    Inputs.push_back(std::move(X));
   }
   J["inputs"] = std::move(Inputs);
   json Outputs = json::array();
@@ -490,6 +507,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.Ldg = R.boolean(Inputs[I], "ldg", IP, false);
     X.PerPointCoefficient =
         R.boolean(Inputs[I], "per_point_coefficient", IP, false);
+    X.Strides = R.strings(Inputs[I], "strides", IP, false);
     IR.Inputs.push_back(std::move(X));
   }
 

@@ -527,6 +527,18 @@ private:
           fail(OW, "a per-point coefficient is read at offset [0, 0, 0] "
                    "only");
       }
+      if (ok() && !In.Strides.empty()) {
+        std::string SW = memberPath(Where, "strides");
+        if (In.Strides.size() != IR.Dims)
+          fail(SW, "an array's own layout has one stride per axis (" +
+                       std::to_string(IR.Dims) + "), found " +
+                       std::to_string(In.Strides.size()));
+        else if (std::all_of(In.Strides.begin(), In.Strides.end(),
+                             [](const std::string &S) { return S == "0"; }))
+          fail(SW, "every stride is 0: the array does not move with the point");
+        for (size_t A = 0; A < In.Strides.size() && ok(); ++A)
+          expression(elementPath(SW, A), In.Strides[A], false);
+      }
     }
     Seen.clear();
     for (size_t I = 0; I < IR.Outputs.size() && ok(); ++I) {

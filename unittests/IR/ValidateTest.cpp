@@ -232,3 +232,42 @@ TEST(IRValidate, DeepOrHugeExpressionsAreRefused) {
 }
 
 } // namespace
+
+namespace {
+TEST(IRValidate, AnInputsOwnLayout) {
+  // A second input read through a table along x only (dx[i]): its strides
+  // travel with it, it is left out of the footprint, and a layout that
+  // is not one stride per axis, does not move, or is not an expression is
+  // refused with its path.
+  json Doc = star();
+  Doc["inputs"].push_back({{"param", "dx"},
+                           {"offsets", json::array({{-1, 0, 0}, {0, 0, 0}})},
+                           {"restrict", false},
+                           {"ldg", false},
+                           {"per_point_coefficient", false},
+                           {"strides", {"1", "0"}}});
+  Doc["params"].push_back({{"name", "dx"}, {"role", "input"}, {"type", "const float *"}});
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  ASSERT_EQ(IR->Inputs.back().Strides, (std::vector<std::string>{"1", "0"}));
+  EXPECT_TRUE(IR->Inputs.back().perAxisTable());
+  EXPECT_EQ(IR->Points, 5u) << "a per-axis table is no neighbourhood";
+  EXPECT_EQ(ir::toJson(*IR)["inputs"].back()["strides"], json({"1", "0"}));
+  EXPECT_FALSE(ir::toJson(*IR)["inputs"][0].contains("strides"));
+  EXPECT_NE(ir::whyMixedLayouts(*IR).find("the input 'dx' has a layout of its own (strides 1, 0)"),
+            std::string::npos);
+  auto Plain = ir::fromJson(star(), Error);
+  ASSERT_TRUE(Plain) << Error;
+  EXPECT_EQ(ir::whyMixedLayouts(*Plain), "");
+
+  json Bad = Doc;
+  Bad["inputs"].back()["strides"] = {"1"};
+  EXPECT_EQ(refusal(Bad).rfind("inputs[1].strides: an array's own layout has one stride per axis (2), found 1", 0), 0u)
+      << refusal(Bad);
+  Bad["inputs"].back()["strides"] = {"0", "0"};
+  EXPECT_EQ(refusal(Bad).rfind("inputs[1].strides: every stride is 0", 0), 0u) << refusal(Bad);
+  Bad["inputs"].back()["strides"] = {"1", "nx; exit(0)"};
+  EXPECT_EQ(refusal(Bad).rfind("inputs[1].strides[1]: ", 0), 0u) << refusal(Bad);
+}
+} // namespace

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <optional>
@@ -84,6 +85,16 @@ struct InputArray {
   std::vector<Offset> Offsets;   ///< Every offset read, sorted, unique.
   bool Restrict = false, Ldg = false;
   bool PerPointCoefficient = false; ///< Read only at offset 0 (e.g. velocity).
+  /// The array's own element strides per axis (fastest first, C
+  /// expressions; "0" for an axis it does not move along) when they are not
+  /// the IR's Strides: a staggered array with longer rows, a 1-D table per
+  /// axis (dx[i]). Empty: the IR's Strides. The element read at offset o
+  /// for the point p is sum_a Strides[a] * (p[a] + o[a]).
+  std::vector<std::string> Strides;
+  /// Moves along fewer axes than the grid (a "0" stride): a per-axis table.
+  bool perAxisTable() const {
+    return std::find(Strides.begin(), Strides.end(), "0") != Strides.end();
+  }
 };
 
 /// An array written by the stencil.
@@ -220,6 +231,10 @@ std::string validate(const StencilIR &IR, const std::string &Path = "");
 
 /// True for a C identifier.
 bool isIdentifier(const std::string &S);
+
+/// Why no generator can build \p IR because an input has a layout of its
+/// own (InputArray::Strides); empty when every input has the IR's strides.
+std::string whyMixedLayouts(const StencilIR &IR);
 
 nlohmann::json toJson(const StencilIR &IR);
 /// Parses an IR document; throws nothing: an error message is returned in

@@ -57,9 +57,12 @@ def main():
         for i in ir["inputs"]:
             flags = [f for f in ("restrict", "ldg", "per_point_coefficient")
                      if i[f]]
-            print("  input %s %s%s" % (
+            layout = ""
+            if "strides" in i:
+                layout = " strides " + ",".join(i["strides"])
+            print("  input %s %s%s%s" % (
                 i["param"], " ".join(offset(o) for o in i["offsets"]),
-                "".join(" " + f for f in flags)))
+                "".join(" " + f for f in flags), layout))
         for o in ir["outputs"]:
             flags = [f for f in ("accumulate", "in_place") if o[f]]
             print("  output %s at %s%s" % (
