@@ -341,19 +341,9 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
   // An element this thread stored before, under the same guards, holds the
   // stored value: b[i] = a[i] * 2 after a[i] = ... reads no memory. (The
   // latest store to the element decides; out[i] += v is not forwarded.)
-  for (auto It = Writes.rbegin(); It != Writes.rend(); ++It) {
-    if (It->Array != Ptr.Array || It->Index != Index)
-      continue;
-    auto Same = [](const Constraint &X, const Constraint &Y) {
-      return X.Symbol == Y.Symbol && X.Upper == Y.Upper && X.Bound == Y.Bound &&
-             X.NotEqual == Y.NotEqual;
-    };
-    if (ClampIds.empty() && !It->Accumulate && ActiveConds.empty() &&
-        It->Guards.size() == Guards.size() &&
-        std::equal(Guards.begin(), Guards.end(), It->Guards.begin(), Same))
-      return Value::data(It->Value);
-    break;
-  }
+  if (ClampIds.empty())
+    if (const Write *W = forwardedStore(Ptr.Array, Index))
+      return Value::data(W->Value);
   DPtr N = node(DNode::Read);
   N->Name = Ptr.Array;
   N->Index = Index;

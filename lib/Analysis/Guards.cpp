@@ -69,17 +69,17 @@ std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
   DPtr D = V.K == Value::Data ? V.D : nullptr;
   if (!D)
     return std::nullopt;
-  // A copy whose global reads carry the guards (the value may be shared
-  // with other uses that are not guarded).
-  std::function<DPtr(const DPtr &)> Guard = [&](const DPtr &N) {
-    auto C = std::make_shared<DNode>(*N);
-    if (C->K == DNode::Read && !C->Shared)
-      C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
-    for (DPtr &A : C->Args)
-      A = Guard(A);
-    return C;
-  };
-  return Value::data(Guard(D));
+  return Value::data(withInBounds(D, Gs));
+}
+
+DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs) {
+  // A copy: the value may be shared with other uses that are not guarded.
+  auto C = std::make_shared<DNode>(*N);
+  if (C->K == DNode::Read && !C->Shared)
+    C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
+  for (DPtr &A : C->Args)
+    A = withInBounds(A, Gs);
+  return C;
 }
 
 std::string Interpreter::guardedReadsHold(

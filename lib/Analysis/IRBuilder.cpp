@@ -324,7 +324,10 @@ KernelAnalysis Interpreter::finish() {
   // A loop whose variable indexes reads but not the store sums along a
   // direction the output does not have: a reduction or a matrix product.
   for (const AxisSym &L : LoopAxes) {
-    if (Main.Index.mentions(L.Symbol))
+    // A loop whose carried index was not followed leaves the store where it
+    // was before the loop: that says nothing of a reduction (the refusal of
+    // the carry is the reason).
+    if (Main.Index.mentions(L.Symbol) || L.CarryRefused)
       continue;
     bool ReadAlong = std::any_of(Reads.begin(), Reads.end(), [&](auto &R) {
       return R.Index.mentions(L.Symbol);
@@ -825,6 +828,9 @@ KernelAnalysis Interpreter::finish() {
     case DNode::Call:
       E.Kind = ir::Expr::Call;
       E.Op = N->Op;
+      break;
+    case DNode::Select:
+      E.Kind = ir::Expr::Select;
       break;
     }
     for (const DPtr &A : N->Args)

@@ -89,7 +89,11 @@ struct PosGuard {
 /// A floating-point value as an expression tree whose reads still carry the
 /// raw element index (offsets are known only once the axes are).
 struct DNode {
-  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call } K = Literal;
+  /// Select: Args {condition, then, else}; the condition (comparisons,
+  /// && || ! over integer ParamRefs and Literals) holds alike for every
+  /// thread of a launch.
+  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select } K =
+      Literal;
   std::string Op, Name, Value;
   Poly Index;     // Read: element index; Coef: element (constant) index
   bool Ldg = false;
@@ -245,6 +249,10 @@ struct AxisSym {
   bool HasLoopRange = false;
   Poly LoopFirst;  // loops: the variable's value at the first iteration
   int LoopDir = 1; // loops: +1 when it counts up, -1 when down
+  /// loops: an index or pointer the loop carries could not be followed. The
+  /// store then stays where it was before the loop; that the loop's reads
+  /// move while it does not is no sign of a reduction.
+  bool CarryRefused = false;
 };
 
 class Interpreter {
@@ -304,8 +312,10 @@ private:
   /// stepped by a fixed amount): puts in Env their value at the iteration
   /// of the axis symbol, when it is a function of it that also gives their
   /// value before the loop. False (with a reason) when the loop carries a
-  /// value the analysis cannot express so.
-  bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop);
+  /// value the analysis cannot express so; \p IndexRefused then says
+  /// whether an index or pointer was among what it carries.
+  bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop,
+                   bool &IndexRefused);
   void execIf(const IfStmt *If);
   Value compound(const Value &L, const Value &R, BinaryOperatorKind Op,
                  const Expr *LHS, const Expr *RHS);
@@ -313,6 +323,10 @@ private:
   /// guarded store).
   void assign(const Expr *LHS, const Expr *RHS, BinaryOperatorKind Op,
               bool IsCompound, const Value *Pre = nullptr);
+  /// The store to Array[Index] whose value a load of that element by this
+  /// thread gets, without reading memory; null when memory decides.
+  const Write *forwardedStore(const std::string &Array,
+                              const Poly &Index) const;
 
   // Expressions.
   Value eval(const Expr *E);
@@ -340,10 +354,24 @@ private:
   /// After an if whose sides ran from the same state: each variable the
   /// sides leave with different values gets one that holds on both, or
   /// none (an unknown value with the reason).
+  /// \p Uniform: the condition as a node when it holds alike for every
+  /// thread (uniformCondition); the sides' values then merge into a select.
   void mergeBranches(
       const Expr *Cond, const std::map<const VarDecl *, Value> &EnvBefore,
       const std::map<const VarDecl *, Value> &EnvThen,
-      const std::map<std::string, std::map<int64_t, Value>> &ElemsThen);
+      const std::map<std::string, std::map<int64_t, Value>> &ElemsThen,
+      const DPtr &Uniform = nullptr);
+
+  // Uniform branches (UniformBranches.cpp).
+  /// The condition as a node over the kernel's integer parameters (or
+  /// fields of a struct passed by value), named constants and integer
+  /// literals: one that every thread of a launch decides alike (a mode
+  /// switch, if (swp_nmbr == 1)); null for anything else.
+  DPtr uniformCondition(const Expr *Cond);
+  /// if (uniform) A else B: both sides run from the same state and each
+  /// element they store becomes a select of the two values (for a side
+  /// that does not store it, the value the element keeps).
+  void execUniformIf(const IfStmt *If, const DPtr &Cond);
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
   bool conjunction(const Expr *Cond, bool Negate,
@@ -536,6 +564,12 @@ std::string treeKey(const DPtr &N);
 Value substituted(const Value &V, const std::string &Sym, const Poly &To,
                   bool &Ok);
 bool sameValue(const Value &A, const Value &B);
+/// Whether two lists of guards are the same constraints in the same order.
+bool sameGuards(const std::vector<Constraint> &A,
+                const std::vector<Constraint> &B);
+/// A copy of the tree N whose global reads are taken only where every guard
+/// of Gs holds (cond ? in[g] : 0).
+DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs);
 /// P / D when D's single monomial divides every monomial of P.
 std::optional<Poly> exactQuotient(const Poly &P, const Poly &D);
 bool isAxisSymbol(const std::string &S);

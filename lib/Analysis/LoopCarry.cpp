@@ -65,7 +65,8 @@ bool sameValue(const Value &A, const Value &B) {
 }
 
 bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
-                              const AxisSym &Loop) {
+                              const AxisSym &Loop, bool &IndexRefused) {
+  IndexRefused = false;
   // What the loop carries: variables from before the loop that its body
   // assigns, and the elements a local array held before the loop when the
   // body assigns to the array (a queue q[s] = q[s + 1]).
@@ -146,8 +147,11 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     partial(ReasonKind::LoopCarry, "the loop over '" + Var->getName().str() + "' carries " + What +
             " from one iteration to the next (" + L +
             "), which the analysis does not follow");
-    for (size_t I = 0; I < Carried.size(); ++I)
+    for (size_t I = 0; I < Carried.size(); ++I) {
       Get(Carried[I]) = Before[I];
+      if (Before[I].K == Value::Index || Before[I].K == Value::Pointer)
+        IndexRefused = true;
+    }
     return false;
   };
   bool Settled = false;

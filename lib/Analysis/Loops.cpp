@@ -288,8 +288,10 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     }
     LoopAxes.push_back(A);
     Env[Var] = Value::index(Poly::symbol(A.Symbol));
-    if (!carryValues(Body, Var, A))
+    if (bool IndexRefused = false; !carryValues(Body, Var, A, IndexRefused)) {
+      LoopAxes.back().CarryRefused = IndexRefused;
       Env[Var] = Value::index(Poly::symbol(A.Symbol));
+    }
     exec(Body);
     return;
   }

@@ -146,17 +146,61 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   if (!D)
     return;
   bool Accumulate = IsCompound;
-  if (IsCompound && Op != BO_AddAssign) {
-    // out[p] *= v still reads out[p].
-    Reads.push_back({Ptr.Array, Ptr.Idx, false});
-    partial(ReasonKind::Store, "a compound store other than += (" + text(LHS) + ")");
-    return;
+  if (IsCompound) {
+    static const std::map<BinaryOperatorKind, std::string> Ops = {
+        {BO_AddAssign, "+"}, {BO_SubAssign, "-"}, {BO_MulAssign, "*"},
+        {BO_DivAssign, "/"}};
+    auto It = Ops.find(Op);
+    if (It == Ops.end() || Ptr.UnitBytes != 0 || !A ||
+        A->Kind != ArrayKind::Global) {
+      Reads.push_back({Ptr.Array, Ptr.Idx, false});
+      partial(ReasonKind::Store, "a compound store the analysis does not "
+                                 "follow (" + text(LHS) + ")");
+      return;
+    }
+    // out[p] OP= v is out[p] = out[p] OP v, as C evaluates it. Where this
+    // thread stored out[p] before (out[p] = a; out[p] *= s;), the old value
+    // is that store's and the new store replaces it; otherwise it is a read
+    // of the element the thread writes (out[p] += v stays an accumulation).
+    DPtr Old;
+    if (const Write *W = forwardedStore(Ptr.Array, Ptr.Idx)) {
+      Old = W->Value;
+      Writes.erase(Writes.begin() + (W - Writes.data()));
+    } else if (Op != BO_AddAssign) {
+      Old = node(DNode::Read);
+      Old->Name = Ptr.Array;
+      Old->Index = Ptr.Idx;
+      Old->Clamps.push_back(ClampSet());
+      Reads.push_back({Ptr.Array, Ptr.Idx, false});
+    }
+    if (Old) {
+      DPtr N = node(DNode::Binary);
+      N->Op = It->second;
+      N->Args = {Old, D};
+      Writes.push_back({Ptr.Array, Ptr.Idx, false, N, Guards});
+      return;
+    }
   }
   if (IsCompound) {
     // out[p] += v reads out[p].
     Reads.push_back({Ptr.Array, Ptr.Idx, false});
   }
   Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards});
+}
+
+const Write *Interpreter::forwardedStore(const std::string &Array,
+                                         const Poly &Index) const {
+  // The latest store to the element decides; one under other guards or
+  // under an enclosing condition, or an accumulation (out[i] += v, whose
+  // sum includes memory), is not forwarded.
+  for (auto It = Writes.rbegin(); It != Writes.rend(); ++It) {
+    if (It->Array != Array || It->Index != Index)
+      continue;
+    if (!It->Accumulate && ActiveConds.empty() && sameGuards(It->Guards, Guards))
+      return &*It;
+    return nullptr;
+  }
+  return nullptr;
 }
 
 void Interpreter::initLocalArray(const VarDecl *VD) {
@@ -266,10 +310,20 @@ std::optional<bool> Interpreter::constantCondition(const Expr *Cond) {
   return std::nullopt;
 }
 
+bool sameGuards(const std::vector<Constraint> &A,
+                const std::vector<Constraint> &B) {
+  auto Same = [](const Constraint &X, const Constraint &Y) {
+    return X.Symbol == Y.Symbol && X.Upper == Y.Upper && X.Bound == Y.Bound &&
+           X.NotEqual == Y.NotEqual;
+  };
+  return A.size() == B.size() && std::equal(A.begin(), A.end(), B.begin(), Same);
+}
+
 void Interpreter::mergeBranches(
     const Expr *Cond, const std::map<const VarDecl *, Value> &EnvBefore,
     const std::map<const VarDecl *, Value> &EnvThen,
-    const std::map<std::string, std::map<int64_t, Value>> &ElemsThen) {
+    const std::map<std::string, std::map<int64_t, Value>> &ElemsThen,
+    const DPtr &Uniform) {
   // What a variable holds after the if when its two sides leave different
   // values in it. Where the condition bounds the position and one side
   // leaves a constant (float l = 0; if (i > 0) l = u[i - 1];), the other
@@ -285,22 +339,29 @@ void Interpreter::mergeBranches(
                     const Value &E) -> Value {
     if (sameValue(T, E))
       return T;
+    // A mode switch: the variable holds cond ? then : else at every point.
+    // (A side may leave a whole number the variable was set to, double
+    // d = 0; as the other side's value is data, the select is one too.)
+    auto DataOrNumber = [&](const Value &V) -> DPtr {
+      if (V.K == Value::Data)
+        return V.D;
+      if (V.K == Value::Index && V.Idx.isConstant())
+        return asData(V, nullptr);
+      return nullptr;
+    };
+    if (Uniform && (T.K == Value::Data || E.K == Value::Data))
+      if (DPtr TD = DataOrNumber(T), ED = DataOrNumber(E); TD && ED) {
+        DPtr S = node(DNode::Select);
+        S->Args = {Uniform, TD, ED};
+        return Value::data(S);
+      }
     if (!ReadsData && IsFill(T) != IsFill(E)) {
       const bool FillThen = IsFill(T);
       const Value &Taken = FillThen ? E : T;
       std::vector<PosGuard> Gs;
       if (Taken.K == Value::Data && Taken.D &&
-          positionGuards(Cond, /*Negate=*/FillThen, Gs)) {
-        std::function<DPtr(const DPtr &)> Guard = [&](const DPtr &N) {
-          auto C = std::make_shared<DNode>(*N);
-          if (C->K == DNode::Read && !C->Shared)
-            C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
-          for (DPtr &A : C->Args)
-            A = Guard(A);
-          return C;
-        };
-        return Value::data(Guard(Taken.D));
-      }
+          positionGuards(Cond, /*Negate=*/FillThen, Gs))
+        return Value::data(withInBounds(Taken.D, Gs));
     }
     return Value::unknown("'" + Name + "' is set differently on the two sides of '" +
                               text(Cond) + "'",
@@ -430,6 +491,12 @@ void Interpreter::execIf(const IfStmt *If) {
                       text(If->getCond()) + "' (boundary and interior regions)");
           }
         });
+    return;
+  }
+  // A condition every thread decides alike.
+  if (DPtr UC = uniformCondition(If->getCond());
+      UC && !containsReturn(Then) && !containsReturn(If->getElse())) {
+    execUniformIf(If, UC);
     return;
   }
   // A condition that is not a bound on the position.

@@ -71,8 +71,10 @@ void countFlops(const Expr &E, unsigned &Flops) {
     ++Flops;
   if (E.Kind == Expr::Call)
     ++Flops; // A call counts as one operation; documented in the schema.
-  for (const Expr &A : E.Args)
-    countFlops(A, Flops);
+  // A select's condition is integer work on parameters, not per-point
+  // floating-point work.
+  for (size_t I = E.Kind == Expr::Select ? 1 : 0; I < E.Args.size(); ++I)
+    countFlops(E.Args[I], Flops);
 }
 
 std::string typeTag(const std::string &T) {
@@ -206,8 +208,9 @@ json toJson(const Expr &E) {
   case Expr::Unary:
   case Expr::Binary:
   case Expr::Call:
-  case Expr::Select:
     J["op"] = E.Op;
+    break;
+  case Expr::Select: // its condition, then and else are its args
     break;
   }
   if (!E.Args.empty()) {
@@ -405,6 +408,9 @@ std::optional<Expr> exprFrom(const json &J, JsonReader &R,
     break;
   case Expr::Literal:
     E.Value = R.string(J, "value", Path);
+    break;
+  case Expr::Select:
+    E.Op = R.string(J, "op", Path, "");
     break;
   default:
     E.Op = R.string(J, "op", Path);

@@ -601,7 +601,20 @@ private:
     return nullptr;
   }
 
-  void expr(const Expr &E, const std::string &Where) {
+  /// \p Cond: E is (part of) a select's condition, which holds alike for
+  /// every thread: comparisons and && || ! over parameters, constants and
+  /// literals only.
+  void expr(const Expr &E, const std::string &Where, bool Cond = false) {
+    if (Cond && E.Kind != Expr::ParamRef && E.Kind != Expr::Literal &&
+        E.Kind != Expr::Unary && E.Kind != Expr::Binary) {
+      fail(memberPath(Where, "kind"),
+           "a select's condition is written over parameters, constants and "
+           "literals only, not a " + std::string(E.Kind == Expr::Read ? "read"
+                                                : E.Kind == Expr::Coef ? "coefficient"
+                                                : E.Kind == Expr::Call ? "call"
+                                                                       : "select"));
+      return;
+    }
     auto Arity = [&](size_t Want, const char *What) {
       if (E.Args.size() != Want)
         fail(memberPath(Where, "args"),
@@ -670,17 +683,25 @@ private:
                               "floating literal such as 0.25f)");
       return;
     case Expr::Unary:
-      if (E.Op != "neg" && E.Op != "-" && E.Op != "+" && E.Op != "to_float" &&
-          E.Op != "to_double")
+      if (Cond ? E.Op != "neg" && E.Op != "!"
+               : E.Op != "neg" && E.Op != "-" && E.Op != "+" &&
+                     E.Op != "to_float" && E.Op != "to_double")
         fail(memberPath(Where, "op"),
              "unknown unary operator " + shown(E.Op) +
                  " (known: neg, to_float, to_double)");
       Arity(1, "a unary operator");
       break;
     case Expr::Binary:
-      if (E.Op != "+" && E.Op != "-" && E.Op != "*" && E.Op != "/")
+      if (E.Op != "+" && E.Op != "-" && E.Op != "*" && E.Op != "/" &&
+          !(Cond && (E.Op == "==" || E.Op == "!=" || E.Op == "<" ||
+                     E.Op == "<=" || E.Op == ">" || E.Op == ">=" ||
+                     E.Op == "&&" || E.Op == "||")))
         fail(memberPath(Where, "op"),
-             "unknown binary operator " + shown(E.Op) + " (known: + - * /)");
+             "unknown binary operator " + shown(E.Op) +
+                 (Cond ? " (known in a select's condition: + - * / == != < "
+                         "<= > >= && ||)"
+                       : " (known: + - * /; comparisons only in a select's "
+                         "condition)"));
       Arity(2, "a binary operator");
       break;
     case Expr::Call:
@@ -698,7 +719,8 @@ private:
       break;
     }
     for (size_t I = 0; I < E.Args.size() && ok(); ++I)
-      expr(E.Args[I], elementPath(memberPath(Where, "args"), I));
+      expr(E.Args[I], elementPath(memberPath(Where, "args"), I),
+           Cond || (E.Kind == Expr::Select && I == 0));
   }
 
   /// A named constant's name reaches generated code (and #ifndef lines):

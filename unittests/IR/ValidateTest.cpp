@@ -114,6 +114,39 @@ TEST(IRValidate, CallsAreMathFunctions) {
   EXPECT_EQ(refusal(Doc).rfind("updates[0].value.op: unknown binary", 0), 0u);
 }
 
+TEST(IRValidate, SelectConditionsAreUniform) {
+  // nx == 64 ? c0 * in[0] : c1 * (...): a mode switch on a parameter.
+  json Doc = star();
+  json Then = value(Doc)["args"][0], Else = value(Doc)["args"][1];
+  json Cond = {{"kind", "binary"},
+               {"op", "=="},
+               {"args", json::array({{{"kind", "param"}, {"name", "nx"}},
+                                     {{"kind", "literal"}, {"value", "64"}}})}};
+  value(Doc) = {{"kind", "select"}, {"args", json::array({Cond, Then, Else})}};
+  EXPECT_EQ(refusal(Doc), "");
+  // && and ! inside the condition.
+  json Not = {{"kind", "unary"}, {"op", "!"}, {"args", json::array({Cond})}};
+  value(Doc)["args"][0] = {{"kind", "binary"}, {"op", "&&"},
+                           {"args", json::array({Cond, Not})}};
+  EXPECT_EQ(refusal(Doc), "");
+  // A condition on loaded data is no mode switch.
+  value(Doc)["args"][0]["args"][0]["args"][0] = {
+      {"kind", "read"}, {"array", "in"}, {"offset", json::array({0, 0, 0})}};
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].args[0].args[0].kind: "
+                               "a select's condition is written over",
+                               0),
+            0u);
+  // Comparisons and ! only inside a condition.
+  json Plain = star();
+  value(Plain)["op"] = "<";
+  EXPECT_EQ(refusal(Plain).rfind("updates[0].value.op: unknown binary operator '<'", 0),
+            0u);
+  value(Plain)["op"] = "+";
+  value(Plain)["args"][0] = {{"kind", "unary"}, {"op", "!"},
+                             {"args", json::array({value(Plain)["args"][0]})}};
+  EXPECT_EQ(refusal(Plain).rfind("updates[0].value.args[0].op: unknown unary", 0), 0u);
+}
+
 TEST(IRValidate, DerivedFactsAreRecomputed) {
   json Doc = star();
   Doc["radius"] = 7;

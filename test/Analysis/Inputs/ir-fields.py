@@ -29,6 +29,8 @@ def expr(e):
         return ("-" if e["op"] == "neg" else e["op"]) + args[0]
     if kind == "binary":
         return "(" + args[0] + " " + e["op"] + " " + args[1] + ")"
+    if kind == "select":
+        return "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")"
     return e["op"] + "(" + ", ".join(args) + ")"
 
 

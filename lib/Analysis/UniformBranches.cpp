@@ -1,0 +1,229 @@
+//===- UniformBranches.cpp - Branches every thread of a launch takes alike -===//
+//
+// A kernel that does one of two updates depending on a mode parameter
+// (if (swp_nmbr == 1) ... else ...; a sweep direction, a coefficient kind)
+// computes, at every point, cond ? A : B with cond the same for all
+// threads. The IR states that as a select whose condition is written over
+// the kernel's integer parameters, so generated code decides it at run
+// time exactly as the original does, for every launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelInterpreter.h"
+
+#include <algorithm>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+namespace {
+
+/// The C spelling of a comparison operator, or null.
+const char *comparisonSpelling(BinaryOperatorKind Op) {
+  switch (Op) {
+  case BO_LT: return "<";
+  case BO_LE: return "<=";
+  case BO_GT: return ">";
+  case BO_GE: return ">=";
+  case BO_EQ: return "==";
+  case BO_NE: return "!=";
+  default: return nullptr;
+  }
+}
+
+DPtr literal(int64_t C) {
+  DPtr N = node(DNode::Literal);
+  N->Value = std::to_string(C < 0 ? -C : C);
+  if (C >= 0)
+    return N;
+  DPtr Neg = node(DNode::Unary);
+  Neg->Op = "neg";
+  Neg->Args = {N};
+  return Neg;
+}
+
+DPtr binary(const std::string &Op, DPtr L, DPtr R) {
+  DPtr N = node(DNode::Binary);
+  N->Op = Op;
+  N->Args = {std::move(L), std::move(R)};
+  return N;
+}
+
+/// A polynomial over uniform symbols as integer arithmetic: the sum of its
+/// terms, each coefficient * product of symbols.
+DPtr polyNode(const Poly &P) {
+  if (std::optional<int64_t> C = P.constantValue())
+    return literal(*C);
+  DPtr Sum;
+  for (const auto &[M, C] : P.terms()) {
+    DPtr Term;
+    for (const std::string &S : M) {
+      DPtr Ref = node(DNode::ParamRef);
+      Ref->Name = S;
+      Term = Term ? binary("*", Term, Ref) : Ref;
+    }
+    const int64_t Mag = C < 0 ? -C : C;
+    if (!Term)
+      Term = literal(Mag);
+    else if (Mag != 1)
+      Term = binary("*", literal(Mag), Term);
+    if (!Sum)
+      Sum = C < 0 ? binary("-", literal(0), Term) : Term;
+    else
+      Sum = binary(C < 0 ? "-" : "+", Sum, Term);
+  }
+  return Sum;
+}
+
+} // namespace
+
+DPtr Interpreter::uniformCondition(const Expr *Cond) {
+  if (!Cond)
+    return nullptr;
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  // A symbol every thread sees alike: an integer kernel parameter, a field
+  // of a struct parameter passed by value, or a named constant.
+  auto UniformSymbol = [&](const std::string &S) {
+    if (Named.count(S))
+      return true;
+    for (const ParmVarDecl *P : Kernel.parameters()) {
+      const std::string N = P->getName().str();
+      QualType T = P->getType().getNonReferenceType();
+      if (S == N && T->isIntegerType())
+        return true;
+      if (S.size() > N.size() && S.compare(0, N.size() + 1, N + ".") == 0 &&
+          T->isRecordType() && !P->getType()->isReferenceType())
+        return true;
+    }
+    return false;
+  };
+  auto Uniform = [&](const Value &V) {
+    if (V.K != Value::Index)
+      return false;
+    for (const auto &[M, C] : V.Idx.terms())
+      for (const std::string &S : M)
+        if (!UniformSymbol(S))
+          return false;
+    return true;
+  };
+  // Poly arithmetic is exact for signed integers; an unsigned side is taken
+  // only as a lone symbol or constant, whose C meaning needs no wrap-around.
+  auto Simple = [](const Value &V) {
+    return V.Idx.isConstant() ||
+           (V.Idx.terms().size() == 1 && V.Idx.terms().begin()->first.size() == 1 &&
+            V.Idx.terms().begin()->second == 1);
+  };
+  auto Side = [&](const Expr *X) -> DPtr {
+    QualType T = X->getType();
+    if (!T->isIntegerType() && !T->isBooleanType())
+      return nullptr;
+    size_t ReadsBefore = Reads.size();
+    Value V = eval(X);
+    Reads.resize(ReadsBefore);
+    if (!Uniform(V) || (T->isUnsignedIntegerType() && !Simple(V)))
+      return nullptr;
+    return polyNode(V.Idx);
+  };
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_LNot) {
+    DPtr A = uniformCondition(U->getSubExpr());
+    if (!A)
+      return nullptr;
+    DPtr N = node(DNode::Unary);
+    N->Op = "!";
+    N->Args = {A};
+    return N;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->isLogicalOp()) {
+      DPtr L = uniformCondition(B->getLHS());
+      DPtr R = L ? uniformCondition(B->getRHS()) : nullptr;
+      return R ? binary(B->getOpcode() == BO_LAnd ? "&&" : "||", L, R) : nullptr;
+    }
+    if (const char *Op = comparisonSpelling(B->getOpcode())) {
+      DPtr L = Side(B->getLHS());
+      DPtr R = L ? Side(B->getRHS()) : nullptr;
+      return R ? binary(Op, L, R) : nullptr;
+    }
+    return nullptr;
+  }
+  // if (flag): an integer tested against zero.
+  if (DPtr V = Side(E))
+    return binary("!=", V, literal(0));
+  return nullptr;
+}
+
+void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond) {
+  const auto EnvBefore = Env;
+  const auto ElemsBefore = LocalElems;
+  const size_t WritesBefore = Writes.size();
+  const size_t SharedBefore = SharedStores.size();
+  // No enclosing condition is pushed: a store on one side is forwarded to
+  // a load on the same side (pre = ...; post = pre - f;), and the sides'
+  // stores are taken out of Writes while the other side runs.
+  exec(If->getThen());
+  std::vector<Write> Then(Writes.begin() + WritesBefore, Writes.end());
+  Writes.resize(WritesBefore);
+  auto EnvThen = std::move(Env);
+  auto ElemsThen = std::move(LocalElems);
+  Env = EnvBefore;
+  LocalElems = ElemsBefore;
+  exec(If->getElse());
+  std::vector<Write> Else(Writes.begin() + WritesBefore, Writes.end());
+  Writes.resize(WritesBefore);
+  mergeBranches(If->getCond(), EnvBefore, EnvThen, ElemsThen, Cond);
+
+  if (SharedStores.size() != SharedBefore)
+    partial(ReasonKind::Guard,
+            "a __shared__ array stored under the condition '" +
+                text(If->getCond()) + "', which every thread decides alike; "
+                "tiles under a mode switch are not followed");
+  // A store on one side only: on the other the element keeps what it
+  // held, this thread's earlier store or memory (a read of the element it
+  // writes, written back unchanged: the same numbers, as no other thread
+  // touches the element).
+  auto OneSide = [&](Write W, bool OnThen) {
+    if (W.Accumulate || !sameGuards(W.Guards, Guards)) {
+      partial(ReasonKind::Guard, "the array '" + W.Array + "' is stored on one side of '" +
+              text(If->getCond()) + "' only");
+      Writes.push_back(W);
+      return;
+    }
+    DPtr Old;
+    if (const Write *Before = forwardedStore(W.Array, W.Index)) {
+      Old = Before->Value;
+      Writes.erase(Writes.begin() + (Before - Writes.data()));
+    } else {
+      Old = node(DNode::Read);
+      Old->Name = W.Array;
+      Old->Index = W.Index;
+      Old->Clamps.push_back(ClampSet());
+      Reads.push_back({W.Array, W.Index, false});
+    }
+    DPtr S = node(DNode::Select);
+    S->Args = {Cond, OnThen ? W.Value : Old, OnThen ? Old : W.Value};
+    W.Value = S;
+    Writes.push_back(W);
+  };
+  for (Write &T : Then) {
+    auto It = std::find_if(Else.begin(), Else.end(), [&](const Write &E) {
+      return E.Array == T.Array && E.Index == T.Index &&
+             E.Accumulate == T.Accumulate && sameGuards(E.Guards, T.Guards);
+    });
+    if (It == Else.end()) {
+      OneSide(T, /*OnThen=*/true);
+      continue;
+    }
+    DPtr S = node(DNode::Select);
+    S->Args = {Cond, T.Value, It->Value};
+    T.Value = S;
+    Writes.push_back(T);
+    Else.erase(It);
+  }
+  for (const Write &E : Else)
+    OneSide(E, /*OnThen=*/false);
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil
