@@ -176,6 +176,58 @@ std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides
   return O;
 }
 
+std::optional<std::vector<Poly>> symbolicOffset(Poly Rel,
+                                                const std::vector<Poly> &Strides) {
+  std::vector<Poly> O(Strides.size());
+  for (int A = static_cast<int>(Strides.size()) - 1; A >= 0; --A) {
+    const Poly &S = Strides[A];
+    if (S == Poly::constant(1)) {
+      // The contiguous axis takes what is left.
+      O[A] = Rel;
+      Rel = Poly();
+      continue;
+    }
+    if (S.isConstant() || S.terms().empty())
+      return std::nullopt;
+    const auto &Lead = *std::max_element(
+        S.terms().begin(), S.terms().end(),
+        [](const auto &X, const auto &Y) { return X.first.size() < Y.first.size(); });
+    // Division by the leading monomial: each term of Rel that it divides
+    // (with a coefficient it divides) moves Rel by a multiple of the stride.
+    for (int Step = 0; Step < 64; ++Step) {
+      std::optional<Poly> Q;
+      for (const auto &[M, C] : Rel.terms()) {
+        if (C % Lead.second != 0)
+          continue;
+        Monomial Rest = M;
+        bool Divides = true;
+        for (const std::string &Sym : Lead.first) {
+          auto It = std::find(Rest.begin(), Rest.end(), Sym);
+          if (It == Rest.end()) {
+            Divides = false;
+            break;
+          }
+          Rest.erase(It);
+        }
+        if (!Divides)
+          continue;
+        Poly T = Poly::constant(C / Lead.second);
+        for (const std::string &Sym : Rest)
+          T = T * Poly::symbol(Sym);
+        Q = T;
+        break;
+      }
+      if (!Q)
+        break;
+      O[A] = O[A] + *Q;
+      Rel = Rel - *Q * S;
+    }
+  }
+  if (!Rel.terms().empty())
+    return std::nullopt;
+  return O;
+}
+
 std::optional<ir::Offset>
 Interpreter::offsetAlong(const Poly &Rel, const std::vector<Poly> &Strides) {
   if (auto O = solveOffset(Rel, Strides))
@@ -402,14 +454,47 @@ KernelAnalysis Interpreter::finish() {
     return Verdict();
   }
 
-  // The thread-to-array offset of each axis, from the main write.
+  // The thread-to-array offset of each axis, from the main write: a number,
+  // or an expression over the kernel's parameters when the grid's origin
+  // is one (column = get_global_id(0) + info.x_offset): ShiftSym holds that
+  // part, Shift the number.
   Poly MainRest = Main.Index.without(AxisSyms);
   auto Shift = offsetAlong(MainRest, Strides);
+  std::vector<Poly> ShiftSym(AxisSyms.size());
+  if (!Shift) {
+    auto Uniform = [&](const Poly &P) {
+      for (const auto &[M, C] : P.terms())
+        for (const std::string &Sy : M)
+          if (isAxisSymbol(Sy) || Sy.find_first_of("[]#?") != std::string::npos ||
+              Sy.rfind("tid.", 0) == 0 || Sy.rfind("bid.", 0) == 0 ||
+              Sy.rfind("bdim.", 0) == 0 || Sy.rfind("gdim.", 0) == 0)
+            return false;
+      return true;
+    };
+    auto Sym = symbolicOffset(MainRest, Strides);
+    if (Sym && std::all_of(Sym->begin(), Sym->end(), Uniform)) {
+      Shift = ir::Offset{0, 0, 0};
+      for (size_t A = 0; A < Sym->size(); ++A) {
+        const int64_t C = (*Sym)[A].coefficient({});
+        if (C < -(1 << 20) || C > (1 << 20)) {
+          Shift.reset();
+          break;
+        }
+        (*Shift)[A] = static_cast<int>(C);
+        ShiftSym[A] = (*Sym)[A] - Poly::constant(C);
+      }
+    }
+  }
   if (!Shift) {
     partial(ReasonKind::StoreIndex, "the store index " + Main.Index.str() +
             " has a constant part that is not a whole number of rows");
     return Verdict();
   }
+  const bool SymbolicOrigin = std::any_of(
+      ShiftSym.begin(), ShiftSym.end(), [](const Poly &P) { return !P.terms().empty(); });
+  auto ShiftOf = [&](size_t A) {
+    return Poly::constant((*Shift)[A]) + ShiftSym[A];
+  };
   Poly Base = MainRest; // element index of the written point minus axes
 
   // Set by OffsetOf when the access moves along the axes with strides other
@@ -500,7 +585,7 @@ KernelAnalysis Interpreter::finish() {
         return Refuse("two axes share a stride");
     Poly Rest = Index.without(AxisSyms);
     for (size_t I = 0; I < Moving.size(); ++I)
-      Rest = Rest - Moving[I] * Poly::constant((*Shift)[MovingAxis[I]]);
+      Rest = Rest - Moving[I] * ShiftOf(MovingAxis[I]);
     auto Along = offsetAlong(Rest, Moving);
     if (!Along)
       return Refuse("at an offset that is not a whole number of its elements "
@@ -525,10 +610,8 @@ KernelAnalysis Interpreter::finish() {
     const std::string &S = AxisSyms[A];
     ir::Axis X;
     X.Name = S;
-    X.ThreadOffset = std::to_string((*Shift)[A]);
-    auto Display = [&](Poly P) {
-      return (P + Poly::constant((*Shift)[A])).str();
-    };
+    X.ThreadOffset = ShiftOf(A).str();
+    auto Display = [&](Poly P) { return (P + ShiftOf(A)).str(); };
     if (S.rfind("@g", 0) == 0) {
       X.ThreadDim = S[2];
       X.Source = GridStrideSyms.count(S) ? ir::AxisSource::GridStride
@@ -650,7 +733,11 @@ KernelAnalysis Interpreter::finish() {
               "not a bound on the slowest coordinate");
   if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi); !Why.empty())
     partial(ReasonKind::Guard, Why);
-  if (!Clamps.empty()) {
+  if (!Clamps.empty() && SymbolicOrigin) {
+    partial(ReasonKind::Boundary, "indices are clamped to the array's edge on a grid whose "
+            "origin is a parameter (" + IR.Axes.front().ThreadOffset + ", ...); clamps are "
+            "followed for a numeric origin only");
+  } else if (!Clamps.empty()) {
     std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
                                     OffsetOf);
     if (!Why.empty()) {
