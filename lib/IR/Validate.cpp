@@ -700,8 +700,7 @@ private:
              "unknown binary operator " + shown(E.Op) +
                  (Cond ? " (known in a select's condition: + - * / == != < "
                          "<= > >= && ||)"
-                       : " (known: + - * /; comparisons only in a select's "
-                         "condition)"));
+                       : " (known: + - * /)"));
       Arity(2, "a binary operator");
       break;
     case Expr::Call:
