@@ -7,6 +7,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace llvm;
@@ -98,6 +99,24 @@ private:
   bool Announced = false;
 };
 
+/// The name without template arguments and namespaces: ns::k<double> is k.
+std::string baseName(const std::string &Name) {
+  std::string S = Name.substr(0, Name.find('<'));
+  size_t Colon = S.rfind("::");
+  return Colon == std::string::npos ? S : S.substr(Colon + 2);
+}
+
+/// Whether the analysed kernel \p Name may be one of \p Asked: the same
+/// spelling, or the same base name (the rewriter decides which launches
+/// and instantiations a request selects; this only leaves out the rest).
+bool asked(const std::string &Name, const std::vector<std::string> &Asked) {
+  if (Asked.empty())
+    return true;
+  return std::any_of(Asked.begin(), Asked.end(), [&](const std::string &A) {
+    return A == Name || baseName(A) == baseName(Name);
+  });
+}
+
 } // namespace
 
 Expected<std::map<std::string, rewrite::KernelVariant>>
@@ -122,7 +141,8 @@ chooseVariants(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
         << "); using the documented default strategies\n";
   CpuChecker Checker(Opts, Log);
   for (const auto &[Name, A] : Inv.analyses()) {
-    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR ||
+        !asked(Name, Opts.Kernels))
       continue;
     if (!A.NotRewritten.empty()) {
       Log << "fs-rewrite: " << Name << ": keeps the original ("

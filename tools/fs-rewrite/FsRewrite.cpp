@@ -505,6 +505,7 @@ chooseVariants(const analysis::Inventory &Inv, raw_ostream &Log) {
   O.CpuEmulatorHow = Where.How;
   O.CpuEmulatorTried = Where.Tried;
   O.CpuCheckDir = CpuCheckDir;
+  O.Kernels.assign(RewriteKernels.begin(), RewriteKernels.end());
   return knowledge::chooseVariants(Inv, O, Log);
 }
 

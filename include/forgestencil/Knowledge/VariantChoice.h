@@ -50,6 +50,10 @@ struct VariantChoiceOptions {
   std::vector<std::string> CpuEmulatorTried;
   /// Keep each check's build in <dir>/<kernel>; empty: temporary.
   std::string CpuCheckDir;
+  /// The kernels asked for (--kernels: a name, qualified or not, or an
+  /// instantiation k<double>); empty: every kernel. Others get no variant,
+  /// no CPU check and no line on the log.
+  std::vector<std::string> Kernels;
 };
 
 /// The winners of fs-tune's results at \p Path by kernel, each said on
