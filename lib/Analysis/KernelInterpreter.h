@@ -327,6 +327,11 @@ private:
   /// thread gets, without reading memory; null when memory decides.
   const Write *forwardedStore(const std::string &Array,
                               const Poly &Index) const;
+  /// What Array[Index] holds before a store that replaces or combines with
+  /// it: this thread's earlier store (taken out of Writes, the new store
+  /// replaces it), else, with FromMemory, a read of the element (recorded);
+  /// else null.
+  DPtr priorValue(const std::string &Array, const Poly &Index, bool FromMemory);
 
   // Expressions.
   Value eval(const Expr *E);
@@ -368,6 +373,10 @@ private:
   /// literals: one that every thread of a launch decides alike (a mode
   /// switch, if (swp_nmbr == 1)); null for anything else.
   DPtr uniformCondition(const Expr *Cond);
+  /// Whether every symbol of P holds alike for every thread of a launch: an
+  /// integer kernel parameter, a field of a struct parameter passed by value
+  /// or a named constant.
+  bool uniformPoly(const Poly &P) const;
   /// if (uniform) A else B: both sides run from the same state and each
   /// element they store becomes a select of the two values (for a side
   /// that does not store it, the value the element keeps).
@@ -565,6 +574,8 @@ Value substituted(const Value &V, const std::string &Sym, const Poly &To,
                   bool &Ok);
 bool sameValue(const Value &A, const Value &B);
 /// Whether two lists of guards are the same constraints in the same order.
+/// The operator of a compound assignment (+ for +=), or null.
+const char *compoundOperator(BinaryOperatorKind Op);
 bool sameGuards(const std::vector<Constraint> &A,
                 const std::vector<Constraint> &B);
 /// A copy of the tree N whose global reads are taken only where every guard
@@ -575,6 +586,12 @@ std::optional<Poly> exactQuotient(const Poly &P, const Poly &D);
 bool isAxisSymbol(const std::string &S);
 /// Element offsets Rel = sum_a Off[a]*Stride[a], slowest axis first.
 std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides);
+/// Rel = sum_a Off[a]*Strides[a] with each Off[a] a polynomial (a grid's
+/// origin y_off*(nx + 2*h) + x_off is {x_off, y_off}): the division of Rel
+/// by each stride's leading monomial, slowest axis first; nullopt when
+/// something is left.
+std::optional<std::vector<Poly>> symbolicOffset(Poly Rel,
+                                                const std::vector<Poly> &Strides);
 std::string typeName(QualType T, ASTContext &Ctx);
 
 } // namespace detail

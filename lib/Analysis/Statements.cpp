@@ -26,6 +26,16 @@ namespace detail {
 // Statements
 // ---------------------------------------------------------------------------
 
+const char *compoundOperator(BinaryOperatorKind Op) {
+  switch (Op) {
+  case BO_AddAssign: return "+";
+  case BO_SubAssign: return "-";
+  case BO_MulAssign: return "*";
+  case BO_DivAssign: return "/";
+  default: return nullptr;
+  }
+}
+
 /// L OP= R for a variable (or a local array's element) holding L: an index,
 /// a pointer moved, or an expression; unknown for anything else.
 Value Interpreter::compound(const Value &L, const Value &R,
@@ -43,15 +53,12 @@ Value Interpreter::compound(const Value &L, const Value &R,
   if (L.K == Value::Pointer && R.K == Value::Index &&
       (Op == BO_AddAssign || Op == BO_SubAssign))
     return L.movedTo(Op == BO_AddAssign ? L.Idx + R.Idx : L.Idx - R.Idx);
-  static const std::map<BinaryOperatorKind, std::string> Ops = {
-      {BO_AddAssign, "+"}, {BO_SubAssign, "-"}, {BO_MulAssign, "*"},
-      {BO_DivAssign, "/"}};
-  auto It = Ops.find(Op);
+  const char *Spelled = compoundOperator(Op);
   DPtr LD = asData(L, LHS), RD = asData(R, RHS);
-  if (!LD || !RD || It == Ops.end())
+  if (!LD || !RD || !Spelled)
     return Value::unknown("");
   DPtr N = node(DNode::Binary);
-  N->Op = It->second;
+  N->Op = Spelled;
   N->Args = {LD, RD};
   return Value::data(N);
 }
@@ -147,12 +154,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     return;
   bool Accumulate = IsCompound;
   if (IsCompound) {
-    static const std::map<BinaryOperatorKind, std::string> Ops = {
-        {BO_AddAssign, "+"}, {BO_SubAssign, "-"}, {BO_MulAssign, "*"},
-        {BO_DivAssign, "/"}};
-    auto It = Ops.find(Op);
-    if (It == Ops.end() || Ptr.UnitBytes != 0 || !A ||
-        A->Kind != ArrayKind::Global) {
+    const char *Spelled = compoundOperator(Op);
+    if (!Spelled || Ptr.UnitBytes != 0 || !A || A->Kind != ArrayKind::Global) {
       Reads.push_back({Ptr.Array, Ptr.Idx, false});
       partial(ReasonKind::Store, "a compound store the analysis does not "
                                  "follow (" + text(LHS) + ")");
@@ -162,20 +165,10 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // thread stored out[p] before (out[p] = a; out[p] *= s;), the old value
     // is that store's and the new store replaces it; otherwise it is a read
     // of the element the thread writes (out[p] += v stays an accumulation).
-    DPtr Old;
-    if (const Write *W = forwardedStore(Ptr.Array, Ptr.Idx)) {
-      Old = W->Value;
-      Writes.erase(Writes.begin() + (W - Writes.data()));
-    } else if (Op != BO_AddAssign) {
-      Old = node(DNode::Read);
-      Old->Name = Ptr.Array;
-      Old->Index = Ptr.Idx;
-      Old->Clamps.push_back(ClampSet());
-      Reads.push_back({Ptr.Array, Ptr.Idx, false});
-    }
-    if (Old) {
+    if (DPtr Old = priorValue(Ptr.Array, Ptr.Idx,
+                              /*FromMemory=*/Op != BO_AddAssign)) {
       DPtr N = node(DNode::Binary);
-      N->Op = It->second;
+      N->Op = Spelled;
       N->Args = {Old, D};
       Writes.push_back({Ptr.Array, Ptr.Idx, false, N, Guards});
       return;
@@ -201,6 +194,23 @@ const Write *Interpreter::forwardedStore(const std::string &Array,
     return nullptr;
   }
   return nullptr;
+}
+
+DPtr Interpreter::priorValue(const std::string &Array, const Poly &Index,
+                             bool FromMemory) {
+  if (const Write *W = forwardedStore(Array, Index)) {
+    DPtr V = W->Value;
+    Writes.erase(Writes.begin() + (W - Writes.data()));
+    return V;
+  }
+  if (!FromMemory)
+    return nullptr;
+  DPtr Old = node(DNode::Read);
+  Old->Name = Array;
+  Old->Index = Index;
+  Old->Clamps.push_back(ClampSet());
+  Reads.push_back({Array, Index, false});
+  return Old;
 }
 
 void Interpreter::initLocalArray(const VarDecl *VD) {

@@ -78,34 +78,36 @@ DPtr polyNode(const Poly &P) {
 
 } // namespace
 
-DPtr Interpreter::uniformCondition(const Expr *Cond) {
-  if (!Cond)
-    return nullptr;
-  const Expr *E = Cond->IgnoreParenImpCasts();
+bool Interpreter::uniformPoly(const Poly &P) const {
   // A symbol every thread sees alike: an integer kernel parameter, a field
   // of a struct parameter passed by value, or a named constant.
   auto UniformSymbol = [&](const std::string &S) {
     if (Named.count(S))
       return true;
-    for (const ParmVarDecl *P : Kernel.parameters()) {
-      const std::string N = P->getName().str();
-      QualType T = P->getType().getNonReferenceType();
+    for (const ParmVarDecl *Param : Kernel.parameters()) {
+      const std::string N = Param->getName().str();
+      QualType T = Param->getType().getNonReferenceType();
       if (S == N && T->isIntegerType())
         return true;
       if (S.size() > N.size() && S.compare(0, N.size() + 1, N + ".") == 0 &&
-          T->isRecordType() && !P->getType()->isReferenceType())
+          T->isRecordType() && !Param->getType()->isReferenceType())
         return true;
     }
     return false;
   };
+  for (const auto &[M, C] : P.terms())
+    for (const std::string &S : M)
+      if (!UniformSymbol(S))
+        return false;
+  return true;
+}
+
+DPtr Interpreter::uniformCondition(const Expr *Cond) {
+  if (!Cond)
+    return nullptr;
+  const Expr *E = Cond->IgnoreParenImpCasts();
   auto Uniform = [&](const Value &V) {
-    if (V.K != Value::Index)
-      return false;
-    for (const auto &[M, C] : V.Idx.terms())
-      for (const std::string &S : M)
-        if (!UniformSymbol(S))
-          return false;
-    return true;
+    return V.K == Value::Index && uniformPoly(V.Idx);
   };
   // Poly arithmetic is exact for signed integers; an unsigned side is taken
   // only as a lone symbol or constant, whose C meaning needs no wrap-around.
@@ -189,17 +191,7 @@ void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond) {
       Writes.push_back(W);
       return;
     }
-    DPtr Old;
-    if (const Write *Before = forwardedStore(W.Array, W.Index)) {
-      Old = Before->Value;
-      Writes.erase(Writes.begin() + (Before - Writes.data()));
-    } else {
-      Old = node(DNode::Read);
-      Old->Name = W.Array;
-      Old->Index = W.Index;
-      Old->Clamps.push_back(ClampSet());
-      Reads.push_back({W.Array, W.Index, false});
-    }
+    DPtr Old = priorValue(W.Array, W.Index, /*FromMemory=*/true);
     DPtr S = node(DNode::Select);
     S->Args = {Cond, OnThen ? W.Value : Old, OnThen ? Old : W.Value};
     W.Value = S;
