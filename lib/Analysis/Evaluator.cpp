@@ -403,8 +403,10 @@ Value Interpreter::valueOf(const VarDecl *VD) {
       N->Index = Poly::constant(-1);
       return Value::data(N);
     }
-    if (IsConst && T->isIntegerType())
+    if (IsConst && T->isIntegerType()) {
+      ConstantSymbols.insert(Name);
       return Value::index(Poly::symbol(Name));
+    }
     return Value::unknown("__device__ variable '" + Name + "'");
   }
   // File-scope or static constants with a visible initializer.

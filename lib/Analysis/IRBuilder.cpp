@@ -357,17 +357,9 @@ KernelAnalysis Interpreter::finish() {
   auto Shift = offsetAlong(MainRest, Strides);
   std::vector<Poly> ShiftSym(AxisSyms.size());
   if (!Shift) {
-    auto Uniform = [&](const Poly &P) {
-      for (const auto &[M, C] : P.terms())
-        for (const std::string &Sy : M)
-          if (isAxisSymbol(Sy) || Sy.find_first_of("[]#?") != std::string::npos ||
-              Sy.rfind("tid.", 0) == 0 || Sy.rfind("bid.", 0) == 0 ||
-              Sy.rfind("bdim.", 0) == 0 || Sy.rfind("gdim.", 0) == 0)
-            return false;
-      return true;
-    };
     auto Sym = symbolicOffset(MainRest, Strides);
-    if (Sym && std::all_of(Sym->begin(), Sym->end(), Uniform)) {
+    if (Sym && std::all_of(Sym->begin(), Sym->end(),
+                           [&](const Poly &P) { return uniformPoly(P); })) {
       Shift = ir::Offset{0, 0, 0};
       for (size_t A = 0; A < Sym->size(); ++A) {
         const int64_t C = (*Sym)[A].coefficient({});

@@ -374,8 +374,8 @@ private:
   /// switch, if (swp_nmbr == 1)); null for anything else.
   DPtr uniformCondition(const Expr *Cond);
   /// Whether every symbol of P holds alike for every thread of a launch: an
-  /// integer kernel parameter, a field of a struct parameter passed by value
-  /// or a named constant.
+  /// integer kernel parameter, a field of a struct parameter passed by value,
+  /// a named constant or an integer __constant__ variable.
   bool uniformPoly(const Poly &P) const;
   /// if (uniform) A else B: both sides run from the same state and each
   /// element they store becomes a select of the two values (for a side
@@ -477,6 +477,9 @@ private:
     std::optional<int64_t> Int; ///< Integer constants' value.
   };
   std::map<std::string, NamedValue> Named;
+  /// Integer __constant__ variables read as symbols (d_yline_1): set by
+  /// the host, the same for every thread of a launch.
+  std::set<std::string> ConstantSymbols;
   /// Named constants whose number some conclusion of the analysis rests on:
   /// they become compile-time assumptions the launcher checks.
   std::set<std::string> NamedAssumed;

@@ -80,9 +80,10 @@ DPtr polyNode(const Poly &P) {
 
 bool Interpreter::uniformPoly(const Poly &P) const {
   // A symbol every thread sees alike: an integer kernel parameter, a field
-  // of a struct parameter passed by value, or a named constant.
+  // of a struct parameter passed by value, a named constant or an integer
+  // __constant__ variable.
   auto UniformSymbol = [&](const std::string &S) {
-    if (Named.count(S))
+    if (Named.count(S) || ConstantSymbols.count(S))
       return true;
     for (const ParmVarDecl *Param : Kernel.parameters()) {
       const std::string N = Param->getName().str();
