@@ -1,6 +1,7 @@
 //===- CodeGen.cpp - Pieces every stencil code generator shares ------------===//
 
 #include "forgestencil/Forge/CodeGen.h"
+#include "forgestencil/Forge/ParamNames.h"
 
 #include <algorithm>
 #include <functional>
@@ -768,8 +769,10 @@ std::string emitFilePrologue(const StencilIR &IR, const StrategyParams &P) {
   return OS.str();
 }
 
-std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
-                               const std::string &ElementType) {
+/// emitOriginalSource for parameters as IR names them.
+static std::string originalSourceAsNamed(const StencilIR &IR,
+                                         const GenerateOptions &O,
+                                         const std::string &ElementType) {
   const std::string From = IR.ElementType;
   const std::string To = ElementType.empty() ? IR.ElementType : ElementType;
   auto Retype = [&](const std::string &T) { return replaceWord(T, From, To); };
@@ -920,6 +923,16 @@ std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
   OS << ") {\n  fs_original_kernel<<<grid, block, shmem, stream>>>(" << Args
      << ");\n}\n";
   return OS.str();
+}
+
+std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
+                               const std::string &ElementType) {
+  std::map<std::string, std::string> Renames =
+      collidingParams(IR, [&](const StencilIR &Probe) {
+        return originalSourceAsNamed(Probe, O, ElementType);
+      });
+  return originalSourceAsNamed(
+      Renames.empty() ? IR : renameParams(IR, Renames), O, ElementType);
 }
 
 std::string declareParam(const std::string &Type, const std::string &Name) {

@@ -3,6 +3,7 @@
 #include "forgestencil/Forge/Strategy.h"
 
 #include "forgestencil/Forge/CodeGen.h"
+#include "forgestencil/Forge/ParamNames.h"
 #include "forgestencil/Support/JsonReader.h"
 
 namespace forgestencil {
@@ -242,6 +243,18 @@ void addSearchPoint(std::vector<StrategyParams> &Space,
     if (Q == P)
       return;
   Space.push_back(P);
+}
+
+GeneratedSource Strategy::generate(const ir::StencilIR &IR,
+                                   const StrategyParams &P,
+                                   const GenerateOptions &Opts) const {
+  std::map<std::string, std::string> Renames =
+      collidingParams(IR, [&](const ir::StencilIR &Probe) {
+        return emit(Probe, P, Opts).Source;
+      });
+  if (Renames.empty())
+    return emit(IR, P, Opts);
+  return emit(renameParams(IR, Renames), P, Opts);
 }
 
 std::string Strategy::whyNot(const ir::StencilIR &IR) const {

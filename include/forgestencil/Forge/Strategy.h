@@ -151,10 +151,17 @@ public:
   /// The parameters worth measuring for IR, best guess first.
   virtual std::vector<StrategyParams>
   searchSpace(const ir::StencilIR &IR) const = 0;
-  /// Source text for (IR, P).
-  virtual GeneratedSource generate(const ir::StencilIR &IR,
-                                   const StrategyParams &P,
-                                   const GenerateOptions &Opts) const = 0;
+  /// Source text for (IR, P). A kernel parameter named like an identifier
+  /// the generated code uses itself is renamed there (ParamNames.h); the
+  /// launcher takes the same arguments in the same order.
+  GeneratedSource generate(const ir::StencilIR &IR, const StrategyParams &P,
+                           const GenerateOptions &Opts) const;
+
+protected:
+  /// Source text for (IR, P), with the parameters as IR names them.
+  virtual GeneratedSource emit(const ir::StencilIR &IR,
+                               const StrategyParams &P,
+                               const GenerateOptions &Opts) const = 0;
 };
 
 /// Every registered strategy, in registration order.

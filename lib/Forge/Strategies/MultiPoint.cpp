@@ -30,9 +30,9 @@ MultiPointStrategy::searchSpace(const ir::StencilIR &IR) const {
   return Space;
 }
 
-GeneratedSource MultiPointStrategy::generate(const ir::StencilIR &IR,
-                                             const StrategyParams &P,
-                                             const GenerateOptions &Opts) const {
+GeneratedSource MultiPointStrategy::emit(const ir::StencilIR &IR,
+                                         const StrategyParams &P,
+                                         const GenerateOptions &Opts) const {
   StrategyParams Q = P;
   Q.RegisterQueue = false;
   Q.PlaneQueue = false;

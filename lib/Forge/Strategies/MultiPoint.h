@@ -25,8 +25,8 @@ public:
   }
   std::vector<StrategyParams>
   searchSpace(const ir::StencilIR &IR) const override;
-  GeneratedSource generate(const ir::StencilIR &IR, const StrategyParams &P,
-                           const GenerateOptions &Opts) const override;
+  GeneratedSource emit(const ir::StencilIR &IR, const StrategyParams &P,
+                       const GenerateOptions &Opts) const override;
 };
 
 } // namespace forge

@@ -32,9 +32,9 @@ NaiveStrategy::searchSpace(const ir::StencilIR &IR) const {
   return Space;
 }
 
-GeneratedSource NaiveStrategy::generate(const ir::StencilIR &IR,
-                                        const StrategyParams &P,
-                                        const GenerateOptions &Opts) const {
+GeneratedSource NaiveStrategy::emit(const ir::StencilIR &IR,
+                                    const StrategyParams &P,
+                                    const GenerateOptions &Opts) const {
   GeneratedSource Out;
   auto V = StencilView::create(IR, Out.Error);
   if (!V)

@@ -117,9 +117,9 @@ ZMarchStrategy::searchSpace(const ir::StencilIR &IR) const {
   return Space;
 }
 
-GeneratedSource ZMarchStrategy::generate(const ir::StencilIR &IR,
-                                         const StrategyParams &P,
-                                         const GenerateOptions &Opts) const {
+GeneratedSource ZMarchStrategy::emit(const ir::StencilIR &IR,
+                                     const StrategyParams &P,
+                                     const GenerateOptions &Opts) const {
   GeneratedSource Out;
   Out.Error = whyNot(IR);
   if (!Out.ok())

@@ -26,8 +26,8 @@ public:
   std::string whyNot(const ir::StencilIR &IR) const override;
   std::vector<StrategyParams>
   searchSpace(const ir::StencilIR &IR) const override;
-  GeneratedSource generate(const ir::StencilIR &IR, const StrategyParams &P,
-                           const GenerateOptions &Opts) const override;
+  GeneratedSource emit(const ir::StencilIR &IR, const StrategyParams &P,
+                       const GenerateOptions &Opts) const override;
 };
 
 } // namespace forge

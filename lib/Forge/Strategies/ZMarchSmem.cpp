@@ -150,9 +150,9 @@ ZMarchSmemStrategy::searchSpace(const ir::StencilIR &IR) const {
   return Space;
 }
 
-GeneratedSource ZMarchSmemStrategy::generate(const ir::StencilIR &IR,
-                                             const StrategyParams &P,
-                                             const GenerateOptions &Opts) const {
+GeneratedSource ZMarchSmemStrategy::emit(const ir::StencilIR &IR,
+                                         const StrategyParams &P,
+                                         const GenerateOptions &Opts) const {
   GeneratedSource Out;
   Out.Error = whyNot(IR);
   if (!Out.ok())

@@ -489,9 +489,9 @@ ZSumStrategy::searchSpace(const ir::StencilIR &IR) const {
   return Space;
 }
 
-GeneratedSource ZSumStrategy::generate(const ir::StencilIR &IR,
-                                       const StrategyParams &P,
-                                       const GenerateOptions &Opts) const {
+GeneratedSource ZSumStrategy::emit(const ir::StencilIR &IR,
+                                   const StrategyParams &P,
+                                   const GenerateOptions &Opts) const {
   GeneratedSource Out;
   Out.Error = whyNot(IR);
   if (!Out.ok())
