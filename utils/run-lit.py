@@ -23,6 +23,15 @@ def main() -> int:
         except (OSError, ValueError):
             print("0 passed, 1 failed (lit wrote no report)")
             return rc or 1
+    # Where the time goes, so that a CI log shows which tests to make
+    # cheaper when the suite grows slow.
+    timed = sorted((t for t in tests if t.get("elapsed")),
+                   key=lambda t: -t["elapsed"])
+    total = sum(t["elapsed"] for t in timed)
+    if timed:
+        print("slowest tests (of %.0f s of test time in all):" % total)
+        for t in timed[:12]:
+            print("  %7.1f s  %s" % (t["elapsed"], t.get("name", "?")))
     passed = failed = skipped = 0
     for t in tests:
         code = t.get("code", "")
