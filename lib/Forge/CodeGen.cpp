@@ -927,12 +927,12 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
 
 std::string emitOriginalSource(const StencilIR &IR, const GenerateOptions &O,
                                const std::string &ElementType) {
-  std::map<std::string, std::string> Renames =
-      collidingParams(IR, [&](const StencilIR &Probe) {
-        return originalSourceAsNamed(Probe, O, ElementType);
-      });
   return originalSourceAsNamed(
-      Renames.empty() ? IR : renameParams(IR, Renames), O, ElementType);
+      withSafeParamNames(IR,
+                         [&](const StencilIR &Probe) {
+                           return originalSourceAsNamed(Probe, O, ElementType);
+                         }),
+      O, ElementType);
 }
 
 std::string declareParam(const std::string &Type, const std::string &Name) {

@@ -83,23 +83,16 @@ char before(const std::string &S, size_t Pos, size_t &At) {
   return Pos ? S[Pos - 1] : 0;
 }
 
-std::string renamed(const std::string &Name,
-                    const std::map<std::string, std::string> &Renames) {
-  if (Renames.empty())
-    return Name;
-  return renameIdentifiers(Name, Renames);
-}
-
 void renameExpr(ir::Expr &E, const std::map<std::string, std::string> &R,
                 const std::set<std::string> &ScalarCoefs) {
   switch (E.Kind) {
   case ir::Expr::Read:
   case ir::Expr::ParamRef:
-    E.Name = renamed(E.Name, R);
+    E.Name = renameIdentifiers(E.Name, R);
     break;
   case ir::Expr::Coef:
     if (ScalarCoefs.count(E.Name))
-      E.Name = renamed(E.Name, R);
+      E.Name = renameIdentifiers(E.Name, R);
     break;
   default:
     break;
@@ -244,7 +237,7 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
   ir::StencilIR Out = IR;
   if (Renames.empty())
     return Out;
-  auto R = [&](std::string &S) { S = renamed(S, Renames); };
+  auto R = [&](std::string &S) { S = renameIdentifiers(S, Renames); };
   for (ir::Param &P : Out.Params)
     R(P.Name);
   for (ir::Axis &A : Out.Axes) {
@@ -315,6 +308,13 @@ collidingParams(const ir::StencilIR &IR,
     Renames[P.Name] = New;
   }
   return Renames;
+}
+
+ir::StencilIR
+withSafeParamNames(const ir::StencilIR &IR,
+                   const std::function<std::string(const ir::StencilIR &)> &Emit) {
+  std::map<std::string, std::string> Renames = collidingParams(IR, Emit);
+  return Renames.empty() ? IR : renameParams(IR, Renames);
 }
 
 } // namespace forge

@@ -248,13 +248,11 @@ void addSearchPoint(std::vector<StrategyParams> &Space,
 GeneratedSource Strategy::generate(const ir::StencilIR &IR,
                                    const StrategyParams &P,
                                    const GenerateOptions &Opts) const {
-  std::map<std::string, std::string> Renames =
-      collidingParams(IR, [&](const ir::StencilIR &Probe) {
-        return emit(Probe, P, Opts).Source;
-      });
-  if (Renames.empty())
-    return emit(IR, P, Opts);
-  return emit(renameParams(IR, Renames), P, Opts);
+  return emit(withSafeParamNames(IR,
+                                 [&](const ir::StencilIR &Probe) {
+                                   return emit(Probe, P, Opts).Source;
+                                 }),
+              P, Opts);
 }
 
 std::string Strategy::whyNot(const ir::StencilIR &IR) const {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace forgestencil;
 
 namespace {
@@ -94,22 +96,39 @@ std::string declared(const std::string &Source, const std::string &Head) {
   return Source.substr(At, Source.find(')', At) - At);
 }
 
+/// Calls Check(strategy, point, source) for every search point of every
+/// strategy (searched on Space) that generates code for IR.
+void forEachGenerated(
+    const ir::StencilIR &Space, const ir::StencilIR &IR,
+    const std::function<void(const forge::Strategy &,
+                             const forge::StrategyParams &,
+                             const std::string &)> &Check) {
+  for (const auto &S : forge::allStrategies())
+    for (const forge::StrategyParams &P : S->searchSpace(Space)) {
+      SCOPED_TRACE(P.id());
+      forge::GeneratedSource G = S->generate(IR, P, options());
+      if (G.ok())
+        Check(*S, P, G.Source);
+    }
+}
+
 TEST(ParamNames, OnlyCollidingParametersAreRenamed) {
   // The ordinary names of the in-tree stencils never collide, so their
   // generated code (and the patches that hold it) is what it always was.
   ir::StencilIR Plain = named("star3d_r1");
   forge::GenerateOptions O = options();
-  for (const auto &S : forge::allStrategies())
-    for (const forge::StrategyParams &P : S->searchSpace(Plain)) {
-      SCOPED_TRACE(P.id());
-      forge::GeneratedSource G = S->generate(Plain, P, O);
-      if (!G.ok())
-        continue;
-      EXPECT_TRUE(forge::collidingParams(Plain, [&](const ir::StencilIR &I) {
-                    return S->generate(I, P, O).Source;
-                  }).empty());
-      EXPECT_TRUE(contains(G.Source, "const float *__restrict__ in"));
-    }
+  forEachGenerated(Plain, Plain,
+                   [&](const forge::Strategy &S, const forge::StrategyParams &P,
+                       const std::string &Source) {
+                     EXPECT_TRUE(forge::collidingParams(
+                                     Plain,
+                                     [&](const ir::StencilIR &I) {
+                                       return S.generate(I, P, O).Source;
+                                     })
+                                     .empty());
+                     EXPECT_TRUE(
+                         contains(Source, "const float *__restrict__ in"));
+                   });
 
   // A kernel whose input is called hi0, its output lo0 and its row length
   // s0: every generated kernel takes parameters of those names itself.
@@ -118,18 +137,17 @@ TEST(ParamNames, OnlyCollidingParametersAreRenamed) {
   ir::StencilIR Safe = forge::renameParams(
       Plain, {{"in", "fs_p_hi0"}, {"out", "fs_p_lo0"}, {"nx", "fs_p_s0"}});
   int Generated = 0;
-  for (const auto &S : forge::allStrategies())
-    for (const forge::StrategyParams &P : S->searchSpace(Plain)) {
-      SCOPED_TRACE(P.id());
-      forge::GeneratedSource G = S->generate(Clash, P, O);
-      if (!G.ok())
-        continue;
-      ++Generated;
-      // The same code as for a kernel that had used the safe names.
-      EXPECT_EQ(G.Source, S->generate(Safe, P, O).Source);
-      EXPECT_TRUE(contains(G.Source, "const float *__restrict__ fs_p_hi0"));
-      EXPECT_FALSE(contains(G.Source, "__restrict__ hi0,"));
-    }
+  forEachGenerated(Plain, Clash,
+                   [&](const forge::Strategy &S, const forge::StrategyParams &P,
+                       const std::string &Source) {
+                     ++Generated;
+                     // The same code as for a kernel that had used the safe
+                     // names.
+                     EXPECT_EQ(Source, S.generate(Safe, P, O).Source);
+                     EXPECT_TRUE(
+                         contains(Source, "const float *__restrict__ fs_p_hi0"));
+                     EXPECT_FALSE(contains(Source, "__restrict__ hi0,"));
+                   });
   EXPECT_GT(Generated, 3);
   // One point per thread (naive) declares x, y and z; the z-march x0 and
   // z, not x.

@@ -61,6 +61,12 @@ std::map<std::string, std::string>
 collidingParams(const ir::StencilIR &IR,
                 const std::function<std::string(const ir::StencilIR &)> &Emit);
 
+/// The IR \p Emit should write code from: \p IR itself, or a copy with the
+/// parameters that collidingParams finds renamed.
+ir::StencilIR
+withSafeParamNames(const ir::StencilIR &IR,
+                   const std::function<std::string(const ir::StencilIR &)> &Emit);
+
 } // namespace forge
 } // namespace forgestencil
 
