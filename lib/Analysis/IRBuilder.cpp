@@ -884,8 +884,9 @@ KernelAnalysis Interpreter::finish() {
     notStencil(ReasonKind::Pointwise, "the kernel reads each input at the written point only (a "
                "pointwise update, not a stencil)");
   }
+  IR.Reductions = Slices.Reductions;
   if (KA.NotRewritten.empty())
-    KA.NotRewritten = ir::whyMixedLayouts(IR);
+    KA.NotRewritten = ir::whyNoGenerator(IR);
   KA.IR = std::move(IR);
   return Verdict();
 }

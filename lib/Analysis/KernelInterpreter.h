@@ -25,6 +25,7 @@
 #include "forgestencil/Analysis/Poly.h"
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 #include "forgestencil/Analysis/StencilAnalysis.h"
+#include "Slices.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -405,6 +406,8 @@ private:
   ASTContext &Ctx;
   SourceManager &SM;
   const FunctionDecl &Kernel;
+  /// The parts of the kernel the slicers account for (Slices.h): not run.
+  KernelSlices Slices;
   const PreprocessorFacts *PP;
   NumericConstants Numbers;
   std::map<const VarDecl *, Value> Env;

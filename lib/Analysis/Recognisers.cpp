@@ -1,7 +1,9 @@
-//===- Recognisers.cpp - The list of recognisers --------------------------===//
+//===- Recognisers.cpp - The lists of recognisers and slicers -------------===//
 
 #include "Recognisers.h"
+#include "Slices.h"
 
+#include "BlockReductions.h"
 #include "TemporalBlocking.h"
 
 namespace forgestencil {
@@ -12,6 +14,15 @@ const std::vector<std::unique_ptr<KernelRecogniser>> &kernelRecognisers() {
   static const std::vector<std::unique_ptr<KernelRecogniser>> All = [] {
     std::vector<std::unique_ptr<KernelRecogniser>> L;
     L.push_back(makeTemporalBlockingRecogniser());
+    return L;
+  }();
+  return All;
+}
+
+const std::vector<std::unique_ptr<KernelSlicer>> &kernelSlicers() {
+  static const std::vector<std::unique_ptr<KernelSlicer>> All = [] {
+    std::vector<std::unique_ptr<KernelSlicer>> L;
+    L.push_back(makeBlockReductionSlicer());
     return L;
   }();
   return All;

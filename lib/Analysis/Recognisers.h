@@ -10,7 +10,8 @@
 /// class), one line in the list of Recognisers.cpp, and lit tests under
 /// test/Analysis with a kernel that has the idiom and one that does not.
 /// A recogniser never makes a kernel a stencil; it only says what it is
-/// when it is something else, with a typed reason.
+/// when it is something else, with a typed reason. (Parts of a kernel that
+/// the interpreter should not run are a slicer's job: Slices.h.)
 ///
 //===----------------------------------------------------------------------===//
 

@@ -112,6 +112,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     partial(ReasonKind::Boundary, "a store at a clamped index (" + text(LHS) + ")");
     return;
   }
+  if (A && A->Kind == ArrayKind::Shared && Slices.SkippedShared.count(Ptr.Array))
+    return; // Only a block reduction reads it (BlockReductions.h).
   if (A && A->Kind == ArrayKind::Shared) {
     // The global reads of a tile store count where the tile is read, in
     // the reading thread's frame; not here.
@@ -526,7 +528,8 @@ void Interpreter::execIf(const IfStmt *If) {
 }
 
 void Interpreter::exec(const Stmt *S) {
-  if (!S || Returned || (!Frames.empty() && Frames.back().Returned))
+  if (!S || Returned || (!Frames.empty() && Frames.back().Returned) ||
+      Slices.Skipped.count(S))
     return;
   if (++Steps > 200000) {
     partial(ReasonKind::Size, "the kernel is too large to interpret");
@@ -652,6 +655,8 @@ KernelAnalysis Interpreter::run() {
         A.Const = PT->getPointeeType().isConstQualified();
     }
   }
+  for (const auto &Slicer : kernelSlicers())
+    Slicer->slice(Kernel, Ctx, Slices);
   scanForNonStencilCalls(Kernel.getBody());
   exec(Kernel.getBody());
   return finish();

@@ -113,7 +113,7 @@ std::optional<StencilView> StencilView::create(const StencilIR &IR,
     Error = "the IR needs one axis and one stride per dimension";
     return std::nullopt;
   }
-  if (std::string Why = ir::whyMixedLayouts(IR); !Why.empty()) {
+  if (std::string Why = ir::whyNoGenerator(IR); !Why.empty()) {
     Error = Why;
     return std::nullopt;
   }

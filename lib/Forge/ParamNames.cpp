@@ -274,6 +274,9 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
   for (ir::Assumption &A : Out.Assumptions)
     if (A.Kind == ir::Assumption::GridExtent)
       R(A.Value);
+  for (ir::BlockReduction &B : Out.Reductions)
+    for (std::string &O : B.Outputs)
+      R(O);
   return Out;
 }
 

@@ -235,6 +235,21 @@ std::string whyMixedLayouts(const StencilIR &IR) {
   return "";
 }
 
+std::string whyNoGenerator(const StencilIR &IR) {
+  if (std::string Why = whyMixedLayouts(IR); !Why.empty())
+    return Why;
+  if (!IR.Reductions.empty()) {
+    const BlockReduction &R = IR.Reductions.front();
+    std::string Outs;
+    for (const std::string &O : R.Outputs)
+      Outs += (Outs.empty() ? "'" : ", '") + O + "'";
+    return "the kernel also reduces the __shared__ array '" + R.Shared +
+           "' over its block into " + Outs +
+           ", which no generator reproduces";
+  }
+  return "";
+}
+
 json toJson(const StencilIR &IR) {
   json J;
   J["schema"] = SchemaId;
@@ -333,6 +348,13 @@ json toJson(const StencilIR &IR) {
                     {"value", A.Value},
                     {"why", A.Why}});
     J["assumptions"] = std::move(As);
+  }
+  if (!IR.Reductions.empty()) {
+    json Rs = json::array();
+    for (const BlockReduction &R : IR.Reductions)
+      Rs.push_back(
+          {{"shared", R.Shared}, {"outputs", R.Outputs}, {"call", R.Call}});
+    J["block_reductions"] = std::move(Rs);
   }
   return J;
 }
@@ -626,6 +648,18 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     A.Value = R.string(Assumed[I], "value", AP);
     A.Why = R.string(Assumed[I], "why", AP, "");
     IR.Assumptions.push_back(std::move(A));
+  }
+
+  const json &Reduced = R.array(J, "block_reductions", P, false);
+  for (size_t I = 0; I < Reduced.size() && R.ok(); ++I) {
+    std::string RP = elementPath(memberPath(P, "block_reductions"), I);
+    if (!R.expectObject(Reduced[I], RP))
+      return;
+    BlockReduction B;
+    B.Shared = R.string(Reduced[I], "shared", RP);
+    B.Outputs = R.strings(Reduced[I], "outputs", RP, true);
+    B.Call = R.string(Reduced[I], "call", RP, "");
+    IR.Reductions.push_back(std::move(B));
   }
 }
 

@@ -374,6 +374,8 @@ public:
       checkConstants();
     if (ok())
       checkAssumptions();
+    if (ok())
+      checkReductions();
     return Error;
   }
 
@@ -794,6 +796,43 @@ private:
       if (ok())
         if (std::string Why = whyNotOneLine(A.Why); !Why.empty())
           fail(memberPath(Where, "why"), shown(A.Why) + " has " + Why);
+    }
+  }
+
+  /// A block reduction names a __shared__ array (an identifier) and at
+  /// least one of the pointer parameters, none an array of the stencil.
+  void checkReductions() {
+    for (size_t I = 0; I < IR.Reductions.size() && ok(); ++I) {
+      const BlockReduction &R = IR.Reductions[I];
+      std::string Where = at("block_reductions", I);
+      if (!isIdentifier(R.Shared)) {
+        fail(memberPath(Where, "shared"),
+             shown(R.Shared) + " is not a C identifier");
+        break;
+      }
+      if (R.Outputs.empty())
+        fail(memberPath(Where, "outputs"),
+             "no outputs: a block reduction writes its result somewhere");
+      for (size_t J = 0; J < R.Outputs.size() && ok(); ++J) {
+        const std::string &Name = R.Outputs[J];
+        std::string OP = elementPath(memberPath(Where, "outputs"), J);
+        const Param *P = nullptr;
+        for (const Param &X : IR.Params)
+          if (X.Name == Name)
+            P = &X;
+        bool Stencilled = false;
+        for (const InputArray &In : IR.Inputs)
+          Stencilled |= In.Param == Name;
+        for (const OutputArray &Out : IR.Outputs)
+          Stencilled |= Out.Param == Name;
+        if (!P)
+          fail(OP, shown(Name) + " is not one of the parameters");
+        else if (Stencilled)
+          fail(OP, shown(Name) + " is also an array of the stencil");
+      }
+      if (ok())
+        if (std::string Why = whyNotOneLine(R.Call); !Why.empty())
+          fail(memberPath(Where, "call"), shown(R.Call) + " has " + Why);
     }
   }
 

@@ -303,4 +303,39 @@ TEST(IRValidate, AnInputsOwnLayout) {
   Bad["inputs"].back()["strides"] = {"1", "nx; exit(0)"};
   EXPECT_EQ(refusal(Bad).rfind("inputs[1].strides[1]: ", 0), 0u) << refusal(Bad);
 }
+
+TEST(IRValidate, ABlockReduction) {
+  // A block reduction fused into the stencil (an error norm into a
+  // parameter the stencil never touches) round-trips, makes every
+  // generator refuse the IR, and is refused when it names something else.
+  json Doc = star();
+  Doc["params"].push_back({{"name", "norm"}, {"role", "other"}, {"type", "float *"}});
+  Doc["block_reductions"] = json::array(
+      {{{"shared", "part"}, {"outputs", {"norm"}}, {"call", "Sum<64>::run(part, norm)"}}});
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  ASSERT_EQ(IR->Reductions.size(), 1u);
+  EXPECT_EQ(IR->Reductions[0].Shared, "part");
+  EXPECT_EQ(IR->Reductions[0].Outputs, (std::vector<std::string>{"norm"}));
+  EXPECT_EQ(ir::toJson(*IR)["block_reductions"], Doc["block_reductions"]);
+  EXPECT_EQ(ir::whyNoGenerator(*IR),
+            "the kernel also reduces the __shared__ array 'part' over its block into 'norm', "
+            "which no generator reproduces");
+  auto Plain = ir::fromJson(star(), Error);
+  ASSERT_TRUE(Plain) << Error;
+  EXPECT_EQ(ir::whyNoGenerator(*Plain), "");
+  EXPECT_FALSE(ir::toJson(*Plain).contains("block_reductions"));
+
+  json Bad = Doc;
+  Bad["block_reductions"][0]["outputs"] = {"out"};
+  EXPECT_EQ(refusal(Bad), "block_reductions[0].outputs[0]: 'out' is also an array of the stencil");
+  Bad["block_reductions"][0]["outputs"] = {"nothere"};
+  EXPECT_EQ(refusal(Bad), "block_reductions[0].outputs[0]: 'nothere' is not one of the parameters");
+  Bad["block_reductions"][0]["outputs"] = json::array();
+  EXPECT_EQ(refusal(Bad).rfind("block_reductions[0].outputs: ", 0), 0u) << refusal(Bad);
+  Bad = Doc;
+  Bad["block_reductions"][0]["shared"] = "a[0]";
+  EXPECT_EQ(refusal(Bad), "block_reductions[0].shared: 'a[0]' is not a C identifier");
+}
 } // namespace

@@ -150,6 +150,19 @@ struct Assumption {
   std::string Why; ///< Where it comes from, for the generated comment.
 };
 
+/// A reduction over the thread block fused into the stencil kernel: every
+/// thread stores a value into the __shared__ array Shared, which only the
+/// call Call reads, and that call writes the block's result through the
+/// pointer parameters Outputs, which the stencil part never touches
+/// (TeaLeaf's error norm of a Jacobi sweep, CloverLeaf's error flag). The
+/// IR describes the stencil part; no generator reproduces the reduction, so
+/// the kernel is never rewritten (whyNoGenerator).
+struct BlockReduction {
+  std::string Shared;               ///< The __shared__ array.
+  std::vector<std::string> Outputs; ///< Pointer parameters the call writes.
+  std::string Call;                 ///< The call as written, for reports.
+};
+
 /// A node of the update expression tree.
 struct Expr {
   enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select } Kind =
@@ -190,6 +203,8 @@ struct StencilIR {
   std::vector<NamedConstant> Constants;
   /// What holds only for the build and launches the analysis saw.
   std::vector<Assumption> Assumptions;
+  /// Block reductions the kernel computes beside the stencil.
+  std::vector<BlockReduction> Reductions;
   /// Derived facts.
   std::string Shape;        ///< "star", "box" or "other".
   unsigned Radius = 0;
@@ -235,6 +250,11 @@ bool isIdentifier(const std::string &S);
 /// Why no generator can build \p IR because an input has a layout of its
 /// own (InputArray::Strides); empty when every input has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);
+
+/// Why no generator can build \p IR at all: an input with a layout of its
+/// own (whyMixedLayouts) or a block reduction fused into the kernel, whose
+/// result a generated kernel would not compute. Empty when one can.
+std::string whyNoGenerator(const StencilIR &IR);
 
 nlohmann::json toJson(const StencilIR &IR);
 /// Parses an IR document; throws nothing: an error message is returned in

@@ -89,6 +89,11 @@ def main():
                 c["name"], c["type"], c["value"], c["origin"], c["defined_at"]))
         for a in ir.get("assumptions", []):
             print("  assume %s %s == %s" % (a["kind"], a["expr"], a["value"]))
+        for r in ir.get("block_reductions", []):
+            print("  block reduction %s -> %s by %s" % (
+                r["shared"], ",".join(r["outputs"]), r["call"]))
+        if "not_rewritten" in k:
+            print("  not rewritten: " + k["not_rewritten"])
 
 
 if __name__ == "__main__":
