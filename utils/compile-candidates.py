@@ -14,12 +14,14 @@ own. The candidate is the text between the driver's "// The candidate." and
 "// The float64 reference" comments: generated against the app's own
 __constant__ symbols, exactly what fs-tune compiles.
 
-One translation unit per kernel holds all of its candidates: the app's unit
-(its main renamed, as in a driver), then every candidate in a namespace of
-its own. nvcc compiles it once for every architecture. When that fails, each
-candidate is compiled alone, its device code for each architecture alone, so
-that the report names the kernel, the candidate and the architecture (or
-"host code").
+One translation unit holds all candidates of the kernels of one of the
+bundle's translation units (with the same flags): the app's unit (its main
+renamed, as in a driver), then every candidate in a namespace of its own.
+nvcc compiles it once for every architecture. When that fails, each kernel's
+candidates are compiled in a unit of their own, and when that fails, each
+candidate alone, its device code for each architecture alone, so that the
+report names the kernel, the candidate and the architecture (or "host
+code").
 
 Not compiled, but listed: kernels that no strategy applies to, and
 candidates for which the bundle has no driver (fs-bench's driver cannot give
@@ -216,21 +218,32 @@ def unit_text(bundle, kernel, candidates):
     plane staging) with include guards, all of which are undefined before
     every candidate so that each namespace gets its own helpers.
     """
+    return group_unit_text(bundle, kernel, [candidates],
+                           "kernel %s" % kernel["name"])
+
+
+def group_unit_text(bundle, kernel, candidate_lists, what):
+    """unit_text for the candidates of several kernels of one translation
+    unit (the same flags): the app's unit once, then each kernel's
+    candidates, every one in a namespace of its own."""
     tu = os.path.join(bundle, "app", kernel["translation_unit"])
-    out = ["// Every candidate of kernel %s, checked by compile-candidates.py."
-           % kernel["name"],
+    out = ["// Every candidate of %s, checked by compile-candidates.py." % what,
            "#define FS_BUNDLE_DRIVER 1",
            "#define main fs_app_main",
            '#include "%s"' % tu,
            "#undef main"]
-    out += include_lines(candidates)
-    guards = ["#undef " + g for g in helper_guards(candidates)]
-    for n, c in enumerate(candidates):
-        out += guards + [
-                "namespace fs_candidate_%d {" % n,
-                '#line %d "%s"' % (c.first_line, c.driver),
-                c.text,
-                "} // namespace fs_candidate_%d" % n]
+    every = [c for cs in candidate_lists for c in cs]
+    out += include_lines(every)
+    guards = ["#undef " + g for g in helper_guards(every)]
+    for k, candidates in enumerate(candidate_lists):
+        for n, c in enumerate(candidates):
+            space = ("fs_candidate_%d" % n if len(candidate_lists) == 1
+                     else "fs_kernel_%d_candidate_%d" % (k, n))
+            out += guards + [
+                    "namespace %s {" % space,
+                    '#line %d "%s"' % (c.first_line, c.driver),
+                    c.text,
+                    "} // namespace %s" % space]
     return "\n".join(out) + "\n"
 
 
@@ -354,6 +367,44 @@ def check_kernel(kernel, args, known):
         "note: %s: the unit of all candidates fails but each candidate "
         "compiles alone: utils/compile-candidates.py must put them into one "
         "unit without clashes" % kernel.label)
+
+
+def unit_groups(kernels, known):
+    """The kernels to compile in one unit: those of one bundle's translation
+    unit with the same flags share it (the app's unit, the headers and
+    nvcc's start-up once instead of once per kernel). A known failure is
+    checked alone."""
+    groups, index = [], {}
+    for k in kernels:
+        key = (k.bundle, k.entry["translation_unit"], tuple(k.entry["flags"]))
+        if k.key in known:
+            groups.append([k])
+        elif key in index:
+            groups[index[key]].append(k)
+        else:
+            index[key] = len(groups)
+            groups.append([k])
+    return groups
+
+
+def check_group(group, args, known):
+    """check_kernel for each kernel of group; when there are several, one
+    compile of a unit of all their candidates first, and each kernel alone
+    only if that fails (then naming the culprits as before)."""
+    if len(group) > 1:
+        first = group[0]
+        path = os.path.join(first.work, "group.cu")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(group_unit_text(
+                first.bundle, first.entry, [k.candidates for k in group],
+                "%d kernels of %s" % (len(group),
+                                      first.entry["translation_unit"])))
+        whole = nvcc_command(args, first.entry, first.bundle, path,
+                             args.archs, args.nvcc_flags.split())
+        rc, _ = run(whole, timeout=args.timeout)
+        if rc == 0:
+            return [([], "") for _ in group]
+    return [check_kernel(k, args, known) for k in group]
 
 
 def prepare(sources, args):
@@ -513,11 +564,13 @@ def main():
         print("compile-candidates: error: %s" % e, file=sys.stderr)
         return 2
     prepared = time.time()
+    groups = unit_groups([k for k in kernels if k.candidates], known)
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda k: check_kernel(k, args, known),
-                                [k for k in kernels if k.candidates]))
-    results_by_kernel = iter(results)
-    results = [next(results_by_kernel) if k.candidates else ([], "")
+        by_group = list(pool.map(lambda g: check_group(g, args, known),
+                                 groups))
+    by_kernel = {id(k): r for g, rs in zip(groups, by_group)
+                 for k, r in zip(g, rs)}
+    results = [by_kernel[id(k)] if k.candidates else ([], "")
                for k in kernels]
     print("compile-candidates: %d sources bundled in %.0f s, compiled in "
           "%.0f s" % (len(sources), prepared - start, time.time() - prepared),
