@@ -100,14 +100,8 @@ bool isAtomicName(StringRef N) {
 }
 
 bool isMathFunction(StringRef N) {
-  static const llvm::StringSet<> Names = {
-      "sqrt",  "sqrtf", "rsqrt", "rsqrtf", "fabs", "fabsf", "abs",  "exp",
-      "expf",  "exp2f", "log",   "logf",   "sin",  "sinf",  "cos",  "cosf",
-      "pow",   "powf",  "fmax",  "fmaxf",  "fmin", "fminf", "fma",  "fmaf",
-      "tanh",  "tanhf", "cbrt",  "cbrtf",  "__fmul_rn", "__fadd_rn",
-      "__fmaf_rn", "__dmul_rn", "__dadd_rn", "__fma_rn", "max", "min",
-      "std::sqrt", "std::abs", "std::exp", "std::max", "std::min"};
-  return Names.contains(N);
+  // One list for the analysis and the IR's validator.
+  return ir::isMathFunctionName(N.str());
 }
 
 // ---------------------------------------------------------------------------
@@ -694,6 +688,8 @@ Value Interpreter::eval(const Expr *E) {
     if (std::optional<Value> V = ternaryClamp(CO))
       return *V;
     if (std::optional<Value> V = guardedLoad(CO))
+      return *V;
+    if (std::optional<Value> V = selectedValue(CO))
       return *V;
     return Value::unknown("a conditional expression (" + text(CO) +
                           ") in the update");

@@ -818,6 +818,8 @@ KernelAnalysis Interpreter::finish() {
     U.Value = Convert(W.Value);
     IR.Updates.push_back(std::move(U));
   }
+  if (std::string Why = readsChosenByData(IR.Updates); !Why.empty())
+    partial(ReasonKind::DataBranch, Why);
 
   // Coefficients.
   std::set<std::string> SeenCoef;

@@ -381,7 +381,21 @@ private:
   /// if (uniform) A else B: both sides run from the same state and each
   /// element they store becomes a select of the two values (for a side
   /// that does not store it, the value the element keeps).
-  void execUniformIf(const IfStmt *If, const DPtr &Cond);
+  /// \p Data: the condition reads loaded data (dataCondition), so a store
+  /// on one side only or a __shared__ store is no select: the kernel is
+  /// refused as before.
+  void execUniformIf(const IfStmt *If, const DPtr &Cond, bool Data = false);
+
+  // Data-dependent branches (DataBranches.cpp).
+  /// The condition as a node comparing data values (loads and what is
+  /// computed from them) with each other or with integer literals, under
+  /// && || !: a limiter's test (if (diffuw * diffdw > 0.0)); null for
+  /// anything else, e.g. a comparison with the thread's position.
+  DPtr dataCondition(const Expr *Cond);
+  /// c ? a : b between two values (MAX(a, b) spelled as a ternary, a
+  /// weight chosen by a mode parameter), c a test on loaded data or one
+  /// every thread decides alike: a select; nullopt for anything else.
+  std::optional<Value> selectedValue(const ConditionalOperator *CO);
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
   bool conjunction(const Expr *Cond, bool Negate,
@@ -555,6 +569,10 @@ std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx);
 /// The scalar element type of an array or pointer type.
 QualType scalarType(QualType T, ASTContext &Ctx);
 bool isAtomicName(StringRef N);
+/// Why the updates read a neighbour only on one side of a test on loaded
+/// data, which a generated kernel would read at every point; "" if none
+/// (DataBranches.cpp).
+std::string readsChosenByData(const std::vector<ir::Update> &Updates);
 bool isMathFunction(StringRef N);
 /// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
 Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr);

@@ -511,6 +511,16 @@ void Interpreter::execIf(const IfStmt *If) {
     execUniformIf(If, UC);
     return;
   }
+  // A condition on loaded data that chooses between two values.
+  if (readsData(If->getCond()) && !containsReturn(Then) &&
+      !containsReturn(If->getElse())) {
+    size_t ReadsBefore = Reads.size();
+    if (DPtr DC = dataCondition(If->getCond())) {
+      execUniformIf(If, DC, /*Data=*/true);
+      return;
+    }
+    Reads.resize(ReadsBefore);
+  }
   // A condition that is not a bound on the position.
   size_t Before = Writes.size();
   ExecBoth([&] { ExecUnder(Then, TC); },

@@ -156,7 +156,8 @@ DPtr Interpreter::uniformCondition(const Expr *Cond) {
   return nullptr;
 }
 
-void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond) {
+void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond,
+                                bool Data) {
   const auto EnvBefore = Env;
   const auto ElemsBefore = LocalElems;
   const size_t WritesBefore = Writes.size();
@@ -176,7 +177,11 @@ void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond) {
   Writes.resize(WritesBefore);
   mergeBranches(If->getCond(), EnvBefore, EnvThen, ElemsThen, Cond);
 
-  if (SharedStores.size() != SharedBefore)
+  if (SharedStores.size() != SharedBefore && Data)
+    partial(ReasonKind::DataBranch,
+            "a __shared__ array stored under the condition '" +
+                text(If->getCond()) + "' on loaded data");
+  else if (SharedStores.size() != SharedBefore)
     partial(ReasonKind::Guard,
             "a __shared__ array stored under the condition '" +
                 text(If->getCond()) + "', which every thread decides alike; "
@@ -186,6 +191,12 @@ void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond) {
   // writes, written back unchanged: the same numbers, as no other thread
   // touches the element).
   auto OneSide = [&](Write W, bool OnThen) {
+    if (Data) {
+      // Whether the point is written at all depends on the data.
+      notStencil(ReasonKind::DataBranch, "a data-dependent branch decides the store");
+      Writes.push_back(W);
+      return;
+    }
     if (W.Accumulate || !sameGuards(W.Guards, Guards)) {
       partial(ReasonKind::Guard, "the array '" + W.Array + "' is stored on one side of '" +
               text(If->getCond()) + "' only");

@@ -71,8 +71,8 @@ void countFlops(const Expr &E, unsigned &Flops) {
     ++Flops;
   if (E.Kind == Expr::Call)
     ++Flops; // A call counts as one operation; documented in the schema.
-  // A select's condition is integer work on parameters, not per-point
-  // floating-point work.
+  // A select's condition is not counted: integer work on parameters for a
+  // mode switch, comparisons for a test on data (docs/stencil-ir.md).
   for (size_t I = E.Kind == Expr::Select ? 1 : 0; I < E.Args.size(); ++I)
     countFlops(E.Args[I], Flops);
 }

@@ -331,26 +331,6 @@ bool isAxisName(const std::string &S) {
   return false;
 }
 
-/// The math functions the analysis records as calls, and their CUDA
-/// relatives: a call to anything else is not part of a stencil update.
-bool isKnownFunction(const std::string &N) {
-  static const std::set<std::string> Names = {
-      "sqrt",      "sqrtf",     "rsqrt",     "rsqrtf",    "cbrt",
-      "cbrtf",     "fabs",      "fabsf",     "abs",       "exp",
-      "expf",      "exp2",      "exp2f",     "__expf",    "log",
-      "logf",      "log2",      "log2f",     "__logf",    "sin",
-      "sinf",      "cos",       "cosf",      "__sinf",    "__cosf",
-      "tan",       "tanf",      "tanh",      "tanhf",     "pow",
-      "powf",      "__powf",    "fmax",      "fmaxf",     "fmin",
-      "fminf",     "max",       "min",       "fma",       "fmaf",
-      "__fmaf_rn", "__fma_rn",  "__fmul_rn", "__fadd_rn", "__fsub_rn",
-      "__fdiv_rn", "__dmul_rn", "__dadd_rn", "__dsub_rn", "__ddiv_rn",
-      "floor",     "floorf",    "ceil",      "ceilf",     "hypot",
-      "hypotf",    "copysign",  "copysignf", "std::sqrt", "std::abs",
-      "std::exp",  "std::max",  "std::min",  "std::fabs", "std::pow",
-      "std::fma"};
-  return Names.count(N) != 0;
-}
 
 /// The problems of one IR, collected until the first.
 class Validator {
@@ -603,18 +583,21 @@ private:
     return nullptr;
   }
 
-  /// \p Cond: E is (part of) a select's condition, which holds alike for
-  /// every thread: comparisons and && || ! over parameters, constants and
-  /// literals only.
+  /// \p Cond: E is (part of) a select's condition: && || ! over
+  /// comparisons, parameters and literals (a mode switch, nx == 64), where
+  /// the operands of a comparison are any values (a test on loaded data,
+  /// u(0,0,0) > 0.0). A read, coefficient, call or select is no condition
+  /// by itself.
   void expr(const Expr &E, const std::string &Where, bool Cond = false) {
     if (Cond && E.Kind != Expr::ParamRef && E.Kind != Expr::Literal &&
         E.Kind != Expr::Unary && E.Kind != Expr::Binary) {
       fail(memberPath(Where, "kind"),
-           "a select's condition is written over parameters, constants and "
-           "literals only, not a " + std::string(E.Kind == Expr::Read ? "read"
-                                                : E.Kind == Expr::Coef ? "coefficient"
-                                                : E.Kind == Expr::Call ? "call"
-                                                                       : "select"));
+           "a select's condition is a comparison, && || ! of comparisons, or "
+           "written over parameters, constants and literals, not a " +
+               std::string(E.Kind == Expr::Read    ? "read"
+                           : E.Kind == Expr::Coef  ? "coefficient"
+                           : E.Kind == Expr::Call  ? "call"
+                                                   : "select"));
       return;
     }
     auto Arity = [&](size_t Want, const char *What) {
@@ -706,7 +689,7 @@ private:
       Arity(2, "a binary operator");
       break;
     case Expr::Call:
-      if (!isQualifiedName(E.Op) || !isKnownFunction(E.Op))
+      if (!isQualifiedName(E.Op) || !isMathFunctionName(E.Op))
         fail(memberPath(Where, "op"),
              shown(E.Op) + " is not a math function a stencil update calls "
                            "(sqrtf, fmaf, fmaxf, ...)");
@@ -719,9 +702,14 @@ private:
       Arity(3, "a select");
       break;
     }
+    // A comparison's operands are values; && || ! and arithmetic inside a
+    // condition keep to its grammar.
+    const bool Compares = Cond && E.Kind == Expr::Binary &&
+                          (E.Op == "==" || E.Op == "!=" || E.Op == "<" ||
+                           E.Op == "<=" || E.Op == ">" || E.Op == ">=");
     for (size_t I = 0; I < E.Args.size() && ok(); ++I)
       expr(E.Args[I], elementPath(memberPath(Where, "args"), I),
-           Cond || (E.Kind == Expr::Select && I == 0));
+           (Cond && !Compares) || (E.Kind == Expr::Select && I == 0));
   }
 
   /// A named constant's name reaches generated code (and #ifndef lines):
@@ -857,6 +845,27 @@ private:
 };
 
 } // namespace
+
+/// The math functions the analysis records as calls, and their CUDA
+/// relatives: a call to anything else is not part of a stencil update.
+bool isMathFunctionName(const std::string &N) {
+  static const std::set<std::string> Names = {
+      "sqrt",      "sqrtf",     "rsqrt",     "rsqrtf",    "cbrt",
+      "cbrtf",     "fabs",      "fabsf",     "abs",       "exp",
+      "expf",      "exp2",      "exp2f",     "__expf",    "log",
+      "logf",      "log2",      "log2f",     "__logf",    "sin",
+      "sinf",      "cos",       "cosf",      "__sinf",    "__cosf",
+      "tan",       "tanf",      "tanh",      "tanhf",     "pow",
+      "powf",      "__powf",    "fmax",      "fmaxf",     "fmin",
+      "fminf",     "max",       "min",       "fma",       "fmaf",
+      "__fmaf_rn", "__fma_rn",  "__fmul_rn", "__fadd_rn", "__fsub_rn",
+      "__fdiv_rn", "__dmul_rn", "__dadd_rn", "__dsub_rn", "__ddiv_rn",
+      "floor",     "floorf",    "ceil",      "ceilf",     "hypot",
+      "hypotf",    "copysign",  "copysignf", "std::sqrt", "std::abs",
+      "std::exp",  "std::max",  "std::min",  "std::fabs", "std::pow",
+      "std::fma"};
+  return Names.count(N) != 0;
+}
 
 bool isIdentifier(const std::string &S) {
   if (S.empty() || !isIdentStart(S[0]))

@@ -114,7 +114,7 @@ TEST(IRValidate, CallsAreMathFunctions) {
   EXPECT_EQ(refusal(Doc).rfind("updates[0].value.op: unknown binary", 0), 0u);
 }
 
-TEST(IRValidate, SelectConditionsAreUniform) {
+TEST(IRValidate, SelectConditions) {
   // nx == 64 ? c0 * in[0] : c1 * (...): a mode switch on a parameter.
   json Doc = star();
   json Then = value(Doc)["args"][0], Else = value(Doc)["args"][1];
@@ -129,13 +129,23 @@ TEST(IRValidate, SelectConditionsAreUniform) {
   value(Doc)["args"][0] = {{"kind", "binary"}, {"op", "&&"},
                            {"args", json::array({Cond, Not})}};
   EXPECT_EQ(refusal(Doc), "");
-  // A condition on loaded data is no mode switch.
-  value(Doc)["args"][0]["args"][0]["args"][0] = {
-      {"kind", "read"}, {"array", "in"}, {"offset", json::array({0, 0, 0})}};
-  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].args[0].args[0].kind: "
-                               "a select's condition is written over",
+  // A comparison of loaded data (a limiter's test) is a condition too; a
+  // read by itself is not.
+  json Read = {{"kind", "read"}, {"array", "in"}, {"offset", json::array({0, 0, 0})}};
+  value(Doc)["args"][0]["args"][0]["args"][0] = Read;
+  EXPECT_EQ(refusal(Doc), "");
+  value(Doc)["args"][0]["args"][0] = Read;
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].args[0].kind: "
+                               "a select's condition is a comparison",
                                0),
-            0u);
+            0u)
+      << refusal(Doc);
+  // The operands of a comparison are values: no comparison inside one.
+  value(Doc)["args"][0] = {{"kind", "binary"}, {"op", "<"},
+                           {"args", json::array({Cond, Read})}};
+  EXPECT_EQ(refusal(Doc).rfind("updates[0].value.args[0].args[0].op: unknown binary operator '=='", 0),
+            0u)
+      << refusal(Doc);
   // Comparisons and ! only inside a condition.
   json Plain = star();
   value(Plain)["op"] = "<";

@@ -247,6 +247,11 @@ std::string validate(const StencilIR &IR, const std::string &Path = "");
 /// True for a C identifier.
 bool isIdentifier(const std::string &S);
 
+/// The math functions an update may call (sqrtf, fmaxf, copysign, the
+/// __f*_rn intrinsics, ...): what the analysis records as calls and the
+/// validator accepts; a call to anything else is not part of an update.
+bool isMathFunctionName(const std::string &Name);
+
 /// Why no generator can build \p IR because an input has a layout of its
 /// own (InputArray::Strides); empty when every input has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);

@@ -1,0 +1,177 @@
+//===- DataBranches.cpp - Values chosen by a test on loaded data ----------===//
+//
+// A limiter or a switch of formula on the data (if (limiter > 0 || div >=
+// 0.0) visc[p] = 0.0; else visc[p] = ...;  if (diffuw * diffdw > 0.0) lim =
+// ...; else lim = 0.0;) computes, at every point, cond ? A : B with cond a
+// comparison of values the thread loaded. Where both sides store the same
+// element (or only set locals the store then uses), the IR states that as a
+// select whose condition compares data; generated code evaluates it per
+// point as the original does. A generated kernel reads its whole footprint
+// at every point, so a neighbour that only one side reads (and no other
+// part of the update) must be one the original may read everywhere: such a
+// kernel stays refused (readsChosenByData). Where one side stores and the other does not,
+// whether the point is written depends on the data: that stays refused
+// (test/Analysis/neg-data-dependent-branch.test), as do positions chosen by
+// the data (an upwind donor cell), which leave the index unknown.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelInterpreter.h"
+
+#include <set>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+namespace {
+
+const char *comparisonOp(BinaryOperatorKind Op) {
+  switch (Op) {
+  case BO_LT: return "<";
+  case BO_LE: return "<=";
+  case BO_GT: return ">";
+  case BO_GE: return ">=";
+  case BO_EQ: return "==";
+  case BO_NE: return "!=";
+  default: return nullptr;
+  }
+}
+
+/// Whether N reads memory (a float parameter alone is no loaded data).
+bool loads(const DNode &N) {
+  if (N.K == DNode::Read)
+    return true;
+  for (const DPtr &A : N.Args)
+    if (A && loads(*A))
+      return true;
+  return false;
+}
+
+bool readsData(const ir::Expr &E) {
+  if (E.Kind == ir::Expr::Read)
+    return true;
+  for (const ir::Expr &A : E.Args)
+    if (readsData(A))
+      return true;
+  return false;
+}
+
+/// The reads of E, as (array, offset), that every evaluation makes
+/// (Always) and those made only on one side of a test on data (Sometimes).
+void collectReads(const ir::Expr &E, bool UnderData,
+                  std::set<std::pair<std::string, ir::Offset>> &Always,
+                  std::set<std::pair<std::string, ir::Offset>> &Sometimes) {
+  if (E.Kind == ir::Expr::Read) {
+    (UnderData ? Sometimes : Always).insert({E.Name, E.Off});
+    return;
+  }
+  const bool DataSelect = E.Kind == ir::Expr::Select && E.Args.size() == 3 &&
+                          readsData(E.Args[0]);
+  for (size_t I = 0; I < E.Args.size(); ++I)
+    collectReads(E.Args[I], UnderData || (DataSelect && I > 0), Always,
+                 Sometimes);
+}
+
+} // namespace
+
+std::string readsChosenByData(const std::vector<ir::Update> &Updates) {
+  std::set<std::pair<std::string, ir::Offset>> Always, Sometimes;
+  for (const ir::Update &U : Updates)
+    collectReads(U.Value, false, Always, Sometimes);
+  for (const auto &[Array, Off] : Sometimes) {
+    if (Always.count({Array, Off}) || Off == ir::Offset{0, 0, 0})
+      continue;
+    return "the data decides whether '" + Array + "' is read at (" +
+           std::to_string(Off[0]) + "," + std::to_string(Off[1]) + "," +
+           std::to_string(Off[2]) +
+           "): a generated kernel would read it at every point, where the "
+           "original may not";
+  }
+  return "";
+}
+
+DPtr Interpreter::dataCondition(const Expr *Cond) {
+  if (!Cond)
+    return nullptr;
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot) {
+    DPtr A = dataCondition(U->getSubExpr());
+    if (!A)
+      return nullptr;
+    DPtr N = node(DNode::Unary);
+    N->Op = "!";
+    N->Args = {A};
+    return N;
+  }
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return nullptr;
+  if (B->isLogicalOp()) {
+    DPtr L = dataCondition(B->getLHS());
+    DPtr R = L ? dataCondition(B->getRHS()) : nullptr;
+    if (!R)
+      return nullptr;
+    DPtr N = node(DNode::Binary);
+    N->Op = B->getOpcode() == BO_LAnd ? "&&" : "||";
+    N->Args = {L, R};
+    return N;
+  }
+  const char *Op = comparisonOp(B->getOpcode());
+  if (!Op)
+    return nullptr;
+  // Each side: a data value, or an integer constant (limiter > 0). At
+  // least one side loads from memory: a test of parameters alone is a mode
+  // switch (one on a floating-point parameter is not taken yet), and one of
+  // positions a guard, both handled before.
+  bool SawData = false;
+  auto Side = [&](const Expr *X) -> DPtr {
+    Value V = eval(X);
+    if (V.K == Value::Data && V.D) {
+      SawData |= loads(*V.D);
+      return V.D;
+    }
+    if (V.K == Value::Index && V.Idx.isConstant())
+      return asData(V, X);
+    return nullptr;
+  };
+  DPtr L = Side(B->getLHS());
+  DPtr R = L ? Side(B->getRHS()) : nullptr;
+  if (!R || !SawData)
+    return nullptr;
+  DPtr N = node(DNode::Binary);
+  N->Op = Op;
+  N->Args = {L, R};
+  return N;
+}
+
+std::optional<Value>
+Interpreter::selectedValue(const ConditionalOperator *CO) {
+  if (!CO->getType()->isRealFloatingType())
+    return std::nullopt; // Indices chosen by a test are not selects.
+  size_t ReadsBefore = Reads.size();
+  DPtr Cond = readsData(CO->getCond()) ? dataCondition(CO->getCond())
+                                       : uniformCondition(CO->getCond());
+  if (Cond) {
+    auto Arm = [&](const Expr *X) -> DPtr {
+      Value V = eval(X);
+      if (V.K == Value::Index && !V.Idx.isConstant())
+        return nullptr;
+      return asData(V, X);
+    };
+    DPtr T = Arm(CO->getTrueExpr());
+    DPtr F = T ? Arm(CO->getFalseExpr()) : nullptr;
+    if (F) {
+      DPtr N = node(DNode::Select);
+      N->Args = {Cond, T, F};
+      return Value::data(N);
+    }
+  }
+  Reads.resize(ReadsBefore);
+  return std::nullopt;
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil
