@@ -331,7 +331,6 @@ bool isAxisName(const std::string &S) {
   return false;
 }
 
-
 /// The problems of one IR, collected until the first.
 class Validator {
 public:
