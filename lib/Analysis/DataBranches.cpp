@@ -26,18 +26,6 @@ namespace detail {
 
 namespace {
 
-const char *comparisonOp(BinaryOperatorKind Op) {
-  switch (Op) {
-  case BO_LT: return "<";
-  case BO_LE: return "<=";
-  case BO_GT: return ">";
-  case BO_GE: return ">=";
-  case BO_EQ: return "==";
-  case BO_NE: return "!=";
-  default: return nullptr;
-  }
-}
-
 /// Whether N reads memory (a float parameter alone is no loaded data).
 bool loads(const DNode &N) {
   if (N.K == DNode::Read)
@@ -118,7 +106,7 @@ DPtr Interpreter::dataCondition(const Expr *Cond) {
     N->Args = {L, R};
     return N;
   }
-  const char *Op = comparisonOp(B->getOpcode());
+  const char *Op = comparisonSpelling(B->getOpcode());
   if (!Op)
     return nullptr;
   // Each side: a data value, or an integer constant (limiter > 0). At

@@ -569,6 +569,9 @@ std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx);
 /// The scalar element type of an array or pointer type.
 QualType scalarType(QualType T, ASTContext &Ctx);
 bool isAtomicName(StringRef N);
+/// The C spelling of a comparison operator ("<", "==", ...), or null
+/// (UniformBranches.cpp).
+const char *comparisonSpelling(BinaryOperatorKind Op);
 /// Why the updates read a neighbour only on one side of a test on loaded
 /// data, which a generated kernel would read at every point; "" if none
 /// (DataBranches.cpp).

@@ -17,9 +17,6 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
-namespace {
-
-/// The C spelling of a comparison operator, or null.
 const char *comparisonSpelling(BinaryOperatorKind Op) {
   switch (Op) {
   case BO_LT: return "<";
@@ -31,6 +28,8 @@ const char *comparisonSpelling(BinaryOperatorKind Op) {
   default: return nullptr;
   }
 }
+
+namespace {
 
 DPtr literal(int64_t C) {
   DPtr N = node(DNode::Literal);
