@@ -13,9 +13,14 @@
 ///   Loops.cpp           loops inside the kernel; LoopCarry.cpp the values
 ///                       a loop over an axis carries between iterations
 ///   Guards.cpp          conditions: guards and the iteration domain
+///   UniformBranches.cpp mode switches every thread decides alike;
+///                       DataBranches.cpp values chosen by tests on data
 ///   Clamps.cpp          boundary clamps (min/max, ternaries) of positions
 ///   SharedTiles.cpp     __shared__ tiles traced back to their global reads
 ///   IRBuilder.cpp       axes, strides, offsets and the Stencil IR
+///
+/// Before it runs, the slicers (Slices.h) take out parts of the kernel that
+/// another idiom accounts for (a block reduction, BlockReductions.cpp).
 ///
 //===----------------------------------------------------------------------===//
 
