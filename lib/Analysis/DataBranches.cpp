@@ -83,29 +83,12 @@ DPtr Interpreter::dataCondition(const Expr *Cond) {
   if (!Cond)
     return nullptr;
   const Expr *E = Cond->IgnoreParenImpCasts();
-  if (const auto *U = dyn_cast<UnaryOperator>(E);
-      U && U->getOpcode() == UO_LNot) {
-    DPtr A = dataCondition(U->getSubExpr());
-    if (!A)
-      return nullptr;
-    DPtr N = node(DNode::Unary);
-    N->Op = "!";
-    N->Args = {A};
-    return N;
-  }
+  if (std::optional<DPtr> N = logicalNode(
+          E, [&](const Expr *X) { return dataCondition(X); }))
+    return *N;
   const auto *B = dyn_cast<BinaryOperator>(E);
   if (!B)
     return nullptr;
-  if (B->isLogicalOp()) {
-    DPtr L = dataCondition(B->getLHS());
-    DPtr R = L ? dataCondition(B->getRHS()) : nullptr;
-    if (!R)
-      return nullptr;
-    DPtr N = node(DNode::Binary);
-    N->Op = B->getOpcode() == BO_LAnd ? "&&" : "||";
-    N->Args = {L, R};
-    return N;
-  }
   const char *Op = comparisonSpelling(B->getOpcode());
   if (!Op)
     return nullptr;

@@ -577,6 +577,11 @@ bool isAtomicName(StringRef N);
 /// The C spelling of a comparison operator ("<", "==", ...), or null
 /// (UniformBranches.cpp).
 const char *comparisonSpelling(BinaryOperatorKind Op);
+/// E as !A, A && B or A || B with each operand made by \p Operand: the
+/// node, or null when an operand has none; nullopt when E is none of them
+/// (UniformBranches.cpp).
+std::optional<DPtr>
+logicalNode(const Expr *E, const std::function<DPtr(const Expr *)> &Operand);
 /// Why the updates read a neighbour only on one side of a test on loaded
 /// data, which a generated kernel would read at every point; "" if none
 /// (DataBranches.cpp).

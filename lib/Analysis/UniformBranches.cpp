@@ -29,6 +29,32 @@ const char *comparisonSpelling(BinaryOperatorKind Op) {
   }
 }
 
+std::optional<DPtr>
+logicalNode(const Expr *E, const std::function<DPtr(const Expr *)> &Operand) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_LNot) {
+    DPtr A = Operand(U->getSubExpr());
+    if (!A)
+      return DPtr();
+    DPtr N = node(DNode::Unary);
+    N->Op = "!";
+    N->Args = {A};
+    return N;
+  }
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B || !B->isLogicalOp())
+    return std::nullopt;
+  DPtr L = Operand(B->getLHS());
+  DPtr R = L ? Operand(B->getRHS()) : nullptr;
+  if (!R)
+    return DPtr();
+  DPtr N = node(DNode::Binary);
+  N->Op = B->getOpcode() == BO_LAnd ? "&&" : "||";
+  N->Args = {L, R};
+  return N;
+}
+
 namespace {
 
 DPtr literal(int64_t C) {
@@ -127,21 +153,10 @@ DPtr Interpreter::uniformCondition(const Expr *Cond) {
       return nullptr;
     return polyNode(V.Idx);
   };
-  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_LNot) {
-    DPtr A = uniformCondition(U->getSubExpr());
-    if (!A)
-      return nullptr;
-    DPtr N = node(DNode::Unary);
-    N->Op = "!";
-    N->Args = {A};
-    return N;
-  }
+  if (std::optional<DPtr> N = logicalNode(
+          E, [&](const Expr *X) { return uniformCondition(X); }))
+    return *N;
   if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-    if (B->isLogicalOp()) {
-      DPtr L = uniformCondition(B->getLHS());
-      DPtr R = L ? uniformCondition(B->getRHS()) : nullptr;
-      return R ? binary(B->getOpcode() == BO_LAnd ? "&&" : "||", L, R) : nullptr;
-    }
     if (const char *Op = comparisonSpelling(B->getOpcode())) {
       DPtr L = Side(B->getLHS());
       DPtr R = L ? Side(B->getRHS()) : nullptr;
