@@ -272,10 +272,11 @@ public:
     bool AllNumeric = false;
   };
   Interpreter(ASTContext &Ctx, const FunctionDecl &Kernel,
-              const PreprocessorFacts *PP, NumericConstants Numbers,
-              std::map<int, int64_t> BlockSizes = {})
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), PP(PP),
-        Numbers(std::move(Numbers)), BlockSizes(std::move(BlockSizes)) {}
+              const KernelSlices &Slices, const PreprocessorFacts *PP,
+              NumericConstants Numbers, std::map<int, int64_t> BlockSizes = {})
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), Slices(Slices),
+        PP(PP), Numbers(std::move(Numbers)),
+        BlockSizes(std::move(BlockSizes)) {}
   /// The named constants this run needed the numbers of.
   const std::set<std::string> &assumedConstants() const { return NamedAssumed; }
 
@@ -426,7 +427,8 @@ private:
   SourceManager &SM;
   const FunctionDecl &Kernel;
   /// The parts of the kernel the slicers account for (Slices.h): not run.
-  KernelSlices Slices;
+  /// Found once per kernel (analyzeKernel), whatever the number of runs.
+  const KernelSlices &Slices;
   const PreprocessorFacts *PP;
   NumericConstants Numbers;
   std::map<const VarDecl *, Value> Env;

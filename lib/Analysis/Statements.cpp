@@ -665,8 +665,6 @@ KernelAnalysis Interpreter::run() {
         A.Const = PT->getPointeeType().isConstQualified();
     }
   }
-  for (const auto &Slicer : kernelSlicers())
-    Slicer->slice(Kernel, Ctx, Slices);
   scanForNonStencilCalls(Kernel.getBody());
   exec(Kernel.getBody());
   return finish();

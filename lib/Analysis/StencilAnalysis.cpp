@@ -69,9 +69,13 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   // Block sizes the launches give (\p Launch), used for the dimensions a
   // run found it needs.
   std::map<int, int64_t> FromLaunch;
+  // What the interpreter leaves out: the same for every run below.
+  detail::KernelSlices Slices;
+  for (const auto &Slicer : detail::kernelSlicers())
+    Slicer->slice(Kernel, Ctx, Slices);
   auto RunWith = [&](const Interpreter::NumericConstants &Numbers,
                      std::set<std::string> &Assumed) {
-    Interpreter I(Ctx, Kernel, PP, Numbers, FromLaunch);
+    Interpreter I(Ctx, Kernel, Slices, PP, Numbers, FromLaunch);
     std::set<int> Given;
     for (const auto &[D, B] : FromLaunch)
       Given.insert(D);
@@ -80,7 +84,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     KernelAnalysis R = I.run();
     Assumed = I.assumedConstants();
     if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty()) {
-      Interpreter Again(Ctx, Kernel, PP, Numbers, std::move(Late));
+      Interpreter Again(Ctx, Kernel, Slices, PP, Numbers, std::move(Late));
       if (Launch)
         Again.blockSizesFromLaunch(Given, Launch->Where);
       R = Again.run();
