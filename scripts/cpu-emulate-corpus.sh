@@ -18,9 +18,11 @@
 # the original.
 #
 #   scripts/cpu-emulate-corpus.sh [--sample] [--out DIR] [--jobs N]
-#       [--build DIR] [--only REGEX]
+#       [--build DIR] [--only REGEX] [--per-strategy N]
 #
 # --sample runs a fixed few IRs (CI: test/Forge/cpu-emulate-corpus.test);
+# --per-strategy N takes N points of each search space, spread over it
+# (fs-bench --per-strategy), instead of all of them;
 # --out defaults to results/cpu-emulate/<date>-<commit> (the whole corpus)
 # or a temporary directory (--sample); --only keeps the IRs whose name
 # matches. Writes there: summary.txt (the command, date, commit, host, one
@@ -35,6 +37,7 @@ out=
 jobs=2
 build=${FS_BUILD_DIR:-$root/build}
 only=
+per_strategy=()
 cmdline="scripts/cpu-emulate-corpus.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -43,7 +46,8 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=$2; shift ;;
     --build) build=$2; shift ;;
     --only) only=$2; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    --per-strategy) per_strategy=(--per-strategy "$2"); shift ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "cpu-emulate-corpus: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -157,7 +161,8 @@ for ir in "$irs"/*.json; do
   best=$("$fs_bench" --stencil-file "$ir" --strategy best --emit-dir "$dir/best" 2>&1 |
          sed -n 's/^fs-bench: best known ([^)]*): //p' | head -1)
   [ -n "$best" ] && strategies="all,$best"
-  if ! "$fs_bench" --stencil-file "$ir" --strategy "$strategies" --emit-dir "$dir/bench" \
+  if ! "$fs_bench" --stencil-file "$ir" --strategy "$strategies" "${per_strategy[@]}" \
+       --emit-dir "$dir/bench" \
        > "$log" 2>&1; then
     printf '%-52s %6s %6s %6s %7s  cannot emit (see logs/%s.log)\n' "$name" - - - - "$name" \
       >> "$out/summary.txt"

@@ -41,6 +41,25 @@ config.substitutions.append(("%scripted-llm-server", "%s %s" % (
     shutil.which("python3") or "python3",
     os.path.join(config.fs_src_root, "utils", "scripted-llm-server.py"))))
 
+# Test tiers. `ci` (the default: scripts/test.sh, `ninja check`, what CI
+# runs) emulates and compiles a spread sample of each strategy's search
+# space, two points per strategy (fs-bench --per-strategy), and compiles the
+# candidate corpus for sm_90 only; `full` (scripts/test.sh --full,
+# `ninja check-full`) takes every point of every space and the three
+# architectures. The same tests run in both, only on fewer candidates in
+# `ci`: %per-strategy goes after fs-bench's --strategy, %corpus-archs after
+# compile-candidates.py's --archs, and a test whose checks differ between the
+# tiers checks with the prefix TIER-%fs-tier.
+fs_tier = lit_config.params.get("fs_tier", os.environ.get("FS_TEST_TIER", "ci"))
+if fs_tier not in ("ci", "full"):
+    lit_config.fatal("fs_tier must be 'ci' or 'full', not '%s'" % fs_tier)
+config.available_features.add("tier-" + fs_tier)
+config.substitutions.append(("%fs-tier", fs_tier))
+config.substitutions.append(
+    ("%per-strategy", "--per-strategy 2" if fs_tier == "ci" else ""))
+config.substitutions.append(
+    ("%corpus-archs", "90" if fs_tier == "ci" else "80,90,100"))
+
 if config.fs_enable_llvm:
     config.available_features.add("llvm")
 if config.nvcc and os.path.exists(config.nvcc):

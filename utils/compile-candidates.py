@@ -23,6 +23,10 @@ candidate alone, its device code for each architecture alone, so that the
 report names the kernel, the candidate and the architecture (or "host
 code").
 
+--per-strategy N compiles N points of each strategy's search space per
+kernel (the first, the last and the rest spread between them) instead of
+all of them, and the knowledge pick.
+
 Not compiled, but listed: kernels that no strategy applies to, and
 candidates for which the bundle has no driver (fs-bench's driver cannot give
 some parameter a value); neither has candidate code to compile.
@@ -173,10 +177,41 @@ class Candidate:
         self.first_line = first_line  # its first line in the driver
 
 
-def read_candidates(bundle, kernel):
+def spread_sample(items, n):
+    """At most n of items, spread evenly: the first, the last and the rest at
+    equal steps between them, in order (forge::spreadSample)."""
+    if n <= 0 or len(items) <= n:
+        return list(items)
+    if n == 1:
+        return [items[0]]
+    last = len(items) - 1
+    return [items[(i * last + (n - 1) // 2) // (n - 1)] for i in range(n)]
+
+
+def sampled_candidates(kernel, per_strategy):
+    """The manifest's candidates of kernel with at most per_strategy search
+    points of each strategy (spread over its space, in the manifest's
+    order); every candidate of another origin (the knowledge pick, an added
+    one) stays."""
+    candidates = kernel["candidates"]
+    if not per_strategy:
+        return candidates
+    spaces = {}
+    for c in candidates:
+        if c.get("origin") == "search":
+            strategy = c.get("params", {}).get("strategy", c["id"])
+            spaces.setdefault(strategy, []).append(c["id"])
+    kept = set()
+    for ids in spaces.values():
+        kept.update(spread_sample(ids, per_strategy))
+    return [c for c in candidates
+            if c.get("origin") != "search" or c["id"] in kept]
+
+
+def read_candidates(bundle, kernel, per_strategy=0):
     """The kernel's candidates with a driver, and (id, why) of the others."""
     out, refused = [], []
-    for c in kernel["candidates"]:
+    for c in sampled_candidates(kernel, per_strategy):
         if not c.get("driver"):
             refused.append((c["id"], c.get("skipped", "")))
             continue
@@ -414,11 +449,15 @@ def prepare(sources, args):
         work = os.path.join(args.work, "%s-%s" % (kind, name))
         bundle, manifest = write_bundle(kind, name, path, work, args)
         for entry in manifest["kernels"]:
-            candidates, no_driver = read_candidates(bundle, entry)
+            key = (kind, name, entry["name"])
+            # A known failure is compiled whole: a sample could leave out
+            # the candidate that fails and report it fixed.
+            candidates, no_driver = read_candidates(
+                bundle, entry, 0 if key in KNOWN_FAILURES else args.per_strategy)
             kwork = os.path.join(work, "check", re.sub(r"\W", "_",
                                                         entry["name"]))
             os.makedirs(kwork, exist_ok=True)
-            kernels.append(Kernel((kind, name, entry["name"]), bundle, entry,
+            kernels.append(Kernel(key, bundle, entry,
                                   candidates, no_driver, kwork))
     return kernels
 
@@ -524,6 +563,10 @@ def main():
                     help="I/N: every Nth corpus source from the Ith")
     ap.add_argument("--archs", default="80,90,100",
                     help="compute capabilities, comma-separated")
+    ap.add_argument("--per-strategy", type=int, default=0,
+                    help="at most N search points of each strategy per "
+                    "kernel, spread over its space (default: every one); "
+                    "the knowledge pick is always compiled")
     ap.add_argument("--nvcc-flags", default=DEFAULT_NVCC_FLAGS,
                     help="optimisation flags for every nvcc call")
     ap.add_argument("--work", help="an empty work directory")

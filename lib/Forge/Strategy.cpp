@@ -245,6 +245,22 @@ void addSearchPoint(std::vector<StrategyParams> &Space,
   Space.push_back(P);
 }
 
+std::vector<StrategyParams> spreadSample(const std::vector<StrategyParams> &Space,
+                                         unsigned N) {
+  if (N == 0 || Space.size() <= N)
+    return Space;
+  if (N == 1)
+    return {Space.front()};
+  std::vector<StrategyParams> Out;
+  const size_t Last = Space.size() - 1;
+  for (unsigned I = 0; I < N; ++I)
+    // Rounded to the nearest index: 0 and Last are always taken, and the
+    // steps between taken points differ by at most one. Distinct, since
+    // Space has more than N points.
+    Out.push_back(Space[(I * Last + (N - 1) / 2) / (N - 1)]);
+  return Out;
+}
+
 GeneratedSource Strategy::generate(const ir::StencilIR &IR,
                                    const StrategyParams &P,
                                    const GenerateOptions &Opts) const {

@@ -79,7 +79,7 @@ int main(int Argc, char **Argv) {
   std::string EmitDir, WorkDir, Arch, Nvcc = "nvcc", JsonOut, Knowledge;
   std::string Record;
   int Gpu = 0;
-  unsigned Reps = 40, Jobs = 4;
+  unsigned Reps = 40, Jobs = 4, PerStrategy = 0;
   bool List = false, BuildOnly = false, RunOnly = false, DumpIR = false;
   App.add_option("--stencil", Stencil, "a named stencil (--list)");
   App.add_option("--stencil-file", StencilFile, "a Stencil IR JSON file");
@@ -89,6 +89,10 @@ int main(int Argc, char **Argv) {
   App.add_option("--strategy", StrategyName,
                  "a strategy name, 'best' (from the knowledge), 'all', or "
                  "search points by id (zsum.32x4.v4.y1.z8), comma-separated");
+  App.add_option("--per-strategy", PerStrategy,
+                 "with a strategy name or 'all': at most N points of each "
+                 "strategy's search space, spread evenly over it (default: "
+                 "all of it)");
   App.add_option("--gpu", Gpu, "CUDA device number");
   App.add_option("--arch", Arch, "sm number, e.g. 90 (default: detected)");
   App.add_option("--nvcc", Nvcc, "the nvcc to use");
@@ -284,7 +288,8 @@ int main(int Argc, char **Argv) {
                     << "\n";
           continue;
         }
-        for (const forge::StrategyParams &P : S->searchSpace(*IR))
+        for (const forge::StrategyParams &P :
+             forge::spreadSample(S->searchSpace(*IR), PerStrategy))
           forge::addSearchPoint(Cands, P);
       }
       if (!Found) {

@@ -101,6 +101,31 @@ TEST(Strategy, IdParsesBackToEverySearchPoint) {
   EXPECT_EQ(*Back, P);
 }
 
+TEST(Strategy, SpreadSampleTakesBothEndsAndEvenSteps) {
+  std::vector<forge::StrategyParams> Space;
+  for (unsigned BX : {32u, 64u, 128u, 256u, 512u, 1024u, 16u})
+    Space.push_back(forge::searchPoint("naive", BX, 1, 1, 1, 1));
+  auto Blocks = [](const std::vector<forge::StrategyParams> &Ps) {
+    std::vector<unsigned> B;
+    for (const forge::StrategyParams &P : Ps)
+      B.push_back(P.BlockX);
+    return B;
+  };
+  using V = std::vector<unsigned>;
+  EXPECT_EQ(Blocks(forge::spreadSample(Space, 2)), (V{32, 16}));
+  EXPECT_EQ(Blocks(forge::spreadSample(Space, 3)), (V{32, 256, 16}));
+  // Index steps of 6/3 = 2: 0, 2, 4, 6.
+  EXPECT_EQ(Blocks(forge::spreadSample(Space, 4)), (V{32, 128, 512, 16}));
+  // Index steps of 6/5, rounded: 0, 1, 2, 4, 5, 6; distinct, in order.
+  EXPECT_EQ(Blocks(forge::spreadSample(Space, 6)),
+            (V{32, 64, 128, 512, 1024, 16}));
+  EXPECT_EQ(Blocks(forge::spreadSample(Space, 1)), (V{32}));
+  EXPECT_EQ(forge::spreadSample(Space, 7).size(), 7u);
+  EXPECT_EQ(forge::spreadSample(Space, 9).size(), 7u);
+  EXPECT_EQ(forge::spreadSample(Space, 0).size(), 7u);
+  EXPECT_TRUE(forge::spreadSample({}, 2).empty());
+}
+
 TEST(Strategy, IdRejectsWhatIdNeverWrites) {
   std::string Error;
   struct Case {

@@ -117,6 +117,14 @@ std::vector<std::string> splitOn(const std::string &S, char Sep);
 void addSearchPoint(std::vector<StrategyParams> &Space,
                     const StrategyParams &P);
 
+/// At most \p N points of \p Space, spread evenly over it in its order: the
+/// first, the last and the rest at equal steps between them (N = 1: the
+/// first). All of \p Space when it has no more than N points or N is 0.
+/// fs-bench's --per-strategy: a few shapes of each strategy instead of its
+/// whole space.
+std::vector<StrategyParams> spreadSample(const std::vector<StrategyParams> &Space,
+                                         unsigned N);
+
 /// How generated code reaches __constant__ coefficient arrays.
 enum class ConstantMode {
   /// The generated file defines its own `static __constant__` copies and a
