@@ -7,7 +7,7 @@
 #include "forgestencil/Agents/BundleAgent.h"
 
 #include "forgestencil/Agents/RunLog.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -116,7 +116,7 @@ Result<BundleAgentReport> runAgentOnBundle(LlmClient &Client,
   // Nsight Compute, where there is one, profiles each verified candidate
   // for the analysis step.
   std::string Ncu =
-      Report.CompileOnly ? "" : harness::findProgram("ncu").value_or("");
+      Report.CompileOnly ? "" : support::findProgram("ncu").value_or("");
   for (const std::string &Kernel : *Kernels) {
     GenerationLoopOptions L;
     L.Ncu = Ncu;

@@ -10,8 +10,8 @@
 #include "forgestencil/Agents/ProfileParsers.h"
 #include "forgestencil/Agents/ResponseParsing.h"
 #include "forgestencil/Agents/RunLog.h"
-#include "forgestencil/Harness/HostInfo.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/HostInfo.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 
 #include <cctype>
@@ -81,7 +81,7 @@ std::string builtinExample(const std::string &Bundle, const json &K) {
 Result<int> runLogged(const std::vector<std::string> &Argv,
                       const std::string &LogPath,
                       std::optional<double> Timeout = std::nullopt) {
-  harness::ProcessResult P = harness::runProcess({Argv, {}, {}, "", Timeout});
+  support::ProcessResult P = support::runProcess({Argv, {}, {}, "", Timeout});
   std::ofstream(LogPath, std::ios::binary) << P.Stdout << P.Stderr;
   if (!P.ExitCode)
     return makeError(Argv.front() + " " + P.describeEnd());
@@ -205,7 +205,7 @@ std::vector<NcuMetric> candidateLaunchMetrics(const std::vector<NcuMetric> &All,
 }
 
 bool gpuAvailable() {
-  return harness::queryGpu("").Name != harness::UnknownValue;
+  return support::queryGpu("").Name != support::UnknownValue;
 }
 
 CandidateVerdict classifyCandidate(const json &Results,

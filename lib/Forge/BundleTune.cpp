@@ -5,8 +5,8 @@
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/GpuProbe.h"
-#include "forgestencil/Harness/HostInfo.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/HostInfo.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -99,8 +99,8 @@ std::string findSanitizer(const TuneOptions &O) {
     if (fs::exists(Next))
       return Next.string();
   }
-  harness::ProcessResult R =
-      harness::runShellCommand("command -v compute-sanitizer", "", 10);
+  support::ProcessResult R =
+      support::runShellCommand("command -v compute-sanitizer", "", 10);
   if (R.succeeded()) {
     std::string P = R.Stdout.substr(0, R.Stdout.find('\n'));
     if (!P.empty())
@@ -145,7 +145,7 @@ std::string firstCompileError(const std::string &Log) {
       ++Count;
     }
   if (First == Lines.size())
-    return harness::lastLines(Log, 4);
+    return support::lastLines(Log, 4);
   std::string Out = Lines[First];
   // The echoed source line and its caret, up to the next message.
   for (size_t I = First + 1; I < Lines.size() && I <= First + 2; ++I) {
@@ -206,13 +206,13 @@ std::string usableGpu(const TuneOptions &O, const std::string &Arch,
     return "";
   const std::string Src = Build + "/gpu-probe.cu", Bin = Build + "/gpu-probe";
   std::ofstream(Src) << GpuProbeSource;
-  harness::ProcessResult C = harness::runProcess(
+  support::ProcessResult C = support::runProcess(
       {{O.Nvcc, "-arch=" + Arch, Src, "-o", Bin}, {}, {}, Build,
        O.CompileTimeout});
   if (!C.succeeded())
     return "the GPU probe did not compile (" + C.describeEnd() +
            "): " + firstCompileError(C.Stderr + C.Stdout);
-  harness::ProcessResult R = harness::runProcess({{Bin}, {}, {}, Build, 120.0});
+  support::ProcessResult R = support::runProcess({{Bin}, {}, {}, Build, 120.0});
   const std::string Out = R.Stdout;
   size_t At = Out.find("FSTUNE_GPU ");
   if (!R.succeeded() || At == std::string::npos) {
@@ -220,7 +220,7 @@ std::string usableGpu(const TuneOptions &O, const std::string &Arch,
     std::string Why = No != std::string::npos
                           ? Out.substr(No + 14, Out.find('\n', No) - No - 14)
                           : R.describeEnd() + ": " +
-                                harness::lastLines(R.Stderr + R.Stdout, 2);
+                                support::lastLines(R.Stderr + R.Stdout, 2);
     return "no usable GPU: the CUDA runtime says: " + Why;
   }
   int Have = std::atoi(Out.c_str() + At + 11);
@@ -367,8 +367,8 @@ std::vector<std::string> checkOriginal(const std::string &Binary,
                              std::to_string(Seed)});
     for (size_t I = From; I < Cases.size(); ++I)
       Argv.insert(Argv.end(), {"--case", caseArg(Cases[I].Name, Cases[I].Ext)});
-    harness::ProcessResult P =
-        harness::runProcess({Argv, {}, {}, "", 3 * O.RunTimeout});
+    support::ProcessResult P =
+        support::runProcess({Argv, {}, {}, "", 3 * O.RunTimeout});
     std::ofstream(Binary + ".check-original.log", std::ios::app)
         << P.Stdout << P.Stderr;
     // Which cases ran to their end.
@@ -388,11 +388,11 @@ std::vector<std::string> checkOriginal(const std::string &Binary,
             ? "the original kernel accesses memory out of bounds there "
               "(compute-sanitizer: " +
                   (At == std::string::npos
-                       ? harness::lastLines(All, 2)
+                       ? support::lastLines(All, 2)
                        : All.substr(At, All.find('\n', At) - At)) +
                   ")"
             : "the original kernel alone fails there (" + P.describeEnd() +
-                  ": " + harness::lastLines(P.Stderr, 2) + ")";
+                  ": " + support::lastLines(P.Stderr, 2) + ")";
     const bool Began = P.Stdout.find("FSTUNE_CASE_BEGIN " + Cases[Ended < Cases.size() ? Ended : 0].Name + "\n") != std::string::npos;
     if (Ended < Cases.size() && Began) {
       Refused[Ended] = Why;
@@ -506,7 +506,7 @@ void memcheckCandidates(std::vector<Job *> &Live, const CaseSet &Cases,
   for (Job *JP : Live) {
     Job &J = *JP;
     unsigned S = NextSeed();
-    harness::ProcessResult P = harness::runProcess(
+    support::ProcessResult P = support::runProcess(
         {{Sanitizer, "--tool", "memcheck", "--error-exitcode",
           std::to_string(MemcheckExit), "--print-limit", "4",
           // Padding after every allocation, so a read past one array
@@ -528,12 +528,12 @@ void memcheckCandidates(std::vector<Job *> &Live, const CaseSet &Cases,
       size_t At = Out.find("Invalid ");
       J.Result.Reason =
           "memcheck: " + (At == std::string::npos
-                              ? harness::lastLines(Out, 3)
+                              ? support::lastLines(Out, 3)
                               : Out.substr(At, Out.find('\n', At) - At));
     } else {
       J.Result.Verdict = P.TimedOut ? "timeout" : "crash";
       J.Result.Reason = "under memcheck: " + P.describeEnd() + ": " +
-                        harness::lastLines(P.Stderr, 3);
+                        support::lastLines(P.Stderr, 3);
     }
     J.Result.Seed = S;
     progress(O, "[memcheck] " + J.Result.Kernel + " " + J.Result.Id + ": " +
@@ -557,13 +557,13 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
   R.Date = isoDate();
   R.Command = O.Command;
   R.Tolerance = M->Tolerance;
-  harness::ProcessResult Version =
-      harness::runProcess({{O.Nvcc, "--version"}, {}, {}, "", 30.0});
+  support::ProcessResult Version =
+      support::runProcess({{O.Nvcc, "--version"}, {}, {}, "", 30.0});
   if (!Version.succeeded()) {
     Error = "cannot run " + O.Nvcc + " --version: " + Version.describeEnd();
     return false;
   }
-  R.NvccVersion = harness::parseNvccVersion(Version.Stdout);
+  R.NvccVersion = support::parseNvccVersion(Version.Stdout);
   const std::string Build = Dir + "/build";
   std::error_code EC;
   fs::create_directories(Build, EC);
@@ -587,8 +587,8 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
     Argv.insert(Argv.end(), {"-Dmain=fs_app_unit" + std::to_string(I) + "_main",
                              "-c", Dir + "/app/" + U.File, "-o", Obj});
     progress(O, "compiling app unit " + U.File);
-    harness::ProcessResult P =
-        harness::runProcess({Argv, {}, {}, Dir, O.CompileTimeout});
+    support::ProcessResult P =
+        support::runProcess({Argv, {}, {}, Dir, O.CompileTimeout});
     if (!P.succeeded()) {
       LinkError = "app unit " + U.File + " did not compile (" +
                   P.describeEnd() + "): " + firstCompileError(P.Stderr + P.Stdout);
@@ -662,8 +662,8 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
     Argv.insert(Argv.end(), {"-lineinfo", Driver.string()});
     Argv.insert(Argv.end(), Objects.begin(), Objects.end());
     Argv.insert(Argv.end(), {"-o", J.Binary});
-    harness::ProcessResult P =
-        harness::runProcess({Argv, {}, {}, Driver.parent_path().string(),
+    support::ProcessResult P =
+        support::runProcess({Argv, {}, {}, Driver.parent_path().string(),
                              O.CompileTimeout});
     std::ofstream(J.Binary + ".log") << P.Stdout << P.Stderr;
     std::lock_guard<std::mutex> G(Lock);
@@ -687,9 +687,9 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
     return true;
   }
 
-  harness::GpuInfo Gpu = harness::queryGpu("");
+  support::GpuInfo Gpu = support::queryGpu("");
   R.Driver = Gpu.Driver;
-  if (Gpu.Name != harness::UnknownValue)
+  if (Gpu.Name != support::UnknownValue)
     R.GpuName = Gpu.Name;
   unsigned Seed = O.Seed ? O.Seed
                          : static_cast<unsigned>(
@@ -763,8 +763,8 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
                                          std::to_string(Reps), "--time-ext",
                                          Cases.TimeExt};
         Argv.insert(Argv.end(), Cases.Args.begin(), Cases.Args.end());
-        harness::ProcessResult P =
-            harness::runProcess({Argv, {}, {}, "", O.RunTimeout});
+        support::ProcessResult P =
+            support::runProcess({Argv, {}, {}, "", O.RunTimeout});
         std::ofstream(J->Binary + ".run" + std::to_string(Round) + ".log")
             << P.Stdout << P.Stderr;
         auto Out = driverResult(P.Stdout);
@@ -772,7 +772,7 @@ bool tuneBundle(const std::string &DirIn, const TuneOptions &O,
         if (!P.succeeded() || !Out) {
           C.Verdict = P.TimedOut ? "timeout" : "crash";
           C.Reason = "driver " + P.describeEnd() + ": " +
-                     harness::lastLines(P.Stderr, 3);
+                     support::lastLines(P.Stderr, 3);
           C.Seed = S;
         } else {
           readRun(*Out, *J, Round, Reps, S, R);

@@ -3,7 +3,7 @@
 #include "forgestencil/Forge/CpuCheck.h"
 
 #include "forgestencil/Forge/Bench.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -133,7 +133,7 @@ CpuCheckVerdict cpuCheck(const ir::StencilIR &IR, const StrategyParams &P,
     Cleanup();
     return V;
   }
-  harness::ProcessSpec Spec;
+  support::ProcessSpec Spec;
   Spec.Argv = {Opts.Python, Opts.Emulator, Dir + "/bench", "--jobs",
                std::to_string(Opts.Jobs ? Opts.Jobs : 1), "--work-dir",
                Dir + "/emu", "--timeout",
@@ -144,7 +144,7 @@ CpuCheckVerdict cpuCheck(const ir::StencilIR &IR, const StrategyParams &P,
   }
   // The emulator has its own driver time limit; this one is for the build.
   Spec.TimeoutSeconds = Opts.TimeoutSeconds + 600;
-  harness::ProcessResult R = harness::runProcess(Spec);
+  support::ProcessResult R = support::runProcess(Spec);
   V.Seconds = R.WallSeconds;
   Cleanup();
   if (!R.LaunchError.empty()) {
@@ -154,7 +154,7 @@ CpuCheckVerdict cpuCheck(const ir::StencilIR &IR, const StrategyParams &P,
   const std::string Id = S.Candidates.front().id();
   if (findVerdict(R.Stdout, Id, V))
     return V;
-  std::string Tail = harness::lastLines(R.Stderr, 3);
+  std::string Tail = support::lastLines(R.Stderr, 3);
   for (char &Ch : Tail)
     if (Ch == '\n')
       Ch = ' ';

@@ -19,12 +19,12 @@ bool hasBodyCopies(const std::string &SourceDir) {
          std::filesystem::exists(SourceDir + "/forgestencil/checks.h", Error);
 }
 
-std::string judgeInAppVerification(const ProcessResult &Result,
+std::string judgeInAppVerification(const support::ProcessResult &Result,
                                    std::optional<InAppVerification> &Found,
                                    std::ostream &Progress) {
   if (!Result.succeeded())
     return "the USE_OURS=verify run failed: " + Result.describeEnd() + "\n" +
-           lastLines(Result.Stderr, 10);
+           support::lastLines(Result.Stderr, 10);
   Expected<InAppVerification> V =
       parseInAppVerification(Result.Stdout + "\n" + Result.Stderr);
   if (!V)

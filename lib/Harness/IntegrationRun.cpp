@@ -8,12 +8,12 @@
 
 #include "ProjectPaths.h"
 
-#include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Support/HostInfo.h"
 #include "forgestencil/Harness/InAppVerify.h"
 #include "forgestencil/Harness/Measurement.h"
 #include "forgestencil/Harness/OutputCompare.h"
 #include "forgestencil/Harness/OutputParsing.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 #include "forgestencil/Harness/Registry.h"
 #include "forgestencil/Harness/Sha256.h"
 #include "forgestencil/Version.h"
@@ -180,7 +180,7 @@ private:
   void verifyInApp();
   /// The app's process: the binary with \p Args, its output arguments
   /// pointed at \p OutPath (none when empty), USE_OURS=\p UseOurs.
-  ProcessSpec appProcess(const std::vector<std::string> &Args,
+  support::ProcessSpec appProcess(const std::vector<std::string> &Args,
                          const std::string &OutPath,
                          const std::string &UseOurs) const;
   RunRecord runOnce(unsigned Round, Mode RunMode, bool IsCheckRun);
@@ -234,8 +234,8 @@ private:
   std::string SourceDir;
   std::optional<std::string> VisibleDevices;
   ElementType OutputType = ElementType::Float32;
-  GpuInfo Gpu;
-  std::string NvccVersion = UnknownValue;
+  support::GpuInfo Gpu;
+  std::string NvccVersion = support::UnknownValue;
   uint64_t Seed = 0;
   std::string Date;
   std::vector<json> Records;
@@ -362,7 +362,7 @@ Status IntegrationRun::vendor() {
     Progress << " " << File;
   Progress << "\n";
 
-  ProcessSpec Vendor;
+  support::ProcessSpec Vendor;
   Vendor.Argv = {"bash", VendorScript, BaseApp.Name};
   std::error_code Error;
   if (!Options.WorkDir.empty())
@@ -375,12 +375,12 @@ Status IntegrationRun::vendor() {
         fs::absolute(PatchesDir, Error).string();
   Vendor.WorkingDirectory = Root;
   Vendor.TimeoutSeconds = Options.BuildTimeoutSeconds;
-  ProcessResult Vendored = runProcess(Vendor);
+  support::ProcessResult Vendored = support::runProcess(Vendor);
   if (!Vendored.succeeded())
     return fail("vendor.sh " + Vendored.describeEnd() + ":\n" +
-                lastLines(Vendored.Stdout + Vendored.Stderr, 20));
+                support::lastLines(Vendored.Stdout + Vendored.Stderr, 20));
   // vendor.sh prints the work directory on its last line.
-  SourceDir = lastLines(Vendored.Stdout, 1);
+  SourceDir = support::lastLines(Vendored.Stdout, 1);
   if (SourceDir.empty() || !fs::is_directory(SourceDir, Error))
     return fail("vendor.sh did not print the vendored directory on its last "
                 "line (got '" + SourceDir + "')");
@@ -417,11 +417,11 @@ Status IntegrationRun::build() {
     std::string Expanded = expandPlaceholders(Command, Values);
     Progress << "fs-harness: build" << (VariantName.empty() ? "" : " " + VariantName)
              << ": " << Expanded << "\n";
-    ProcessResult Built =
-        runShellCommand(Expanded, SourceDir, Options.BuildTimeoutSeconds);
+    support::ProcessResult Built =
+        support::runShellCommand(Expanded, SourceDir, Options.BuildTimeoutSeconds);
     if (!Built.succeeded())
       return fail("build command '" + Expanded + "' " + Built.describeEnd() +
-                  ":\n" + lastLines(Built.Stdout + Built.Stderr, 30));
+                  ":\n" + support::lastLines(Built.Stdout + Built.Stderr, 30));
   }
   return Status::success();
 }
@@ -448,12 +448,12 @@ void IntegrationRun::selectGpu() {
     // A batch scheduler chose the GPU; keep its choice.
     VisibleDevices = Inherited;
   } else {
-    VisibleDevices = queryIdlestGpu();
+    VisibleDevices = support::queryIdlestGpu();
   }
   std::string First = VisibleDevices.value_or("");
   First = First.substr(0, First.find(','));
-  Gpu = queryGpu(First);
-  NvccVersion = queryNvccVersion();
+  Gpu = support::queryGpu(First);
+  NvccVersion = support::queryNvccVersion();
 }
 
 Status IntegrationRun::prepareOutputDirectory() {
@@ -477,11 +477,11 @@ Status IntegrationRun::prepareOutputDirectory() {
   return Status::success();
 }
 
-ProcessSpec IntegrationRun::appProcess(const std::vector<std::string> &Args,
+support::ProcessSpec IntegrationRun::appProcess(const std::vector<std::string> &Args,
                                        const std::string &OutPath,
                                        const std::string &UseOurs) const {
   PlaceholderValues Values = placeholders();
-  ProcessSpec Spec;
+  support::ProcessSpec Spec;
   Spec.Argv.push_back(Binary);
   for (const std::string &Arg : Args)
     Spec.Argv.push_back(expandPlaceholders(Arg, Values));
@@ -508,7 +508,7 @@ RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
                                   bool IsCheckRun) {
   bool WritesOutput = App.OutputArgs && !IsCheckRun;
   std::string OutPath = WritesOutput ? outputPath(Round, RunMode) : "";
-  ProcessSpec Spec = appProcess(IsCheckRun ? *App.CheckArgs : RunArgs, OutPath,
+  support::ProcessSpec Spec = appProcess(IsCheckRun ? *App.CheckArgs : RunArgs, OutPath,
                                 std::to_string(int(RunMode)));
   std::error_code Error;
   RunRecord Record;
@@ -520,7 +520,7 @@ RunRecord IntegrationRun::runOnce(unsigned Round, Mode RunMode,
   Expect.NeedsTimer = !IsCheckRun;
   Expect.NeedsCheck = IsCheckRun || !App.CheckArgs;
   Expect.FailureRegex = App.FailureRegex;
-  judgeRun(runProcess(Spec), App.Timer, App.Check ? &*App.Check : nullptr,
+  judgeRun(support::runProcess(Spec), App.Timer, App.Check ? &*App.Check : nullptr,
            Expect, Record);
   if (Record.Problem.empty() && WritesOutput) {
     bool Written = App.OutputIsDirectory ? !fs::is_empty(OutPath, Error)
@@ -629,7 +629,7 @@ void IntegrationRun::verifyInApp() {
   Progress << "fs-harness: USE_OURS=verify run (body copies compared "
               "with the originals in the app)\n";
   RefusalReason = judgeInAppVerification(
-      runProcess(appProcess(RunArgs, OutPath, "verify")), Verification,
+      support::runProcess(appProcess(RunArgs, OutPath, "verify")), Verification,
       Progress);
 }
 

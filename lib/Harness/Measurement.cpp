@@ -42,7 +42,7 @@ std::vector<std::array<Mode, 2>> planRoundOrder(unsigned Rounds,
 namespace {
 
 /// Why a process that did not exit cleanly does not count.
-std::string describeAbnormalEnd(const ProcessResult &Result) {
+std::string describeAbnormalEnd(const support::ProcessResult &Result) {
   if (!Result.LaunchError.empty())
     return "could not start: " + Result.LaunchError;
   if (Result.TimedOut)
@@ -54,7 +54,7 @@ std::string describeAbnormalEnd(const ProcessResult &Result) {
 
 } // namespace
 
-void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
+void judgeRun(const support::ProcessResult &Result, const TimerPattern &Timer,
               const CheckPattern *Check, RunExpectations Expect,
               RunRecord &Record) {
   Record.ExitCode = Result.ExitCode;
@@ -86,7 +86,7 @@ void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
   else if (!Expect.FailureRegex.empty() &&
            std::regex_search(Output, FailureMatch,
                              std::regex(Expect.FailureRegex, std::regex::ECMAScript)))
-    Record.Problem = "the app printed '" + lastLines(FailureMatch.str(0), 1) +
+    Record.Problem = "the app printed '" + support::lastLines(FailureMatch.str(0), 1) +
                      "', which app.json's failure_regex names a failure";
   else if (Check && Expect.NeedsCheck && !Verdict)
     Record.Problem = "check line missing: " + Verdict.error();
@@ -100,10 +100,10 @@ void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
   else if (Expect.NeedsTimer && !TimeMs)
     Record.Problem = "timer line missing or unreadable: " + TimeMs.error();
   if (!Record.Problem.empty())
-    Record.OutputTail = lastLines(Result.Stdout + Result.Stderr, 10);
+    Record.OutputTail = support::lastLines(Result.Stdout + Result.Stderr, 10);
 }
 
-void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
+void judgeRun(const support::ProcessResult &Result, const TimerPattern &Timer,
               const CheckPattern &Check, RunRecord &Record) {
   judgeRun(Result, Timer, &Check, RunExpectations{}, Record);
 }

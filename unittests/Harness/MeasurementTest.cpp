@@ -5,20 +5,21 @@
 #include <gtest/gtest.h>
 
 using namespace forgestencil::harness;
+namespace support = forgestencil::support;
 
 namespace {
 
 const TimerPattern Timer{R"(TIMER loop_ms=([0-9.]+))", "ms"};
 const CheckPattern Check{R"(CHECK (\w+))", "PASS"};
 
-ProcessResult exited(int Code, std::string Stdout) {
-  ProcessResult Result;
+support::ProcessResult exited(int Code, std::string Stdout) {
+  support::ProcessResult Result;
   Result.ExitCode = Code;
   Result.Stdout = std::move(Stdout);
   return Result;
 }
 
-RunRecord judged(const ProcessResult &Result, unsigned Round = 1,
+RunRecord judged(const support::ProcessResult &Result, unsigned Round = 1,
                  Mode RunMode = Mode::Original) {
   RunRecord Record;
   Record.Round = Round;
@@ -49,7 +50,7 @@ TEST(MeasurementTest, GoodRunCounts) {
 }
 
 TEST(MeasurementTest, LinesOnStderrCount) {
-  ProcessResult Result = exited(0, "CHECK PASS\n");
+  support::ProcessResult Result = exited(0, "CHECK PASS\n");
   Result.Stderr = "TIMER loop_ms=3\n";
   EXPECT_TRUE(judged(Result).Problem.empty());
 }
@@ -70,12 +71,12 @@ TEST(MeasurementTest, AbnormalEndsAreProblemsEvenWithGoodLines) {
   RunRecord NonZero = judged(exited(2, "TIMER loop_ms=1\nCHECK PASS\n"));
   EXPECT_EQ(NonZero.Problem, "exited with exit code 2 (non-zero)");
 
-  ProcessResult Crashed;
+  support::ProcessResult Crashed;
   Crashed.Signal = 11;
   EXPECT_NE(judged(Crashed).Problem.find("crashed: killed by signal 11"),
             std::string::npos);
 
-  ProcessResult Hung;
+  support::ProcessResult Hung;
   Hung.TimedOut = true;
   Hung.Signal = 9;
   EXPECT_NE(judged(Hung).Problem.find("timed out"), std::string::npos);

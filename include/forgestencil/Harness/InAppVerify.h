@@ -16,7 +16,7 @@
 #define FORGESTENCIL_HARNESS_INAPPVERIFY_H
 
 #include "forgestencil/Harness/OutputParsing.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -34,7 +34,7 @@ bool hasBodyCopies(const std::string &SourceDir);
 /// Judges the USE_OURS=verify run \p Result: its findings go to \p Found and
 /// one line each to \p Progress. Returns why the measurement is refused
 /// (a failed run, no summary, a difference, nothing compared), or "".
-std::string judgeInAppVerification(const ProcessResult &Result,
+std::string judgeInAppVerification(const support::ProcessResult &Result,
                                    std::optional<InAppVerification> &Found,
                                    std::ostream &Progress);
 

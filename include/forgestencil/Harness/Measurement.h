@@ -19,7 +19,7 @@
 
 #include "forgestencil/Harness/Expected.h"
 #include "forgestencil/Harness/OutputParsing.h"
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 #include "forgestencil/Harness/Statistics.h"
 
 #include <array>
@@ -83,12 +83,12 @@ struct RunExpectations {
 /// Fills \p Record from how the process ended and what it printed, and sets
 /// its Problem when the run does not count. \p Check may be null (an app
 /// whose outputs are its only check).
-void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
+void judgeRun(const support::ProcessResult &Result, const TimerPattern &Timer,
               const CheckPattern *Check, RunExpectations Expect,
               RunRecord &Record);
 
 /// judgeRun for a run that must print both its timer and its check line.
-void judgeRun(const ProcessResult &Result, const TimerPattern &Timer,
+void judgeRun(const support::ProcessResult &Result, const TimerPattern &Timer,
               const CheckPattern &Check, RunRecord &Record);
 
 /// "round 2, USE_OURS=1 (run 3 of 8)"; "round 2, USE_OURS=1, check run (run

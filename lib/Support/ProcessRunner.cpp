@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,7 +23,7 @@
 extern char **environ;
 
 namespace forgestencil {
-namespace harness {
+namespace support {
 
 namespace {
 
@@ -295,5 +295,5 @@ ProcessResult runShellCommand(const std::string &Command,
   return runProcess(Spec);
 }
 
-} // namespace harness
+} // namespace support
 } // namespace forgestencil

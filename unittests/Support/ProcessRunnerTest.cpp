@@ -1,12 +1,12 @@
 //===- ProcessRunnerTest.cpp - Child processes, environment, time limits --===//
 
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
 
-using namespace forgestencil::harness;
+using namespace forgestencil::support;
 
 namespace {
 

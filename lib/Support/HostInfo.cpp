@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Support/HostInfo.h"
 
-#include "forgestencil/Harness/ProcessRunner.h"
+#include "forgestencil/Support/ProcessRunner.h"
 
 #include <cstdlib>
 #include <regex>
@@ -15,7 +15,7 @@
 #include <vector>
 
 namespace forgestencil {
-namespace harness {
+namespace support {
 
 namespace {
 
@@ -142,5 +142,5 @@ std::string queryNvccVersion() {
   return UnknownValue;
 }
 
-} // namespace harness
+} // namespace support
 } // namespace forgestencil

@@ -11,14 +11,14 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef FORGESTENCIL_HARNESS_HOSTINFO_H
-#define FORGESTENCIL_HARNESS_HOSTINFO_H
+#ifndef FORGESTENCIL_SUPPORT_HOSTINFO_H
+#define FORGESTENCIL_SUPPORT_HOSTINFO_H
 
 #include <optional>
 #include <string>
 
 namespace forgestencil {
-namespace harness {
+namespace support {
 
 /// What the registry records when a tool cannot tell.
 inline constexpr const char *UnknownValue = "unknown";
@@ -51,7 +51,7 @@ std::optional<std::string> queryIdlestGpu();
 /// The version of the nvcc in PATH, $CUDA_PATH/bin or /usr/local/cuda/bin.
 std::string queryNvccVersion();
 
-} // namespace harness
+} // namespace support
 } // namespace forgestencil
 
-#endif // FORGESTENCIL_HARNESS_HOSTINFO_H
+#endif // FORGESTENCIL_SUPPORT_HOSTINFO_H

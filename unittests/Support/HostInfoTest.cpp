@@ -1,10 +1,10 @@
 //===- HostInfoTest.cpp - Parsing nvidia-smi and nvcc output --------------===//
 
-#include "forgestencil/Harness/HostInfo.h"
+#include "forgestencil/Support/HostInfo.h"
 
 #include <gtest/gtest.h>
 
-using namespace forgestencil::harness;
+using namespace forgestencil::support;
 
 namespace {
 

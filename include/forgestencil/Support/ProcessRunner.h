@@ -13,8 +13,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef FORGESTENCIL_HARNESS_PROCESSRUNNER_H
-#define FORGESTENCIL_HARNESS_PROCESSRUNNER_H
+#ifndef FORGESTENCIL_SUPPORT_PROCESSRUNNER_H
+#define FORGESTENCIL_SUPPORT_PROCESSRUNNER_H
 
 #include <map>
 #include <optional>
@@ -22,7 +22,7 @@
 #include <vector>
 
 namespace forgestencil {
-namespace harness {
+namespace support {
 
 /// What to run.
 struct ProcessSpec {
@@ -80,7 +80,7 @@ ProcessResult runShellCommand(const std::string &Command,
                               const std::string &WorkingDirectory = "",
                               std::optional<double> TimeoutSeconds = {});
 
-} // namespace harness
+} // namespace support
 } // namespace forgestencil
 
-#endif // FORGESTENCIL_HARNESS_PROCESSRUNNER_H
+#endif // FORGESTENCIL_SUPPORT_PROCESSRUNNER_H

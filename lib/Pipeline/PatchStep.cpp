@@ -1,0 +1,185 @@
+//===- PatchStep.cpp - The integration patch of an analysed application ---===//
+///
+/// \file
+/// --emit-patch / --stdout: the rewrite options from the session's options,
+/// the variant of each kernel (lib/Knowledge: fs-tune's winners, else the
+/// best known strategy the CPU check verified), the block shapes of the
+/// --reblock kernels (given, or chosen from a verify run's times), then
+/// rewrite::emitPatch. A run that would patch nothing says why and fails.
+///
+//===----------------------------------------------------------------------===//
+
+#include "forgestencil/Pipeline/Session.h"
+
+#include "forgestencil/Forge/CpuCheck.h"
+#include "forgestencil/Knowledge/BlockShapeChoice.h"
+#include "forgestencil/Knowledge/VariantChoice.h"
+#include "forgestencil/Rewrite/PatchEmission.h"
+#include "forgestencil/Rewrite/RewritePlanner.h"
+#include "forgestencil/Version.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace pipeline {
+
+namespace {
+
+using ReblockMap =
+    std::map<std::string, std::optional<std::array<unsigned, 3>>>;
+
+/// --reblock-times: the shape of each --reblock kernel given without one,
+/// from the in-app times of a verify run; a kernel no shape speeds up
+/// leaves \p Reblock. Returns the error message, empty on success.
+std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
+                                raw_ostream &Err) {
+  if (O.ReblockTimes.empty())
+    return "";
+  std::vector<std::string> Open;
+  for (const auto &[Name, Shape] : Reblock)
+    if (!Shape)
+      Open.push_back(Name);
+  auto Text = MemoryBuffer::getFile(O.ReblockTimes);
+  if (!Text)
+    return O.ReblockTimes + ": " + Text.getError().message();
+  auto Choices = knowledge::chooseBlockShapes((*Text)->getBuffer(), Open,
+                                              O.ReblockMinGain);
+  if (!Choices)
+    return O.ReblockTimes + ": " + toString(Choices.takeError());
+  for (const knowledge::ShapeChoice &C : *Choices) {
+    std::string Times = formatv("{0:F4} ms against the original's {1:F4} ms, "
+                                "{2} shape(s) measured",
+                                C.CopyMs, C.OriginalMs, C.Measured)
+                            .str();
+    if (C.Block) {
+      Err << "fs-rewrite: " << C.Kernel << ": block " << (*C.Block)[0] << "x"
+          << (*C.Block)[1] << "x" << (*C.Block)[2] << " from " << O.ReblockTimes
+          << " (" << Times << ")\n";
+      Reblock[C.Kernel] = C.Block;
+    } else {
+      Err << "fs-rewrite: " << C.Kernel
+          << ": keeps its original launches: no block shape in "
+          << O.ReblockTimes << " gains "
+          << formatv("{0}", O.ReblockMinGain * 100).str() << "% (best " << Times
+          << ")\n";
+      Reblock.erase(C.Kernel);
+    }
+  }
+  return "";
+}
+
+/// The variant choice (lib/Knowledge) with the session's options.
+Expected<std::map<std::string, rewrite::KernelVariant>>
+chooseVariants(const Options &O, const analysis::Inventory &Inv,
+               const std::string &KnowledgeFile, raw_ostream &Log) {
+  knowledge::VariantChoiceOptions V;
+  V.TuningResults = O.TuningResults;
+  V.KnowledgeFile = KnowledgeFile;
+  V.Arch = O.Arch;
+  V.CpuCheck = *knowledge::parseCpuCheckMode(O.CpuCheck);
+  forge::EmulatorLocation Where =
+      forge::locateCpuEmulator(O.CpuEmulator, O.MainExecutable);
+  V.CpuEmulator = Where.Path;
+  V.CpuEmulatorHow = Where.How;
+  V.CpuEmulatorTried = Where.Tried;
+  V.CpuCheckDir = O.CpuCheckDir;
+  V.Kernels = O.Kernels;
+  return knowledge::chooseVariants(Inv, V, Log);
+}
+
+} // namespace
+
+int Session::writePatch(const driver::CudaCompilationDatabase &DB,
+                        const analysis::Inventory &Inv) {
+  if (!O.ToStdout && O.AppName.empty())
+    return usageError("--emit-patch needs --app NAME (or use --stdout)");
+  Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(O.Strategy);
+  if (!Strat)
+    return usageError(toString(Strat.takeError()));
+  if ((!O.RestrictKernels.empty() || !O.ReblockKernels.empty()) &&
+      *Strat != rewrite::Strategy::Forge)
+    return usageError("--restrict and --reblock need --strategy forge");
+  rewrite::EmitOptions Opts;
+  // Patches name files relative to the real source root.
+  SmallString<256> Root(sourceRoot(DB));
+  sys::fs::make_absolute(Root);
+  sys::fs::real_path(Root, Root);
+  Opts.Rewrite.SourceRoot = std::string(Root);
+  Opts.Rewrite.Kernels = O.Kernels;
+  Opts.Rewrite.Strat = *Strat;
+  if (*Strat == rewrite::Strategy::Forge) {
+    auto Variants = chooseVariants(O, Inv, knowledgeFile(), Err);
+    if (!Variants)
+      return fail(toString(Variants.takeError()));
+    Opts.Rewrite.Variants = std::move(*Variants);
+    Opts.Rewrite.RestrictKernels = O.RestrictKernels;
+    for (StringRef Item : O.ReblockKernels) {
+      auto [Name, Shape] = Item.split('=');
+      std::optional<std::array<unsigned, 3>> Block;
+      if (!Shape.empty() && !(Block = rewrite::parseBlockShape(Shape)))
+        return usageError("--reblock " + Item.str() +
+                          ": the shape must be XxY or XxYxZ, at most 1024 "
+                          "threads");
+      Opts.Rewrite.ReblockKernels[Name.str()] = Block;
+    }
+    if (std::string E =
+            chooseReblockShapes(O, Opts.Rewrite.ReblockKernels, Err);
+        !E.empty())
+      return fail(E);
+    if (!O.ReblockKernels.empty() && Opts.Rewrite.ReblockKernels.empty() &&
+        O.RestrictKernels.empty() && O.Kernels.empty())
+      return fail("no block shape in " + O.ReblockTimes +
+                  " is faster for any --reblock kernel: nothing to patch");
+    StringRef Arch = O.Arch;
+    if (!Arch.consume_front("sm_") ||
+        Arch.getAsInteger(10, Opts.Rewrite.BodyComputeCapability))
+      return usageError("--bundle-arch must be sm_<NN>, not '" + O.Arch + "'");
+    // A kernel asked for a body copy is rewritten whatever else is.
+    std::vector<std::string> BodyKernels = O.RestrictKernels;
+    for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
+      BodyKernels.push_back(Name);
+    // Routing a kernel through a launcher that can only run the reference
+    // copy gains nothing: by default the forge rewrites the kernels it has a
+    // variant for.
+    if (Opts.Rewrite.Kernels.empty()) {
+      for (const auto &[Name, V] : Opts.Rewrite.Variants)
+        Opts.Rewrite.Kernels.push_back(Name);
+    }
+    if (Opts.Rewrite.Kernels.empty() && BodyKernels.empty()) {
+      if (!O.TuningResults.empty())
+        return fail("fs-tune found no verified candidate faster than the "
+                    "original for any kernel: nothing to patch");
+      bool AnyStencil = false;
+      for (const auto &[Name, A] : Inv.analyses())
+        AnyStencil |= A.Result == analysis::KernelAnalysis::Stencil && A.IR;
+      if (AnyStencil)
+        return fail("every stencil kernel keeps its original launch (the "
+                    "reasons are above): nothing to patch");
+      return fail("no kernel was analysed as a stencil, so the forge has "
+                  "nothing to rewrite (see --list for the reasons)");
+    }
+    for (const std::string &Name : BodyKernels)
+      if (!is_contained(Opts.Rewrite.Kernels, Name))
+        Opts.Rewrite.Kernels.push_back(Name);
+  }
+  Opts.Rewrite.ToolVersion = FORGESTENCIL_VERSION;
+  Opts.ToStream = O.ToStdout;
+  SmallString<256> OutDir(O.OutputDir);
+  if (OutDir.empty())
+    sys::path::append(OutDir, "patches", O.AppName);
+  sys::fs::make_absolute(OutDir);
+  Opts.OutputDirectory = std::string(OutDir);
+  if (Error E = rewrite::emitPatch(DB, Opts, Out, Err))
+    return fail(toString(std::move(E)));
+  return 0;
+}
+
+} // namespace pipeline
+} // namespace forgestencil
