@@ -202,6 +202,8 @@ struct Write {
   bool Accumulate = false;
   DPtr Value;
   std::vector<Constraint> Guards;
+  /// The enclosing if conditions it was stored under, by ThreadCond::Scope.
+  std::vector<unsigned> Scopes;
 };
 
 struct ReadRecord {
@@ -225,6 +227,10 @@ struct ThreadCond {
   Poly D; // Cmp: D OP 0
   std::vector<ThreadCond> Args;
   std::string Text;
+  /// In ActiveConds: which entry into a branch this is (a number no other
+  /// entry has), so that a store and a later load can tell whether they run
+  /// under the very same enclosing ifs. 0 elsewhere.
+  unsigned Scope = 0;
 };
 
 /// tile[Index] = Value, run by the threads for which every Cond holds.
@@ -440,6 +446,20 @@ private:
   std::vector<ReadRecord> Reads;
   std::vector<Constraint> Guards; // active guards
   std::vector<ThreadCond> ActiveConds; // enclosing if conditions
+  unsigned LastScope = 0;              // the last ThreadCond::Scope given
+  /// Enters a branch under C (a fresh Scope); leaveCond() leaves it.
+  void enterCond(const ThreadCond &C) {
+    ActiveConds.push_back(C);
+    ActiveConds.back().Scope = ++LastScope;
+  }
+  void leaveCond() { ActiveConds.pop_back(); }
+  /// The Scope of each enclosing if condition, outermost first.
+  std::vector<unsigned> condScopes() const {
+    std::vector<unsigned> S;
+    for (const ThreadCond &C : ActiveConds)
+      S.push_back(C.Scope);
+    return S;
+  }
   std::vector<SharedStore> SharedStores;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known

@@ -201,9 +201,9 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       TC.Op = Op;
       TC.D = K - Bound.Idx;
       TC.Text = text(Cond) + " (round " + std::to_string(J) + ")";
-      ActiveConds.push_back(TC);
+      enterCond(TC);
       exec(Body);
-      ActiveConds.pop_back();
+      leaveCond();
     }
     // What the loop loads counts where its tile is read, in the reader's
     // frame.

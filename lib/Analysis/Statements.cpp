@@ -172,7 +172,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       DPtr N = node(DNode::Binary);
       N->Op = Spelled;
       N->Args = {Old, D};
-      Writes.push_back({Ptr.Array, Ptr.Idx, false, N, Guards});
+      Writes.push_back({Ptr.Array, Ptr.Idx, false, N, Guards, condScopes()});
       return;
     }
   }
@@ -180,18 +180,21 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // out[p] += v reads out[p].
     Reads.push_back({Ptr.Array, Ptr.Idx, false});
   }
-  Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards});
+  Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards, condScopes()});
 }
 
 const Write *Interpreter::forwardedStore(const std::string &Array,
                                          const Poly &Index) const {
-  // The latest store to the element decides; one under other guards or
-  // under an enclosing condition, or an accumulation (out[i] += v, whose
-  // sum includes memory), is not forwarded.
+  // The latest store to the element decides. It is forwarded when it ran
+  // under the very same enclosing ifs as the load (the same entries into
+  // their branches: if (in range) { out[i] = a; out[i] *= s; }) and the same
+  // guards, so it ran whenever the load does; one under another condition,
+  // or an accumulation (out[i] += v, whose sum includes memory), is not.
   for (auto It = Writes.rbegin(); It != Writes.rend(); ++It) {
     if (It->Array != Array || It->Index != Index)
       continue;
-    if (!It->Accumulate && ActiveConds.empty() && sameGuards(It->Guards, Guards))
+    if (!It->Accumulate && It->Scopes == condScopes() &&
+        sameGuards(It->Guards, Guards))
       return &*It;
     return nullptr;
   }
@@ -468,9 +471,9 @@ void Interpreter::execIf(const IfStmt *If) {
   NotTC.Args = {TC};
   NotTC.Text = "!(" + TC.Text + ")";
   auto ExecUnder = [&](const Stmt *S, const ThreadCond &C) {
-    ActiveConds.push_back(C);
+    enterCond(C);
     exec(S);
-    ActiveConds.pop_back();
+    leaveCond();
   };
   // Both sides run from the variables' values before the if; after it they
   // hold what the sides agree on, or what mergeBranches makes of the rest.
