@@ -7,7 +7,7 @@
 #                            each strategy's search space (two points) and
 #                            the candidate corpus compiled for sm_90
 #   scripts/test.sh --full   the same tests over every search point and the
-#                            three architectures (about twice as long)
+#                            three architectures (about 1.7 times as long)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${FS_BUILD_DIR:-$root/build}

@@ -41,6 +41,11 @@ config.substitutions.append(("%scripted-llm-server", "%s %s" % (
     shutil.which("python3") or "python3",
     os.path.join(config.fs_src_root, "utils", "scripted-llm-server.py"))))
 
+# test/.lit_test_times.txt holds each test's time in a run on a 2-core
+# machine: on a fresh build lit reads it to start the slowest tests first,
+# so that the two workers finish together (lit writes later times into the
+# build's test directory, not here).
+#
 # Test tiers. `ci` (the default: scripts/test.sh, `ninja check`, what CI
 # runs) emulates and compiles a spread sample of each strategy's search
 # space, two points per strategy (fs-bench --per-strategy), and compiles the
