@@ -39,6 +39,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <map>
@@ -459,6 +460,14 @@ private:
     for (const ThreadCond &C : ActiveConds)
       S.push_back(C.Scope);
     return S;
+  }
+  /// Whether \p Scopes (a condScopes() of earlier) are the enclosing if
+  /// conditions now; no copy, as every load asks.
+  bool underScopes(const std::vector<unsigned> &Scopes) const {
+    return std::equal(Scopes.begin(), Scopes.end(), ActiveConds.begin(),
+                      ActiveConds.end(), [](unsigned S, const ThreadCond &C) {
+                        return S == C.Scope;
+                      });
   }
   std::vector<SharedStore> SharedStores;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid

@@ -193,7 +193,7 @@ const Write *Interpreter::forwardedStore(const std::string &Array,
   for (auto It = Writes.rbegin(); It != Writes.rend(); ++It) {
     if (It->Array != Array || It->Index != Index)
       continue;
-    if (!It->Accumulate && It->Scopes == condScopes() &&
+    if (!It->Accumulate && underScopes(It->Scopes) &&
         sameGuards(It->Guards, Guards))
       return &*It;
     return nullptr;

@@ -53,6 +53,10 @@ bool gpuHere() { return support::queryGpu("").Name != support::UnknownValue; }
 
 } // namespace
 
+std::string Options::besideThisProgram(const std::string &Name) const {
+  return (sys::path::parent_path(MainExecutable) + "/" + Name).str();
+}
+
 std::string
 Session::sourceRoot(const driver::CudaCompilationDatabase &DB) const {
   if (O.SourceRoot.empty())
@@ -103,7 +107,7 @@ int Session::start() {
     return 0;
   }
   if (O.FsTune.empty())
-    O.FsTune = (sys::path::parent_path(O.MainExecutable) + "/fs-tune").str();
+    O.FsTune = O.besideThisProgram("fs-tune");
   if (!sys::fs::can_execute(O.FsTune))
     return fail("--tune " + O.Tune + ": no fs-tune at '" + O.FsTune +
                 "' (give --fs-tune PATH, or --tune never)");

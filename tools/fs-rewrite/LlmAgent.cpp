@@ -7,7 +7,6 @@
 #include <iostream>
 #endif
 
-#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 #include <memory>
@@ -38,7 +37,7 @@ int startLlmAgent(const LlmOptions &Llm, pipeline::Session &S) {
                   " needs --bundle DIR: the model's "
                   "candidates are evaluated by fs-tune in that bundle");
   if (O.FsTune.empty())
-    O.FsTune = (sys::path::parent_path(O.MainExecutable) + "/fs-tune").str();
+    O.FsTune = O.besideThisProgram("fs-tune");
   agents::AgentClientOptions C;
   C.Timeout = std::chrono::seconds(Llm.Timeout);
   if (Llm.MaxTokens > 0)

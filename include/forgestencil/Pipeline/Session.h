@@ -73,6 +73,8 @@ struct Options {
   std::vector<std::string> TuneArgs;
 
   bool wantsPatch() const { return EmitPatch || ToStdout; }
+  /// The program \p Name in the directory of this one (fs-tune's default).
+  std::string besideThisProgram(const std::string &Name) const;
 };
 
 /// One fs-rewrite run's steps over one analysed application.
