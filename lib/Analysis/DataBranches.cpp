@@ -82,7 +82,7 @@ std::string readsChosenByData(const std::vector<ir::Update> &Updates) {
 DPtr Interpreter::dataCondition(const Expr *Cond) {
   if (!Cond)
     return nullptr;
-  const Expr *E = Cond->IgnoreParenImpCasts();
+  const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
   if (std::optional<DPtr> N = logicalNode(
           E, [&](const Expr *X) { return dataCondition(X); }))
     return *N;

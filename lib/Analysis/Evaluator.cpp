@@ -26,6 +26,8 @@ namespace analysis {
 namespace detail {
 
 std::string Interpreter::text(const Expr *E) const {
+  if (Negations.count(E))
+    return "!(" + text(cast<UnaryOperator>(E)->getSubExpr()) + ")";
   CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
   R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
   if (R.isValid())
@@ -230,9 +232,30 @@ std::optional<Value> Interpreter::scalarParam(const std::string &Name,
 
 /// g.nx of a struct passed by value: integer fields are size symbols,
 /// floating-point fields scalar coefficients.
+const ParmVarDecl *Interpreter::kernelStruct(const Expr *Arg) const {
+  const Expr *E = Arg->IgnoreParenImpCasts();
+  // Passed by value: the copy of the argument.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+      CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyConstructor())
+    E = CE->getArg(0)->IgnoreParenImpCasts();
+  const auto *DR = dyn_cast<DeclRefExpr>(E);
+  const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+  if (!P)
+    return nullptr;
+  if (auto It = StructAliases.find(P); It != StructAliases.end())
+    return It->second;
+  return P->getDeclContext() == &Kernel && P->getType()->isRecordType() ? P
+                                                                         : nullptr;
+}
+
 Value Interpreter::member(const MemberExpr *M) {
   const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
   const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
+  // A helper's parameter that stands for a struct the kernel takes by
+  // value (passed on by value or by reference): the kernel's parameter.
+  if (auto It = P ? StructAliases.find(P) : StructAliases.end();
+      It != StructAliases.end())
+    P = It->second;
   if (!P || M->isArrow() || !P->getType()->isRecordType())
     return Value::unknown("the member '" + text(M) + "' is not followed");
   std::string Name = P->getName().str() + "." +
@@ -889,9 +912,17 @@ Value Interpreter::evalCall(const CallExpr *C) {
     // The call operator of a lambda takes the closure as argument 0.
     const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
     std::vector<std::pair<const VarDecl *, Value>> Bound;
+    std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases = StructAliases;
     for (unsigned I = 0;
-         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I)
-      Bound.push_back({Def->getParamDecl(I), eval(C->getArg(I + First))});
+         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+      const ParmVarDecl *PD = Def->getParamDecl(I);
+      if (PD->getType().getNonReferenceType()->isRecordType())
+        if (const ParmVarDecl *K = kernelStruct(C->getArg(I + First))) {
+          Aliases[PD] = K;
+          continue;
+        }
+      Bound.push_back({PD, eval(C->getArg(I + First))});
+    }
     const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
     if (!Body)
       return Value::unknown("helper " + Name);
@@ -903,12 +934,14 @@ Value Interpreter::evalCall(const CallExpr *C) {
         Env[Var] = V;
     for (auto &[P, V] : Bound)
       Env[P] = V;
+    std::swap(StructAliases, Aliases);
     Frames.push_back({});
     exec(Body);
     Value Result = Frames.back().Returned
                        ? Frames.back().Result
                        : Value::unknown("helper '" + Name + "' has no return");
     Frames.pop_back();
+    std::swap(StructAliases, Aliases);
     Env = std::move(SavedEnv);
     --InlineDepth;
     return Result;

@@ -144,9 +144,87 @@ std::string Interpreter::guardedReadsHold(
 // Conditions
 // ---------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------
+// Named conditions
+// ---------------------------------------------------------------------------
+
+namespace {
+/// Whether Body only reads VD: every use of it is a load (an lvalue to
+/// rvalue conversion), so nothing assigns it, steps it, takes its address
+/// or binds a reference to it.
+bool onlyRead(const Stmt *S, const VarDecl *VD) {
+  if (!S)
+    return true;
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(S);
+      IC && IC->getCastKind() == CK_LValueToRValue)
+    if (const auto *DR =
+            dyn_cast<DeclRefExpr>(IC->getSubExpr()->IgnoreParens());
+        DR && DR->getDecl() == VD)
+      return true;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == VD)
+    return false;
+  for (const Stmt *C : S->children())
+    if (!onlyRead(C, VD))
+      return false;
+  return true;
+}
+
+void localsReadBy(const Stmt *S, std::vector<const VarDecl *> &Out) {
+  if (!S)
+    return;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+        VD && VD->isLocalVarDecl() &&
+        std::find(Out.begin(), Out.end(), VD) == Out.end())
+      Out.push_back(VD);
+  for (const Stmt *C : S->children())
+    localsReadBy(C, Out);
+}
+} // namespace
+
+void Interpreter::noteNamedCondition(const VarDecl *VD) {
+  NamedConditions.erase(VD);
+  if (!VD->getType()->isBooleanType() || !VD->hasInit() ||
+      !VD->isLocalVarDecl())
+    return;
+  const auto *Fn = dyn_cast<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!VD->getType().isConstQualified() &&
+      (!Fn || !onlyRead(Fn->getBody(), VD)))
+    return;
+  NamedCondition NC;
+  NC.Init = VD->getInit();
+  std::vector<const VarDecl *> Locals;
+  localsReadBy(NC.Init, Locals);
+  for (const VarDecl *L : Locals) {
+    auto It = Env.find(L);
+    if (It == Env.end())
+      return;
+    NC.Inputs.push_back({L, It->second});
+  }
+  NamedConditions[VD] = std::move(NC);
+}
+
+const Expr *Interpreter::namedCondition(const Expr *E) const {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  if (!DR)
+    return E;
+  const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+  auto It = VD ? NamedConditions.find(VD) : NamedConditions.end();
+  if (It == NamedConditions.end())
+    return E;
+  // bool ok = i < n; ++i; if (ok) ... tests the i of before: the name
+  // stands for its initializer only while every input is unchanged.
+  for (const auto &[L, V] : It->second.Inputs) {
+    auto Now = Env.find(L);
+    if (Now == Env.end() || !sameValue(Now->second, V))
+      return E;
+  }
+  return It->second.Init->IgnoreParenImpCasts();
+}
+
 /// Whether a condition compares values loaded from memory.
 bool Interpreter::readsData(const Expr *Cond) {
-  const Expr *E = Cond->IgnoreParenImpCasts();
+  const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
   if (const auto *U = dyn_cast<UnaryOperator>(E))
     return readsData(U->getSubExpr());
   const auto *B = dyn_cast<BinaryOperator>(E);
@@ -254,7 +332,7 @@ bool Interpreter::guardConstraints(const Expr *Cond, bool Negate,
 bool Interpreter::conjunction(
     const Expr *Cond, bool Negate,
     const std::function<bool(const BinaryOperator *, bool)> &Leaf) {
-  const Expr *E = Cond->IgnoreParenImpCasts();
+  const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
   if (const auto *U = dyn_cast<UnaryOperator>(E);
       U && U->getOpcode() == UO_LNot)
     return conjunction(U->getSubExpr(), !Negate, Leaf);

@@ -331,6 +331,19 @@ private:
   bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop,
                    bool &IndexRefused);
   void execIf(const IfStmt *If);
+  /// A for, while or do statement.
+  void execLoopStmt(const Stmt *S);
+  const IfStmt *returningIf(const Stmt *S);
+  /// If's condition with its then-block less its return, and the
+  /// statements [From, To) as its else.
+  const IfStmt *withRestAsElse(const IfStmt *If,
+                               CompoundStmt::const_body_iterator From,
+                               CompoundStmt::const_body_iterator To);
+  /// Whether the statement being run is the thread's last one: nothing
+  /// runs after it (not in a loop, nor before another statement).
+  bool Tail = false;
+  /// The negations withRestAsElse made (no source text of their own).
+  std::set<const Expr *> Negations;
   Value compound(const Value &L, const Value &R, BinaryOperatorKind Op,
                  const Expr *LHS, const Expr *RHS);
   /// Pre: the value of RHS, already evaluated (an if/else turned into one
@@ -359,6 +372,12 @@ private:
   Value builtinIndex(const Expr *E);
   Value castPointer(Value V, QualType To);
   Value member(const MemberExpr *M);
+  /// The kernel's struct parameter (passed by value) that Arg, an argument
+  /// of a helper call, is or stands for; null for anything else.
+  const ParmVarDecl *kernelStruct(const Expr *Arg) const;
+  /// A helper's struct parameters bound to the kernel's (by value or by
+  /// reference), while the helper runs.
+  std::map<const ParmVarDecl *, const ParmVarDecl *> StructAliases;
   unsigned elementBytes(const std::string &Array);
 
   // __shared__ tiles.
@@ -409,6 +428,21 @@ private:
   /// weight chosen by a mode parameter), c a test on loaded data or one
   /// every thread decides alike: a select; nullopt for anything else.
   std::optional<Value> selectedValue(const ConditionalOperator *CO);
+  /// A condition named by a bool local (bool valid = i < n && j < m;
+  /// if (!valid) return;): its initializer and the values the locals it
+  /// reads had at the declaration.
+  struct NamedCondition {
+    const Expr *Init = nullptr;
+    std::vector<std::pair<const VarDecl *, Value>> Inputs;
+  };
+  std::map<const VarDecl *, NamedCondition> NamedConditions;
+  /// Records VD (a bool local with an initializer, never written after it)
+  /// as a named condition.
+  void noteNamedCondition(const VarDecl *VD);
+  /// E, or, where E names a condition (a bool local) whose inputs still
+  /// hold the values they had at its declaration, that condition's
+  /// initializer: what the name means here.
+  const Expr *namedCondition(const Expr *E) const;
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
   bool conjunction(const Expr *Cond, bool Negate,

@@ -40,7 +40,7 @@ std::optional<Poly> Interpreter::comparedDifference(const BinaryOperator *B) {
 ThreadCond Interpreter::threadCond(const Expr *Cond) {
   ThreadCond C;
   C.Text = text(Cond);
-  const Expr *E = Cond->IgnoreParenImpCasts();
+  const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
   if (const auto *U = dyn_cast<UnaryOperator>(E);
       U && U->getOpcode() == UO_LNot) {
     C.K = ThreadCond::Not;

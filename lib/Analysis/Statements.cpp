@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace forgestencil {
 namespace analysis {
@@ -482,12 +483,23 @@ void Interpreter::execIf(const IfStmt *If) {
   auto ExecBoth = [&](const std::function<void()> &RunThen,
                       const std::function<void()> &RunElse) {
     RunThen();
+    const bool ThenReturned = std::exchange(Returned, false);
     auto EnvThen = std::move(Env);
     auto ElemsThen = std::move(LocalElems);
     Env = EnvBefore;
     LocalElems = ElemsBefore;
     RunElse();
+    const bool ElseReturned = std::exchange(Returned, false);
     mergeBranches(If->getCond(), EnvBefore, EnvThen, ElemsThen);
+    // The threads of one side stop, the others run on: what follows holds
+    // for some threads only (a return that is no guard, or in a loop).
+    if (ThenReturned && ElseReturned)
+      Returned = true;
+    else if (ThenReturned || ElseReturned)
+      partial(ReasonKind::ControlFlow,
+              "a return on one side of '" + text(If->getCond()) +
+                  "' that the analysis does not take apart (in a loop or "
+                  "before other statements)");
   };
   if (guardConstraints(If->getCond(), false, Cs)) {
     ExecBoth(
@@ -540,6 +552,69 @@ void Interpreter::execIf(const IfStmt *If) {
   }
 }
 
+void Interpreter::execLoopStmt(const Stmt *S) {
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    execFor(F);
+    return;
+  }
+  if (const auto *W = dyn_cast<WhileStmt>(S)) {
+    execWhile(W->getCond(), W->getBody(), false);
+    return;
+  }
+  const auto *D = cast<DoStmt>(S);
+  // do { ... } while (0), the macro writer's statement: its body once.
+  if (constantCondition(D->getCond()) == false) {
+    exec(D->getBody());
+    return;
+  }
+  execWhile(D->getCond(), D->getBody(), true);
+}
+
+/// if (c) { s...; return; } with no else and no other return: the if, or
+/// null. A lone return is left to execIf, which takes it as a guard.
+const IfStmt *Interpreter::returningIf(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return nullptr;
+  const auto *CS = dyn_cast<CompoundStmt>(If->getThen());
+  if (!CS || CS->size() < 2 || !isa<ReturnStmt>(CS->body_back()))
+    return nullptr;
+  for (const Stmt *C : CS->body())
+    if (C != CS->body_back() && containsReturn(C))
+      return nullptr;
+  return If;
+}
+
+const IfStmt *Interpreter::withRestAsElse(const IfStmt *If,
+                                          CompoundStmt::const_body_iterator From,
+                                          CompoundStmt::const_body_iterator To) {
+  const auto *Then = cast<CompoundStmt>(If->getThen());
+  std::vector<Stmt *> ThenBody(Then->body_begin(), Then->body_end() - 1);
+  std::vector<Stmt *> Rest(From, To);
+  auto *NewThen = CompoundStmt::Create(Ctx, ThenBody, FPOptionsOverride(),
+                                       Then->getLBracLoc(), Then->getRBracLoc());
+  auto *NewElse = CompoundStmt::Create(Ctx, Rest, FPOptionsOverride(),
+                                       If->getEndLoc(), If->getEndLoc());
+  auto *Cond = const_cast<Expr *>(If->getCond());
+  // if (i < 1 || i >= n - 1) { ...; return; } rest: rest runs where the
+  // position is within bounds, if (!(c)) { rest } else { ... }.
+  std::vector<Constraint> Cs;
+  if (!guardConstraints(Cond, false, Cs) && guardConstraints(Cond, true, Cs)) {
+    auto *Not = UnaryOperator::Create(Ctx, Cond, UO_LNot, Ctx.BoolTy,
+                                      VK_PRValue, OK_Ordinary,
+                                      Cond->getBeginLoc(), false,
+                                      FPOptionsOverride());
+    Negations.insert(Not);
+    return IfStmt::Create(Ctx, If->getIfLoc(), IfStatementKind::Ordinary,
+                          nullptr, nullptr, Not, If->getLParenLoc(),
+                          If->getRParenLoc(), NewElse, If->getEndLoc(),
+                          NewThen);
+  }
+  return IfStmt::Create(Ctx, If->getIfLoc(), IfStatementKind::Ordinary,
+                        nullptr, nullptr, Cond, If->getLParenLoc(),
+                        If->getRParenLoc(), NewThen, If->getEndLoc(), NewElse);
+}
+
 void Interpreter::exec(const Stmt *S) {
   if (!S || Returned || (!Frames.empty() && Frames.back().Returned) ||
       Slices.Skipped.count(S))
@@ -550,8 +625,20 @@ void Interpreter::exec(const Stmt *S) {
     return;
   }
   if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
-    for (const Stmt *C : CS->body())
-      exec(C);
+    const bool CompoundTail = Tail;
+    for (auto It = CS->body_begin(), End = CS->body_end(); It != End; ++It) {
+      Tail = CompoundTail && std::next(It) == End;
+      // if (c) { s; return; } rest  is  if (c) { s } else { rest } where
+      // nothing runs after rest: the threads that return skip rest only.
+      if (CompoundTail && Frames.empty())
+        if (const IfStmt *If = returningIf(*It)) {
+          Tail = true;
+          execIf(withRestAsElse(If, std::next(It), End));
+          break;
+        }
+      exec(*It);
+    }
+    Tail = CompoundTail;
     return;
   }
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
@@ -583,6 +670,7 @@ void Interpreter::exec(const Stmt *S) {
       const Expr *Init = VD->getInit();
       Env[VD] = convertedTo(eval(Init), T,
                             Init->IgnoreParenImpCasts()->getType(), Init);
+      noteNamedCondition(VD);
     }
     return;
   }
@@ -590,26 +678,17 @@ void Interpreter::exec(const Stmt *S) {
     execIf(If);
     return;
   }
-  if (const auto *F = dyn_cast<ForStmt>(S)) {
-    execFor(F);
+  // Nothing in a loop body is the thread's last statement.
+  if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S)) {
+    const bool Was = Tail;
+    Tail = false;
+    execLoopStmt(S);
+    Tail = Was;
     return;
   }
   if (const auto *AS = dyn_cast<AttributedStmt>(S)) {
     // #pragma unroll and [[likely]] do not change what is computed.
     exec(AS->getSubStmt());
-    return;
-  }
-  if (const auto *W = dyn_cast<WhileStmt>(S)) {
-    execWhile(W->getCond(), W->getBody(), false);
-    return;
-  }
-  if (const auto *D = dyn_cast<DoStmt>(S)) {
-    // do { ... } while (0), the macro writer's statement: its body once.
-    if (constantCondition(D->getCond()) == false) {
-      exec(D->getBody());
-      return;
-    }
-    execWhile(D->getCond(), D->getBody(), true);
     return;
   }
   if (const auto *R = dyn_cast<ReturnStmt>(S)) {
@@ -669,6 +748,7 @@ KernelAnalysis Interpreter::run() {
     }
   }
   scanForNonStencilCalls(Kernel.getBody());
+  Tail = true;
   exec(Kernel.getBody());
   return finish();
 }

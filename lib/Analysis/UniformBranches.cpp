@@ -131,7 +131,7 @@ bool Interpreter::uniformPoly(const Poly &P) const {
 DPtr Interpreter::uniformCondition(const Expr *Cond) {
   if (!Cond)
     return nullptr;
-  const Expr *E = Cond->IgnoreParenImpCasts();
+  const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
   auto Uniform = [&](const Value &V) {
     return V.K == Value::Index && uniformPoly(V.Idx);
   };
