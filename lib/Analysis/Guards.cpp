@@ -127,9 +127,14 @@ std::string Interpreter::guardedReadsHold(
     if (N->K == DNode::Read)
       for (const PosGuard &G : N->InBounds)
         if (!Holds(G)) {
-          Why = "the load of '" + N->Name + "' guarded by " + G.Text +
-                " takes its fill value at points of the domain (a boundary "
-                "value the IR does not state)";
+          Why = G.Tile.empty()
+                    ? "the load of '" + N->Name + "' guarded by " + G.Text +
+                          " takes its fill value at points of the domain (a "
+                          "boundary value the IR does not state)"
+                    : "the __shared__ array '" + G.Tile + "' is loaded from '" +
+                          N->Name + "' only where " + G.Text +
+                          ", which does not hold for every element the "
+                          "domain's points read";
           return;
         }
     for (const DPtr &A : N->Args)

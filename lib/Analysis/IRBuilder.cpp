@@ -546,6 +546,26 @@ KernelAnalysis Interpreter::finish() {
       else
         (C.Upper ? Uppers : Lowers).push_back(C.Bound);
     }
+    // Bounds that differ by a number (i < n && i < n - 1, an outer guard
+    // and the update's own): only the tighter one bounds the domain.
+    auto Tightest = [](std::vector<Poly> &Bs, bool Upper) {
+      std::vector<Poly> Kept;
+      for (const Poly &B : Bs) {
+        auto Same = std::find_if(Kept.begin(), Kept.end(), [&](const Poly &K) {
+          return (B - K).constantValue().has_value();
+        });
+        if (Same == Kept.end()) {
+          Kept.push_back(B);
+          continue;
+        }
+        const int64_t D = *(B - *Same).constantValue();
+        if (Upper ? D < 0 : D > 0)
+          *Same = B;
+      }
+      Bs = std::move(Kept);
+    };
+    Tightest(Lowers, false);
+    Tightest(Uppers, true);
     // "i != 0" next to i >= 0 (implicit for a thread or split coordinate)
     // moves the lower bound; "i != nx-1" next to i < nx the upper one.
     std::optional<Poly> ImplicitUpper;

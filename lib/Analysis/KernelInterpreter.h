@@ -91,6 +91,9 @@ struct PosGuard {
   Poly D;
   BinaryOperatorKind Op = BO_GE;
   std::string Text;
+  /// Set when the guard is a __shared__ tile store's (the tile is loaded
+  /// only where it holds), not a load's with a fill value.
+  std::string Tile;
 };
 
 /// A floating-point value as an expression tree whose reads still carry the
@@ -240,7 +243,9 @@ struct SharedStore {
   Poly Index;
   DPtr Value;
   std::vector<ThreadCond> Conds;
-  bool UnderDomainGuard = false;
+  /// The guards on the position in force at the store (if (inside) where
+  /// inside bounds the domain): the threads outside it store nothing.
+  std::vector<Constraint> DomainGuards;
   unsigned Barrier = 0; // __syncthreads() calls before the store
 };
 
@@ -664,6 +669,11 @@ bool namesIdentifier(const std::string &Text, const std::string &Name);
 Poly atThread(const Poly &P, const ThreadPos &T,
               const std::map<int, int64_t> &BlockSizes,
               const std::vector<ThreadFn> &Fns);
+/// C with each comparison of its conjunction that bounds the position (it
+/// names @gx, @gy or @gz) taken out into Bounds (marked as Tile's) and
+/// replaced by true; comparisons under || or ! stay.
+ThreadCond splitDomainBounds(const ThreadCond &C, const std::string &Tile,
+                             std::vector<PosGuard> &Bounds);
 /// Whether a condition on the thread's place holds for the thread T.
 std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
                             const std::map<int, int64_t> &BlockSizes,

@@ -66,6 +66,29 @@ ThreadCond Interpreter::threadCond(const Expr *Cond) {
   return C;
 }
 
+ThreadCond splitDomainBounds(const ThreadCond &C, const std::string &Tile,
+                             std::vector<PosGuard> &Bounds) {
+  if (C.K == ThreadCond::And) {
+    ThreadCond R = C;
+    for (ThreadCond &A : R.Args)
+      A = splitDomainBounds(A, Tile, Bounds);
+    return R;
+  }
+  if (C.K != ThreadCond::Cmp || !C.D.mentionsPrefix("@"))
+    return C;
+  PosGuard G;
+  G.D = C.D;
+  G.Op = C.Op;
+  G.Text = C.Text;
+  G.Tile = Tile;
+  Bounds.push_back(std::move(G));
+  ThreadCond True; // 0 == 0
+  True.K = ThreadCond::Cmp;
+  True.Op = BO_EQ;
+  True.Text = "true";
+  return True;
+}
+
 /// P with threadIdx (and blockDim, where known) replaced by numbers, and
 /// the thread functions in Fns (tfn#N) by their values at T.
 Poly atThread(const Poly &P, const ThreadPos &T,
@@ -173,13 +196,31 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
           A = ResolveCond(A);
         return R;
       };
+  // A store under a bound on the position (if (inside), gx > 0 in a halo
+  // load's condition) runs, for the thread-by-thread account below, in
+  // every thread; the bound goes with the value it stores, as a guard on
+  // its reads, moved to the reader's frame with them: the tile holds the
+  // array's elements only where the domain's points make every such guard
+  // hold (guardedReadsHold, as for cond ? in[g] : 0).
   std::vector<SharedStore> Resolved;
   for (const SharedStore &S : SharedStores)
     if (S.Tile == Tile) {
       SharedStore R = S;
       R.Index = resolved(S.Index);
+      std::vector<PosGuard> Bounds;
       for (ThreadCond &C : R.Conds)
-        C = ResolveCond(C);
+        C = splitDomainBounds(ResolveCond(C), Tile, Bounds);
+      for (const Constraint &G : S.DomainGuards) {
+        PosGuard P;
+        P.D = Poly::symbol(G.Symbol) - G.Bound;
+        P.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
+        P.Text = G.Symbol + (G.NotEqual ? " != " : G.Upper ? " < " : " >= ") +
+                 G.Bound.str();
+        P.Tile = Tile;
+        Bounds.push_back(std::move(P));
+      }
+      if (!Bounds.empty())
+        R.Value = withInBounds(R.Value, Bounds);
       Resolved.push_back(std::move(R));
     }
   std::vector<const SharedStore *> Stores;
@@ -216,12 +257,6 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     Why = "a block of more than 4096 threads";
     return std::nullopt;
   }
-  for (const SharedStore *S : Stores)
-    if (S->UnderDomainGuard) {
-      Why = "the __shared__ array '" + Tile + "' is loaded after a domain "
-            "guard, so which elements are loaded depends on the domain";
-      return std::nullopt;
-    }
 
   // Which store, run by which thread, fills each element.
   std::map<int64_t, std::pair<const SharedStore *, ThreadPos>> Filled;

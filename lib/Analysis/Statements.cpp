@@ -130,7 +130,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       return;
     }
     SharedStores.push_back(
-        {Ptr.Array, Ptr.Idx, D, ActiveConds, !Guards.empty(), Barriers});
+        {Ptr.Array, Ptr.Idx, D, ActiveConds, Guards, Barriers});
     return;
   }
   if (A && A->Kind == ArrayKind::Local) {
