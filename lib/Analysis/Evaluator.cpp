@@ -841,6 +841,45 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
   return Value::data(N);
 }
 
+/// __mul24(a, b) (__umul24) multiplies the low 24 bits of a and b: it is
+/// a * b while both fit in 24 bits. That holds for threadIdx, blockDim and
+/// numbers below 2^23, and for blockIdx where the grid has at most 2^23
+/// blocks along its axis, which the launcher checks (grid-dim-max).
+Value Interpreter::mul24(const CallExpr *C) {
+  constexpr int64_t Limit = int64_t(1) << 23;
+  Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
+  std::set<int> Grid;
+  auto Fits = [&](const Value &V) {
+    if (V.K != Value::Index)
+      return false;
+    if (!V.Idx.mentionsPrefix("tid.") && !V.Idx.mentionsPrefix("bid.") &&
+        !V.Idx.mentionsPrefix("bdim."))
+      if (auto N = numberOf(V.Idx)) // a macro's or constexpr's number
+        return *N >= 0 && *N < Limit;
+    if (V.Idx.terms().size() != 1)
+      return false;
+    const auto &[M, K] = *V.Idx.terms().begin();
+    if (K != 1 || M.size() != 1)
+      return false;
+    const std::string &S = M[0];
+    for (int D = 0; D < 3; ++D) {
+      const std::string Ax(1, "xyz"[D]);
+      if (S == "tid." + Ax || S == "bdim." + Ax)
+        return true;
+      if (S == "bid." + Ax) {
+        Grid.insert(D);
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!Fits(A) || !Fits(B))
+    return Value::unknown("a 24-bit product of values that may not fit in 24 bits (" +
+                          text(C) + ")");
+  GridDimMax24.insert(Grid.begin(), Grid.end());
+  return Value::index(A.Idx * B.Idx);
+}
+
 Value Interpreter::evalCall(const CallExpr *C) {
   const FunctionDecl *FD = C->getDirectCallee();
   if (!FD)
@@ -869,6 +908,9 @@ Value Interpreter::evalCall(const CallExpr *C) {
                           ReasonKind::Untracked);
     return load(P, C->getType(), true);
   }
+  if ((FD->getName() == "__mul24" || FD->getName() == "__umul24") &&
+      C->getNumArgs() == 2)
+    return mul24(C);
   if ((FD->getName() == "min" || FD->getName() == "max") &&
       C->getNumArgs() == 2 && C->getType()->isIntegerType()) {
     // min(i + 1, n - 1): the position, clamped to an edge. The value is the

@@ -369,6 +369,10 @@ private:
   Value eval(const Expr *E);
   Value evalBinary(const BinaryOperator *B);
   Value evalCall(const CallExpr *C);
+  Value mul24(const CallExpr *C);
+  /// Grid dimensions whose blockIdx a __mul24 multiplies: the variant runs
+  /// only where the grid has at most 2^23 blocks along them.
+  std::set<int> GridDimMax24;
   Value valueOf(const VarDecl *VD);
   std::optional<Value> scalarParam(const std::string &Name, QualType T);
   Value evalSubscriptBase(const Expr *E);

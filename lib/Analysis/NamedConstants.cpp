@@ -322,6 +322,15 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
                 : "the kernel indexes blocks by " + std::to_string(B);
     IR.Assumptions.push_back(std::move(A));
   }
+  for (int D : GridDimMax24) {
+    ir::Assumption A;
+    A.Kind = ir::Assumption::GridDimMax;
+    A.Expr = std::string(1, "xyz"[D]);
+    A.Value = std::to_string(int64_t(1) << 23);
+    A.Why = std::string("__mul24(blockIdx.") + "xyz"[D] +
+            ", ...) is a product only while blockIdx fits in 24 bits";
+    IR.Assumptions.push_back(std::move(A));
+  }
   // What the preprocessor chose inside the kernel and its helpers.
   if (PP) {
     std::set<std::pair<std::string, bool>> Seen;

@@ -50,7 +50,8 @@ const char *const CoefKindNames[] = {"literal", "scalar-param",
                                      "constant-array", "constant-scalar"};
 const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
 const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
-                                           "block-dim", "grid-extent"};
+                                           "block-dim", "grid-extent",
+                                           "grid-dim-max"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
 
@@ -641,7 +642,8 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     if (K < 0 && R.ok())
       R.fail(memberPath(AP, "kind"),
              "unknown assumption kind '" + Kind +
-                 "' (known: compile-time, preprocessor, block-dim, grid-extent)");
+                 "' (known: compile-time, preprocessor, block-dim, grid-extent, "
+                 "grid-dim-max)");
     else
       A.Kind = static_cast<enum Assumption::Kind>(K < 0 ? 0 : K);
     A.Expr = R.string(Assumed[I], "expr", AP);

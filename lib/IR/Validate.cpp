@@ -760,6 +760,19 @@ private:
                shown(A.Value) + " is not a block size from 1 to 1024");
         break;
       }
+      case Assumption::GridDimMax: {
+        bool Number = !A.Value.empty() && A.Value.size() <= 10 &&
+                      std::all_of(A.Value.begin(), A.Value.end(),
+                                  [](char C) { return C >= '0' && C <= '9'; }) &&
+                      std::stoll(A.Value) >= 1;
+        if (A.Expr != "x" && A.Expr != "y" && A.Expr != "z")
+          fail(memberPath(Where, "expr"),
+               shown(A.Expr) + ": a grid-dim-max assumption names x, y or z");
+        else if (!Number)
+          fail(memberPath(Where, "value"),
+               shown(A.Value) + " is not a number of blocks (1 or more)");
+        break;
+      }
       case Assumption::GridExtent:
         if (A.Expr != "x" && A.Expr != "y" && A.Expr != "z")
           fail(memberPath(Where, "expr"),

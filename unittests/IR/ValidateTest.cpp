@@ -349,3 +349,30 @@ TEST(IRValidate, ABlockReduction) {
   EXPECT_EQ(refusal(Bad), "block_reductions[0].shared: 'a[0]' is not a C identifier");
 }
 } // namespace
+
+TEST(IRValidate, AssumptionsFollowTheirKind) {
+  auto With = [](json A) {
+    json Doc = star();
+    Doc["assumptions"] = json::array({A});
+    return refusal(Doc);
+  };
+  auto Assume = [](const char *Kind, const char *Expr, const char *Value) {
+    return json{{"kind", Kind}, {"expr", Expr}, {"value", Value}};
+  };
+  EXPECT_EQ(With(Assume("block-dim", "x", "16")), "");
+  EXPECT_EQ(With(Assume("grid-dim-max", "y", "8388608")), "");
+  EXPECT_EQ(With(Assume("grid-extent", "x", "nx")), "");
+  EXPECT_NE(With(Assume("block-dim", "x", "2048")).find("not a block size"),
+            std::string::npos);
+  // gridDim.<expr> <= value reaches the launcher as code: an axis and a
+  // plain number only.
+  EXPECT_NE(With(Assume("grid-dim-max", "w", "8")).find("names x, y or z"),
+            std::string::npos);
+  for (const char *Bad : {"", "0", "-1", "8u", "1 || 1", "99999999999"})
+    EXPECT_NE(With(Assume("grid-dim-max", "x", Bad))
+                  .find("is not a number of blocks"),
+              std::string::npos)
+        << Bad;
+  EXPECT_NE(With(Assume("grid-size", "x", "8")).find("unknown assumption kind"),
+            std::string::npos);
+}

@@ -145,6 +145,9 @@ struct Assumption {
     GridExtent,   ///< gridDim.<Expr> * blockDim.<Expr> == Value, a C
                   ///< expression over the kernel's parameters: an unguarded
                   ///< thread axis covers exactly what the analysis assumed.
+    GridDimMax,   ///< gridDim.<Expr> <= Value, a number: the kernel's
+                  ///< __mul24(blockIdx.x, B) is blockIdx.x * B only while
+                  ///< blockIdx fits in 24 bits.
   } Kind = CompileTime;
   std::string Expr, Value;
   std::string Why; ///< Where it comes from, for the generated comment.

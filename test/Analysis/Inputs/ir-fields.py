@@ -88,7 +88,8 @@ def main():
             print("  constant %s %s = %s (%s %s)" % (
                 c["name"], c["type"], c["value"], c["origin"], c["defined_at"]))
         for a in ir.get("assumptions", []):
-            print("  assume %s %s == %s" % (a["kind"], a["expr"], a["value"]))
+            op = "<=" if a["kind"] == "grid-dim-max" else "=="
+            print("  assume %s %s %s %s" % (a["kind"], a["expr"], op, a["value"]))
         for r in ir.get("block_reductions", []):
             print("  block reduction %s -> %s by %s" % (
                 r["shared"], ",".join(r["outputs"]), r["call"]))
