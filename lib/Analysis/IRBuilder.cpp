@@ -572,8 +572,11 @@ KernelAnalysis Interpreter::finish() {
     for (const auto &[Key, Sp] : Splits)
       if (Sp.ModName == S)
         ImplicitUpper = Sp.A;
+    // A thread's coordinate is at least its offset: so is every point a
+    // grid-stride loop visits from it.
     bool Counted = X.Source == ir::AxisSource::Thread ||
-                   X.Source == ir::AxisSource::Linear;
+                   X.Source == ir::AxisSource::Linear ||
+                   X.Source == ir::AxisSource::GridStride;
     for (const Poly &V : Excluded) {
       Poly Lo = Lowers.size() == 1 ? Lowers[0] : Poly();
       bool HasLo = Lowers.size() == 1 || (Lowers.empty() && Counted);
