@@ -66,6 +66,16 @@ ThreadCond Interpreter::threadCond(const Expr *Cond) {
   return C;
 }
 
+/// Whether the tree N reads global memory (a read that is not of a tile).
+static bool readsGlobal(const DPtr &N) {
+  if (!N)
+    return false;
+  if (N->K == DNode::Read && !N->Shared)
+    return true;
+  return std::any_of(N->Args.begin(), N->Args.end(),
+                     [](const DPtr &A) { return readsGlobal(A); });
+}
+
 ThreadCond splitDomainBounds(const ThreadCond &C, const std::string &Tile,
                              std::vector<PosGuard> &Bounds) {
   if (C.K == ThreadCond::And) {
@@ -219,8 +229,19 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         P.Tile = Tile;
         Bounds.push_back(std::move(P));
       }
-      if (!Bounds.empty())
+      if (!Bounds.empty()) {
+        // The bounds are checked through the value's global reads; a value
+        // with none (a zero fill where gx >= n) would lose them, and every
+        // point would seem to read it.
+        if (!readsGlobal(R.Value)) {
+          Why = "the __shared__ array '" + Tile + "' is stored a value that " +
+                "reads no array under a bound on the position (" +
+                Bounds.front().Text + "), so which elements hold it depends " +
+                "on the domain";
+          return std::nullopt;
+        }
         R.Value = withInBounds(R.Value, Bounds);
+      }
       Resolved.push_back(std::move(R));
     }
   std::vector<const SharedStore *> Stores;

@@ -739,42 +739,43 @@ private:
     }
   }
 
+  static bool isDimName(const std::string &S) {
+    return S == "x" || S == "y" || S == "z";
+  }
+  /// S is a plain decimal number in [Lo, Hi] (no sign, suffix or spaces).
+  static bool isCountIn(const std::string &S, long long Lo, long long Hi) {
+    if (S.empty() || S.size() > 12 ||
+        !std::all_of(S.begin(), S.end(),
+                     [](char C) { return C >= '0' && C <= '9'; }))
+      return false;
+    const long long V = std::stoll(S);
+    return V >= Lo && V <= Hi;
+  }
+
   /// Assumptions become #if conditions and if conditions of the launcher.
   void checkAssumptions() {
     for (size_t I = 0; I < IR.Assumptions.size() && ok(); ++I) {
       const Assumption &A = IR.Assumptions[I];
       std::string Where = at("assumptions", I);
       switch (A.Kind) {
-      case Assumption::BlockDim: {
-        bool Dim = A.Expr == "x" || A.Expr == "y" || A.Expr == "z";
-        bool Size = !A.Value.empty() && A.Value.size() <= 4 &&
-                    std::all_of(A.Value.begin(), A.Value.end(), [](char C) {
-                      return C >= '0' && C <= '9';
-                    }) &&
-                    std::stoi(A.Value) >= 1 && std::stoi(A.Value) <= 1024;
-        if (!Dim)
+      case Assumption::BlockDim:
+        if (!isDimName(A.Expr))
           fail(memberPath(Where, "expr"),
                shown(A.Expr) + ": a block-dim assumption names x, y or z");
-        else if (!Size)
+        else if (!isCountIn(A.Value, 1, 1024))
           fail(memberPath(Where, "value"),
                shown(A.Value) + " is not a block size from 1 to 1024");
         break;
-      }
-      case Assumption::GridDimMax: {
-        bool Number = !A.Value.empty() && A.Value.size() <= 10 &&
-                      std::all_of(A.Value.begin(), A.Value.end(),
-                                  [](char C) { return C >= '0' && C <= '9'; }) &&
-                      std::stoll(A.Value) >= 1;
-        if (A.Expr != "x" && A.Expr != "y" && A.Expr != "z")
+      case Assumption::GridDimMax:
+        if (!isDimName(A.Expr))
           fail(memberPath(Where, "expr"),
                shown(A.Expr) + ": a grid-dim-max assumption names x, y or z");
-        else if (!Number)
+        else if (!isCountIn(A.Value, 1, 4294967295LL))
           fail(memberPath(Where, "value"),
                shown(A.Value) + " is not a number of blocks (1 or more)");
         break;
-      }
       case Assumption::GridExtent:
-        if (A.Expr != "x" && A.Expr != "y" && A.Expr != "z")
+        if (!isDimName(A.Expr))
           fail(memberPath(Where, "expr"),
                shown(A.Expr) + ": a grid-extent assumption names x, y or z");
         else
