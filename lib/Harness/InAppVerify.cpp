@@ -60,7 +60,9 @@ nlohmann::json inAppVerificationJson(const InAppVerification &V) {
           {"identical", V.Identical},
           {"differ", V.Differ},
           {"not_compared", V.NotCompared},
-          {"how", "USE_OURS=verify: the original and each body copy run on "
+          {"differing", V.Differing},
+          {"how", "USE_OURS=verify: the original and each body copy or in-app "
+                  "candidate run on "
                   "the same saved state at launches 1, 2, 3, 10, 100, ...; "
                   "every byte of every allocation their pointers reach "
                   "compared; each timed best of 3 on the launch's stream, "

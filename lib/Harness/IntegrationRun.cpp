@@ -615,7 +615,7 @@ void IntegrationRun::measure() {
   }
 }
 
-/// A patch with body copies (restrict, re-block) carries
+/// A patch with body copies (restrict, re-block) or in-app candidates carries
 /// forgestencil/checks.h: one run with USE_OURS=verify compares each copy
 /// with the original on the app's own state at sampled launches, and any
 /// difference refuses the measurement.
@@ -626,7 +626,8 @@ void IntegrationRun::verifyInApp() {
       App.OutputArgs
           ? OutputDir + "/verify" + (App.OutputIsDirectory ? ".d" : ".out")
           : "";
-  Progress << "fs-harness: USE_OURS=verify run (body copies compared "
+  Progress << "fs-harness: USE_OURS=verify run (body copies or in-app "
+              "candidates compared "
               "with the originals in the app)\n";
   RefusalReason = judgeInAppVerification(
       support::runProcess(appProcess(RunArgs, OutPath, "verify")), Verification,

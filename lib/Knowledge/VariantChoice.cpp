@@ -2,6 +2,8 @@
 
 #include "forgestencil/Knowledge/VariantChoice.h"
 
+#include "CpuChecker.h"
+
 #include "forgestencil/Forge/CpuCheck.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
 
@@ -44,60 +46,6 @@ loadWinners(const std::string &Path, raw_ostream &Log) {
 }
 
 namespace {
-
-/// The CPU check of one variant under the options; false when its kernel
-/// keeps the original launch (said on the log).
-class CpuChecker {
-public:
-  CpuChecker(const VariantChoiceOptions &Opts, raw_ostream &Log)
-      : Opts(Opts), Log(Log) {}
-
-  bool check(StringRef Name, rewrite::KernelVariant &V, bool GpuVerified) {
-    if (Opts.CpuCheck == CpuCheckMode::Never ||
-        (GpuVerified && Opts.CpuCheck != CpuCheckMode::Always))
-      return true;
-    if (!Announced && !Opts.CpuEmulator.empty())
-      Log << "fs-rewrite: CPU check: " << Opts.CpuEmulator << " ("
-          << Opts.CpuEmulatorHow << ")\n";
-    Announced = true;
-    forge::CpuCheckOptions C;
-    C.Emulator = Opts.CpuEmulator;
-    if (!Opts.CpuCheckDir.empty())
-      C.WorkDir = Opts.CpuCheckDir + "/" + Name.str();
-    forge::CpuCheckVerdict R = forge::cpuCheck(V.IR, V.Params, C);
-    if (R.Result == forge::CpuCheckVerdict::Passed) {
-      Log << formatv("fs-rewrite: {0}: {1} passed the CPU check ({2:F0} s{3})\n",
-                     Name, V.Params.id(), R.Seconds,
-                     R.Reason.empty() ? "" : "; " + R.Reason);
-      V.Provenance += " Its generated code passed the CPU emulation check "
-                      "(fs-rewrite --cpu-check: the original the IR describes "
-                      "and this variant on bounds-checked arrays, whole "
-                      "domains at odd sizes" +
-                      (R.Reason.empty() ? std::string(", bit-identical")
-                                        : "; " + R.Reason) +
-                      ").";
-      return true;
-    }
-    std::string Why = R.Reason;
-    if (R.Result == forge::CpuCheckVerdict::NotRun && Opts.CpuEmulator.empty()) {
-      Why = "no CPU emulator found (looked at";
-      for (const std::string &T : Opts.CpuEmulatorTried)
-        Why += " " + T;
-      Why += ")";
-    }
-    Log << "fs-rewrite: " << Name << ": keeps the original (" << V.Params.id()
-        << (R.Result == forge::CpuCheckVerdict::Failed
-                ? " failed the CPU check: "
-                : " could not be checked on the CPU: ")
-        << Why << "; --cpu-check never patches it unchecked)\n";
-    return false;
-  }
-
-private:
-  const VariantChoiceOptions &Opts;
-  raw_ostream &Log;
-  bool Announced = false;
-};
 
 /// The name without template arguments and namespaces: ns::k<double> is k.
 std::string baseName(const std::string &Name) {

@@ -13,6 +13,7 @@
 
 #include "forgestencil/Forge/CpuCheck.h"
 #include "forgestencil/Knowledge/BlockShapeChoice.h"
+#include "forgestencil/Knowledge/InAppChoice.h"
 #include "forgestencil/Knowledge/VariantChoice.h"
 #include "forgestencil/Rewrite/PatchEmission.h"
 #include "forgestencil/Rewrite/RewritePlanner.h"
@@ -75,10 +76,9 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
   return "";
 }
 
-/// The variant choice (lib/Knowledge) with the session's options.
-Expected<std::map<std::string, rewrite::KernelVariant>>
-chooseVariants(const Options &O, const analysis::Inventory &Inv,
-               const std::string &KnowledgeFile, raw_ostream &Log) {
+/// The session's options as lib/Knowledge takes them.
+knowledge::VariantChoiceOptions choiceOptions(const Options &O,
+                                              const std::string &KnowledgeFile) {
   knowledge::VariantChoiceOptions V;
   V.TuningResults = O.TuningResults;
   V.KnowledgeFile = KnowledgeFile;
@@ -91,7 +91,54 @@ chooseVariants(const Options &O, const analysis::Inventory &Inv,
   V.CpuEmulatorTried = Where.Tried;
   V.CpuCheckDir = O.CpuCheckDir;
   V.Kernels = O.Kernels;
-  return knowledge::chooseVariants(Inv, V, Log);
+  return V;
+}
+
+/// The variant choice (lib/Knowledge) with the session's options.
+Expected<std::map<std::string, rewrite::KernelVariant>>
+chooseVariants(const Options &O, const analysis::Inventory &Inv,
+               const std::string &KnowledgeFile, raw_ostream &Log) {
+  return knowledge::chooseVariants(Inv, choiceOptions(O, KnowledgeFile), Log);
+}
+
+/// --in-app: the in-app candidates of the kernels named, or with
+/// --in-app-times the fastest of them that the app's verify run measured,
+/// as their variants. Only those kernels are rewritten unless --kernels
+/// names others. Returns the error message, empty on success.
+std::string planInApp(const Options &O, const analysis::Inventory &Inv,
+                      const std::string &KnowledgeFile,
+                      rewrite::RewriteOptions &R, raw_ostream &Err) {
+  if (O.InAppKernels.empty())
+    return "";
+  knowledge::VariantChoiceOptions V = choiceOptions(O, KnowledgeFile);
+  // A winner was compared with the original in the app: the candidates are
+  // only made again here to find it, not checked again.
+  if (!O.InAppTimes.empty())
+    V.CpuCheck = knowledge::CpuCheckMode::Never;
+  auto Candidates =
+      knowledge::inAppCandidates(Inv, V, O.InAppKernels, O.Budget, Err);
+  if (!Candidates)
+    return toString(Candidates.takeError());
+  for (const auto &[Name, List] : *Candidates)
+    R.Variants.erase(Name);
+  if (O.InAppTimes.empty()) {
+    for (const auto &[Name, List] : *Candidates)
+      R.Kernels.push_back(Name);
+    R.InAppCandidates = std::move(*Candidates);
+    return "";
+  }
+  auto Winners = knowledge::chooseInAppWinners(*Candidates, O.InAppTimes,
+                                               O.InAppMinGain, Err);
+  if (!Winners)
+    return toString(Winners.takeError());
+  for (auto &[Name, W] : *Winners) {
+    R.Kernels.push_back(Name);
+    R.Variants[Name] = std::move(W);
+  }
+  if (R.Kernels.empty())
+    return "no in-app candidate in " + O.InAppTimes +
+           " is faster for any --in-app kernel: nothing to patch";
+  return "";
 }
 
 } // namespace
@@ -103,9 +150,14 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
   Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(O.Strategy);
   if (!Strat)
     return usageError(toString(Strat.takeError()));
-  if ((!O.RestrictKernels.empty() || !O.ReblockKernels.empty()) &&
+  if ((!O.RestrictKernels.empty() || !O.ReblockKernels.empty() ||
+       !O.InAppKernels.empty()) &&
       *Strat != rewrite::Strategy::Forge)
-    return usageError("--restrict and --reblock need --strategy forge");
+    return usageError("--restrict, --reblock and --in-app need --strategy "
+                      "forge");
+  if (!O.InAppTimes.empty() && O.InAppKernels.empty())
+    return usageError("--in-app-times needs --in-app (the kernels whose "
+                      "candidates it timed)");
   rewrite::EmitOptions Opts;
   // Patches name files relative to the real source root.
   SmallString<256> Root(sourceRoot(DB));
@@ -115,10 +167,13 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
   Opts.Rewrite.Kernels = O.Kernels;
   Opts.Rewrite.Strat = *Strat;
   if (*Strat == rewrite::Strategy::Forge) {
-    auto Variants = chooseVariants(O, Inv, knowledgeFile(), Err);
-    if (!Variants)
-      return fail(toString(Variants.takeError()));
-    Opts.Rewrite.Variants = std::move(*Variants);
+    // With --in-app alone, only the --in-app kernels are rewritten.
+    if (O.InAppKernels.empty() || !O.Kernels.empty()) {
+      auto Variants = chooseVariants(O, Inv, knowledgeFile(), Err);
+      if (!Variants)
+        return fail(toString(Variants.takeError()));
+      Opts.Rewrite.Variants = std::move(*Variants);
+    }
     Opts.Rewrite.RestrictKernels = O.RestrictKernels;
     for (StringRef Item : O.ReblockKernels) {
       auto [Name, Shape] = Item.split('=');
@@ -145,10 +200,13 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
     std::vector<std::string> BodyKernels = O.RestrictKernels;
     for (const auto &[Name, Shape] : Opts.Rewrite.ReblockKernels)
       BodyKernels.push_back(Name);
+    if (std::string E = planInApp(O, Inv, knowledgeFile(), Opts.Rewrite, Err);
+        !E.empty())
+      return fail(E);
     // Routing a kernel through a launcher that can only run the reference
     // copy gains nothing: by default the forge rewrites the kernels it has a
     // variant for.
-    if (Opts.Rewrite.Kernels.empty()) {
+    if (Opts.Rewrite.Kernels.empty() && O.InAppKernels.empty()) {
       for (const auto &[Name, V] : Opts.Rewrite.Variants)
         Opts.Rewrite.Kernels.push_back(Name);
     }

@@ -96,8 +96,9 @@ int Session::start() {
   if (!knowledge::parseCpuCheckMode(O.CpuCheck))
     return usageError("--cpu-check must be auto, always or never, not '" +
                       O.CpuCheck + "'");
+  // --in-app kernels are tuned in the app itself (USE_OURS=verify).
   if (!O.wantsPatch() || O.Strategy != "forge" || !O.TuningResults.empty() ||
-      O.Tune == "never")
+      O.Tune == "never" || !O.InAppKernels.empty())
     return 0;
   if (O.Tune == "auto" && !gpuHere()) {
     Err << "fs-rewrite: no GPU here: patching the best known strategies "

@@ -14,9 +14,6 @@ using namespace llvm;
 namespace forgestencil {
 namespace rewrite {
 
-/// The most pointer parameters checks.h compares in one launch.
-constexpr unsigned MaxCheckedPointers = 64;
-
 std::string bodyKernelName(const KernelDefinition &K) {
   return "fs_body_" + K.Name;
 }

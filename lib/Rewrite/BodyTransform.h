@@ -77,8 +77,15 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
                      const BodyCopy &C, int ComputeCapability,
                      llvm::StringRef ReferenceLaunch);
 
-/// The content of forgestencil/checks.h (ChecksHeader.cpp).
-std::string checksHeader(llvm::StringRef ToolVersion);
+/// The most pointer parameters checks.h compares in one launch
+/// (checks_detail::MaxPointers).
+constexpr unsigned MaxCheckedPointers = 64;
+
+/// The content of forgestencil/checks.h (ChecksHeader.cpp); with
+/// \p InAppCandidates, also compare_candidates(), which the launchers of
+/// kernels with in-app candidates call.
+std::string checksHeader(llvm::StringRef ToolVersion,
+                         bool InAppCandidates = false);
 
 } // namespace rewrite
 } // namespace forgestencil

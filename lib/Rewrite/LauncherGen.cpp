@@ -391,6 +391,57 @@ static std::string variantComment(const KernelDefinition &K,
          "). " + V.Provenance + "\n";
 }
 
+/// The launcher's `case <CC>:` of a kernel with in-app candidates: where
+/// the IR's conditions hold, every candidate is compared with the original
+/// and timed under USE_OURS=verify (checks.h, compare_candidates); the
+/// original runs at every other launch.
+static std::string inAppCase(const KernelDefinition &K,
+                             ArrayRef<EmittedVariant> Emitted) {
+  const KernelVariant &First = *Emitted.front().Variant->Variant;
+  VariantConditions C = variantConditions(First.IR);
+  std::vector<std::string> Ptrs, Names;
+  for (const KernelDefinition::PointerParam &PP : K.PointerParams)
+    Ptrs.push_back("(const void *)" + K.ParamNames[PP.Index]);
+  for (const EmittedVariant &E : Emitted)
+    Names.push_back("\"" + E.Variant->Variant->Params.id() + "\"");
+  std::string N = std::to_string(Ptrs.size());
+  std::string S;
+  if (!C.Preprocessor.empty())
+    S += "#if " + C.Preprocessor + "\n";
+  S += "  case " + std::to_string(First.ComputeCapability) + ": {\n";
+  S += "    // In-app candidates: under USE_OURS=verify each is compared with "
+       "the original\n    // and timed at sampled launches; the original "
+       "runs at every other launch.\n";
+  S += "    const void *const fs_ptrs[] = {" +
+       (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n";
+  S += "    static const char *const fs_names[] = {" + join(Names, ", ") +
+       "};\n";
+  std::string Indent = "    ";
+  if (!C.Runtime.empty()) {
+    S += "    if (" + C.Runtime + ") {\n";
+    Indent = "      ";
+  }
+  S += Indent + "forgestencil::compare_candidates(\n";
+  S += Indent + "    \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
+       ",\n";
+  S += Indent + "    [&] { " + referenceLaunch(K) + " },\n";
+  S += Indent + "    [&](int fs_i) {\n";
+  S += Indent + "      switch (fs_i) {\n";
+  for (size_t I = 0; I < Emitted.size(); ++I)
+    S += Indent + "      case " + std::to_string(I) + ": " +
+         forwardingCall(Emitted[I].Launcher, K.ParamNames) + "; break;\n";
+  S += Indent + "      }\n";
+  S += Indent + "    },\n";
+  S += Indent + "    " + std::to_string(Emitted.size()) + ", fs_names);\n";
+  S += Indent + "break;\n";
+  if (!C.Runtime.empty())
+    S += "    }\n    " + referenceLaunch(K) + "\n    break;\n";
+  S += "  }\n";
+  if (!C.Preprocessor.empty())
+    S += "#endif\n";
+  return S;
+}
+
 std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef GuardMacro, StringRef DefinedIn,
                          StringRef ToolVersion,
@@ -402,13 +453,46 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   std::set<std::string> Launchers;
   for (HeaderVariant &HV : Variants) {
     HV.Error.clear();
-    if (!K.IsTemplate && !Emitted.empty()) {
+    if (HV.InApp && K.IsTemplate) {
+      HV.Error = "in-app candidates are made for plain kernels; a "
+                 "template's instantiations are tuned with fs-tune";
+      continue;
+    }
+    if (HV.InApp && K.PointerParams.size() > MaxCheckedPointers) {
+      HV.Error = "in-app candidates compare at most " +
+                 std::to_string(MaxCheckedPointers) +
+                 " pointer parameters, and the kernel has " +
+                 std::to_string(K.PointerParams.size());
+      continue;
+    }
+    if (HV.InApp) {
+      // The comparison saves and compares what the pointer parameters
+      // reach: every array a candidate writes must be one of them.
+      std::string Unreached;
+      for (const ir::OutputArray &O : HV.Variant->IR.Outputs)
+        if (none_of(K.PointerParams,
+                    [&](const KernelDefinition::PointerParam &PP) {
+                      return K.ParamNames[PP.Index] == O.Param;
+                    }))
+          Unreached = O.Param;
+      if (!Unreached.empty()) {
+        HV.Error = "in-app candidates are compared on the allocations the "
+                   "kernel's pointer parameters reach, and its output '" +
+                   Unreached + "' is not one of them";
+        continue;
+      }
+    }
+    if (!K.IsTemplate && !Emitted.empty() &&
+        (!HV.InApp || !Emitted.front().Variant->InApp)) {
       HV.Error = "a plain kernel takes one variant per header";
       continue;
     }
     // Distinct argument lists may spell the same identifier ("a::b" and
-    // "a_b"): a number keeps the launchers apart.
+    // "a_b"): a number keeps the launchers apart. In-app candidates are
+    // numbered in their order.
     std::string Launcher = variantLauncherName(K, HV);
+    if (HV.InApp)
+      Launcher += "_c" + std::to_string(Emitted.size());
     for (unsigned N = 2; Launchers.count(Launcher); ++N)
       Launcher = variantLauncherName(K, HV) + "_" + std::to_string(N);
     std::string Source = variantSource(K, HV, Launcher, HV.Error);
@@ -424,6 +508,9 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     Emitted.push_back({&HV, Launcher});
   }
   std::string BodyCaseText;
+  bool InApp = !Emitted.empty() && Emitted.front().Variant->InApp;
+  if (InApp)
+    BodyCaseText = inAppCase(K, Emitted);
   if (Body) {
     Body->Emitted = false;
     Body->Error.clear();
@@ -481,6 +568,8 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
        "the running GPU's compute capability.\n";
   if (K.IsTemplate && !Emitted.empty())
     S += dispatchingLauncher(K);
+  else if (InApp)
+    S += switchingLauncher(K, {}, BodyCaseText);
   else
     S += switchingLauncher(K, Emitted, BodyCaseText);
   if (K.IsTemplate && LaunchedFromOtherUnits && !K.Instantiations.empty()) {

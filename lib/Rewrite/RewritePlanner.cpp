@@ -442,7 +442,7 @@ private:
                                   includePathFrom(DefFile, Out.HeaderName) +
                                   "\""));
       needUseOurs(DefFile, K.Begin);
-      if (takesBodyCopy(K))
+      if (takesBodyCopy(K) || inAppCandidatesOf(K))
         ChecksFiles.insert(DefFile.str());
       for (const LaunchStatement *L : Out.Launches) {
         const std::string &Content = content(L->Pos.File);
@@ -566,18 +566,26 @@ private:
         std::string Name =
             KernelInstanceName{K.QualifiedName, HV.TemplateArgs}.str();
         if (!HV.Error.empty())
-          Plan.Notes.push_back({relative(K.NamePos.File), 0, 0,
-                                "kernel '" + Name +
-                                    "' keeps only the reference variant: " +
-                                    HV.Error});
+          Plan.Notes.push_back(
+              {relative(K.NamePos.File), 0, 0,
+               "kernel '" + Name +
+                   (HV.InApp ? "' gets no in-app candidate " +
+                                   HV.Variant->Params.id() + ": "
+                             : "' keeps only the reference variant: ") +
+                   HV.Error});
+        else if (HV.InApp)
+          Plan.InAppCandidates[K.QualifiedName].push_back(
+              HV.Variant->Params.id());
         else
           Plan.Variants[Name] = HV.Variant;
       }
+      if (Plan.InAppCandidates.count(K.QualifiedName))
+        NeedChecks = NeedInApp = true;
       Plan.Files.push_back({Path, std::nullopt, std::move(Header)});
     }
     if (NeedChecks)
       Plan.Files.push_back({Dir + "/" + ChecksHeaderName, std::nullopt,
-                            checksHeader(Opts.ToolVersion)});
+                            checksHeader(Opts.ToolVersion, NeedInApp)});
   }
 
   /// What the options ask of \p K's body.
@@ -616,8 +624,33 @@ private:
   /// The variants asked for \p K: the plain kernel's, or for a template,
   /// one per instantiation that is asked for (the analysis, which made the
   /// variants, saw each instantiation used).
+  /// The in-app candidates asked for \p K, if any.
+  const std::vector<KernelVariant> *
+  inAppCandidatesOf(const KernelDefinition &K) const {
+    if (Opts.Strat != Strategy::Forge)
+      return nullptr;
+    for (const auto &[Name, Candidates] : Opts.InAppCandidates) {
+      if (Candidates.empty() || (Name != K.QualifiedName && Name != K.Name))
+        continue;
+      // Candidates belong to the definition their IR was made from.
+      const ir::StencilIR &IR = Candidates.front().IR;
+      if (!IR.SourceFile.empty() && IR.SourceLine != 0 &&
+          (IR.SourceLine != K.Line ||
+           llvm::sys::path::filename(IR.SourceFile) !=
+               llvm::sys::path::filename(K.NamePos.File)))
+        continue;
+      return &Candidates;
+    }
+    return nullptr;
+  }
+
   std::vector<HeaderVariant> variantsFor(const KernelDefinition &K) const {
     std::vector<HeaderVariant> Out;
+    if (const std::vector<KernelVariant> *C = inAppCandidatesOf(K)) {
+      for (const KernelVariant &V : *C)
+        Out.push_back({"", &V, "", /*InApp=*/true});
+      return Out;
+    }
     // A body copy asked for by name replaces the generated variants.
     if (Opts.Strat != Strategy::Forge || takesBodyCopy(K))
       return Out;
@@ -659,6 +692,8 @@ private:
   /// The files that define a kernel with a body copy.
   std::set<std::string> ChecksFiles;
   bool NeedChecks = false;
+  /// Some header holds in-app candidates: checks.h gets compare_candidates.
+  bool NeedInApp = false;
 };
 
 } // namespace
@@ -702,6 +737,15 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
         ", run where it computes what the original does (pointer arguments "
         "in distinct allocations, the launch's block size as assumed); "
         "USE_OURS=verify compares it with the original in the app.");
+  for (const auto &[Kernel, Ids] : Plan.InAppCandidates)
+    Header.Notes.push_back(
+        "Kernel " + Kernel + ": " + std::to_string(Ids.size()) +
+        " in-app candidate(s) (" + join(Ids, ", ") +
+        "), each compared with the original byte for byte and timed in the "
+        "app under USE_OURS=verify; with any other USE_OURS the launcher runs "
+        "the original. `fs-rewrite --in-app " + Kernel +
+        " --in-app-times <the fs-harness record of that run> --emit-patch` "
+        "patches the fastest that is identical and faster.");
   std::vector<std::string> Measured;
   for (const auto &[Kernel, V] : Plan.Variants)
     if (!V->MeasuredSpeedup.empty())
@@ -709,6 +753,11 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
   if (!Measured.empty())
     Header.SpeedupSummary = join(Measured, "; ");
   if (Opts.Strat == Strategy::Forge && Plan.Variants.empty() &&
+      Plan.BodyCopies.empty() && !Plan.InAppCandidates.empty()) {
+    Header.SpeedupSummary =
+        "none by design: in-app candidates are compared and timed under "
+        "USE_OURS=verify, and the original runs otherwise";
+  } else if (Opts.Strat == Strategy::Forge && Plan.Variants.empty() &&
       !Plan.BodyCopies.empty()) {
     Header.SpeedupSummary =
         "not measured by fs-tune: body copies are verified and timed in the "

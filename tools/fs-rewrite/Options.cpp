@@ -202,6 +202,26 @@ cl::opt<double> ReblockMinGain(
     cl::desc("With --reblock-times: the least gain a shape must show "
              "(default 0.01: 1%)"),
     cl::init(0.01), cl::cat(Category));
+cl::list<std::string> InAppKernels(
+    "in-app", cl::CommaSeparated,
+    cl::desc("With the forge strategy: plain kernels whose generated "
+             "candidates (up to --bundle-budget) go into the patch to be "
+             "compared with the original and timed in the app under "
+             "USE_OURS=verify; the launcher runs the original otherwise. "
+             "With --in-app-times, the fastest of them instead"),
+    cl::value_desc("a,b"), cl::cat(Category));
+cl::opt<std::string> InAppTimes(
+    "in-app-times",
+    cl::desc("For each --in-app kernel: the candidate this fs-harness run "
+             "record's USE_OURS=verify run timed fastest without a "
+             "difference, if it beats the original by --in-app-min-gain; "
+             "otherwise the kernel keeps its original launches"),
+    cl::value_desc("runs.json"), cl::cat(Category));
+cl::opt<double> InAppMinGain(
+    "in-app-min-gain",
+    cl::desc("With --in-app-times: the least gain a candidate must show "
+             "(default 0.02: 2%)"),
+    cl::init(0.02), cl::cat(Category));
 cl::opt<std::string>
     RewriteStrategy("strategy",
                     cl::desc("How replacement kernels are made: forge (a "
@@ -295,6 +315,9 @@ bool parseCommandLine(int Argc, char **Argv, ToolOptions &Tool,
   Steps.ReblockKernels.assign(ReblockKernels.begin(), ReblockKernels.end());
   Steps.ReblockTimes = ReblockTimes;
   Steps.ReblockMinGain = ReblockMinGain;
+  Steps.InAppKernels.assign(InAppKernels.begin(), InAppKernels.end());
+  Steps.InAppTimes = InAppTimes;
+  Steps.InAppMinGain = InAppMinGain;
   Steps.CpuCheck = CpuCheckMode;
   Steps.CpuEmulator = CpuEmulatorPath;
   Steps.CpuCheckDir = CpuCheckDir;

@@ -66,6 +66,10 @@ struct Options {
   std::vector<std::string> RestrictKernels, ReblockKernels;
   std::string ReblockTimes;
   double ReblockMinGain = 0.01;
+  /// --in-app, --in-app-times, --in-app-min-gain.
+  std::vector<std::string> InAppKernels;
+  std::string InAppTimes;
+  double InAppMinGain = 0.02;
   /// --cpu-check auto|always|never, --cpu-emulator, --cpu-check-dir.
   std::string CpuCheck = "auto", CpuEmulator, CpuCheckDir;
   /// --tune auto|always|never, --tune-arg.

@@ -48,6 +48,11 @@ struct HeaderVariant {
   const KernelVariant *Variant = nullptr;
   /// Set by kernelHeader when the variant cannot be generated: why.
   std::string Error;
+  /// One of a plain kernel's in-app candidates (fs-rewrite --in-app): the
+  /// launcher compares them all with the original under USE_OURS=verify
+  /// and runs the original otherwise (forgestencil/checks.h,
+  /// compare_candidates). Either every variant of a header is one, or none.
+  bool InApp = false;
 };
 
 /// The body copy asked for a kernel (see lib/Rewrite/BodyTransform.h):
@@ -73,7 +78,8 @@ struct BodyRequest {
 ///
 /// Each of \p Variants that can be generated goes into the header, and the
 /// launcher dispatches to it on its architecture; one that cannot gets its
-/// Error set. A plain kernel takes at most one. A template's launcher stays
+/// Error set. A plain kernel takes at most one, unless they are in-app
+/// candidates (HeaderVariant::InApp). A template's launcher stays
 /// a template that compiles for every instantiation: those with a variant
 /// find it through an explicit specialization of a small dispatch table
 /// (`fs_variants_<kernel>`), every other one runs the reference copy.

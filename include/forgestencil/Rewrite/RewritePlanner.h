@@ -107,6 +107,13 @@ struct RewriteOptions {
   std::map<std::string, std::optional<std::array<unsigned, 3>>> ReblockKernels;
   /// The compute capability the body copies run on.
   int BodyComputeCapability = 90;
+  /// With Strategy::Forge: plain kernels, by qualified or plain name, whose
+  /// header holds these generated candidates (all for one compute
+  /// capability), each compared with the original and timed in the app
+  /// under USE_OURS=verify; their launcher runs the original otherwise
+  /// (docs/in-app-candidates.md). They take the place of any variant in
+  /// Variants and any body copy.
+  std::map<std::string, std::vector<KernelVariant>> InAppCandidates;
 };
 
 /// Something the user should know about a launch or kernel left alone.
@@ -131,6 +138,9 @@ struct RewritePlan {
   /// The kernels that got a body copy, by qualified name, with what the
   /// copy is.
   std::map<std::string, std::string> BodyCopies;
+  /// The kernels whose header holds in-app candidates, by qualified name,
+  /// with their ids in order.
+  std::map<std::string, std::vector<std::string>> InAppCandidates;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
   bool alreadyApplied() const {

@@ -1,0 +1,244 @@
+//===- InAppChoice.cpp - Generated variants compared and timed in the app -===//
+
+#include "forgestencil/Knowledge/InAppChoice.h"
+
+#include "CpuChecker.h"
+
+#include "forgestencil/Forge/Bundle.h"
+#include "forgestencil/Forge/OperatorMatrix.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace forgestencil {
+namespace knowledge {
+
+static Error fail(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "%s", Msg.str().c_str());
+}
+
+/// ns::k and ns::k<4> are k.
+static std::string plainName(StringRef Name) {
+  Name = Name.take_until([](char C) { return C == '<'; });
+  size_t Colon = Name.rfind("::");
+  return (Colon == StringRef::npos ? Name : Name.substr(Colon + 2)).str();
+}
+
+Expected<std::map<std::string, std::vector<rewrite::KernelVariant>>>
+inAppCandidates(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
+                const std::vector<std::string> &Kernels, unsigned Budget,
+                raw_ostream &Log) {
+  StringRef Arch = Opts.Arch;
+  int ComputeCapability = 0;
+  if (!Arch.consume_front("sm_") || Arch.getAsInteger(10, ComputeCapability))
+    return fail("--bundle-arch must be sm_<NN>, not '" + Opts.Arch + "'");
+  nlohmann::json Matrix = forge::emptyMatrix();
+  std::string Error;
+  if (!Opts.KnowledgeFile.empty() &&
+      !forge::loadMatrix(Opts.KnowledgeFile, Matrix, Error))
+    Log << "fs-rewrite: note: no knowledge base (" << Error
+        << "); the in-app candidates start from the documented defaults\n";
+  CpuChecker Checker(Opts, Log);
+  std::map<std::string, std::vector<rewrite::KernelVariant>> Out;
+  for (const std::string &Asked : Kernels) {
+    if (StringRef(Asked).contains('<'))
+      return fail("--in-app " + Asked +
+                  ": in-app candidates are made for plain kernels; a "
+                  "template's instantiations are tuned with fs-tune");
+    const std::string *Found = nullptr;
+    const analysis::KernelAnalysis *A = nullptr;
+    for (const auto &[Name, KA] : Inv.analyses())
+      if (Name == Asked || plainName(Name) == plainName(Asked)) {
+        if (StringRef(Name).contains('<'))
+          return fail("--in-app " + Asked + ": '" + Name +
+                      "' is an instantiation of a template; in-app "
+                      "candidates are made for plain kernels");
+        if (Found)
+          return fail("--in-app " + Asked + ": both '" + *Found + "' and '" +
+                      Name + "' go by that name; give the qualified one");
+        Found = &Name;
+        A = &KA;
+      }
+    if (!A)
+      return fail("--in-app " + Asked +
+                  ": no kernel of that name was analysed (see --list)");
+    if (A->Result != analysis::KernelAnalysis::Stencil || !A->IR)
+      return fail("--in-app " + Asked + ": '" + *Found +
+                  "' was not analysed as a stencil, so there is nothing to "
+                  "generate (see --list for the reason)");
+    if (!A->NotRewritten.empty())
+      return fail("--in-app " + Asked + ": '" + *Found +
+                  "' is not rewritten: " + A->NotRewritten);
+    std::string Source;
+    std::vector<forge::BundleCandidate> Made =
+        forge::chooseCandidates(*A->IR, Matrix, Opts.Arch, Budget, &Source);
+    std::vector<rewrite::KernelVariant> Kept;
+    for (size_t I = 0; I < Made.size(); ++I) {
+      if (!Made[I].Params)
+        continue;
+      rewrite::KernelVariant V;
+      V.IR = *A->IR;
+      V.Params = *Made[I].Params;
+      V.ComputeCapability = ComputeCapability;
+      V.Provenance = formatv("In-app candidate {0} of {1} ({2}), compared "
+                             "with the original and timed in the app under "
+                             "USE_OURS=verify.",
+                             I + 1, Made.size(),
+                             Made[I].Origin == "knowledge"
+                                 ? "the knowledge base's pick"
+                                 : "from its strategy's search space")
+                         .str();
+      std::string Id = V.Params.id();
+      if (Checker.check(*Found, V, /*GpuVerified=*/false, Id))
+        Kept.push_back(std::move(V));
+    }
+    if (Kept.empty())
+      return fail("--in-app " + Asked + ": no candidate for '" + *Found +
+                  "' is left" +
+                  (Made.empty() ? " (no strategy generates one for its IR)"
+                                : " after the CPU check"));
+    std::vector<std::string> Ids;
+    for (const rewrite::KernelVariant &V : Kept)
+      Ids.push_back(V.Params.id());
+    Log << "fs-rewrite: " << *Found << ": " << Kept.size()
+        << " in-app candidate(s): " << join(Ids, ", ") << "\n";
+    Out[*Found] = std::move(Kept);
+  }
+  return Out;
+}
+
+Expected<InAppMeasurement> measuredInApp(StringRef JsonText,
+                                         const std::string &Kernel,
+                                         double MinGain) {
+  Expected<json::Value> Root = json::parse(JsonText);
+  if (!Root)
+    return fail("not JSON: " + toString(Root.takeError()));
+  const json::Object *Obj = Root->getAsObject();
+  const json::Object *Verify =
+      Obj ? Obj->getObject("in_app_verification") : nullptr;
+  const json::Object *Times =
+      Verify ? Verify->getObject("kernel_times") : nullptr;
+  if (!Times)
+    return fail("no 'in_app_verification.kernel_times': not the record of a "
+                "USE_OURS=verify run");
+  InAppMeasurement M;
+  M.Kernel = Kernel;
+  // "K[id] launch 3: DIFFERS ...": that candidate is out, whatever else
+  // it measured.
+  std::set<std::string> Differed;
+  if (const json::Array *D = Verify->getArray("differing"))
+    for (const json::Value &Line : *D)
+      if (std::optional<StringRef> L = Line.getAsString()) {
+        StringRef Rest = *L;
+        if (Rest.consume_front(Kernel) && Rest.consume_front("[")) {
+          StringRef Id = Rest.take_until([](char C) { return C == ']'; });
+          Differed.insert(Id.str());
+        }
+      }
+  M.Differed.assign(Differed.begin(), Differed.end());
+  double BestMs = 0;
+  // In the order of the ids, so that ties go the same way every time.
+  std::vector<std::pair<std::string, const json::Value *>> Entries;
+  for (const auto &[Key, Value] : *Times)
+    Entries.push_back({Key.str(), &Value});
+  llvm::sort(Entries);
+  for (const auto &[Key, ValuePtr] : Entries) {
+    const json::Value &Value = *ValuePtr;
+    StringRef K = Key;
+    if (!K.consume_front(Kernel) || !K.consume_front("[") ||
+        !K.consume_back("]"))
+      continue;
+    const json::Object *T = Value.getAsObject();
+    std::optional<double> O = T ? T->getNumber("original_ms") : std::nullopt;
+    std::optional<double> Ms = T ? T->getNumber("copy_ms") : std::nullopt;
+    std::optional<int64_t> N = T ? T->getInteger("launches") : std::nullopt;
+    if (!O || !Ms || *Ms <= 0 || *O <= 0)
+      return fail("kernel_times." + Key +
+                  ": no positive original_ms and copy_ms");
+    if (Differed.count(K.str()))
+      continue;
+    M.Timed.push_back(K.str());
+    // Each candidate's original time is the median over the same launches
+    // it was compared at; the ratio is what counts.
+    if (!M.Fastest || *O / *Ms > M.OriginalMs / BestMs) {
+      M.Fastest = K.str();
+      M.OriginalMs = *O;
+      M.CandidateMs = BestMs = *Ms;
+      M.Launches = N ? unsigned(*N) : 0;
+    }
+  }
+  M.Faster = M.Fastest && M.OriginalMs / M.CandidateMs >= 1 + MinGain;
+  return M;
+}
+
+Expected<std::map<std::string, rewrite::KernelVariant>> chooseInAppWinners(
+    const std::map<std::string, std::vector<rewrite::KernelVariant>> &Candidates,
+    const std::string &Path, double MinGain, raw_ostream &Log) {
+  auto Text = MemoryBuffer::getFile(Path);
+  if (!Text)
+    return fail(Path + ": " + Text.getError().message());
+  std::map<std::string, rewrite::KernelVariant> Out;
+  for (const auto &[Kernel, List] : Candidates) {
+    Expected<InAppMeasurement> M =
+        measuredInApp((*Text)->getBuffer(), Kernel, MinGain);
+    if (!M)
+      return fail(Path + ": " + toString(M.takeError()));
+    if (M->Timed.empty() && M->Differed.empty())
+      return fail(Path + ": no in-app times of kernel '" + Kernel +
+                  "' (kernel_times has none named " + Kernel +
+                  "[<candidate id>]): was it the record of a USE_OURS=verify "
+                  "run of the --in-app patch?");
+    if (!M->Differed.empty())
+      Log << "fs-rewrite: " << Kernel << ": never patched with "
+          << join(M->Differed, ", ")
+          << ": differed from the original in the app (" << Path << ")\n";
+    std::string Times =
+        M->Fastest ? formatv("{0:F4} ms against the original's {1:F4} ms, "
+                             "median of {2} launch(es); {3} candidate(s) "
+                             "timed",
+                             M->CandidateMs, M->OriginalMs, M->Launches,
+                             M->Timed.size())
+                         .str()
+                   : std::string("no candidate was identical");
+    if (!M->Faster) {
+      Log << "fs-rewrite: " << Kernel
+          << ": keeps its original launches: no in-app candidate in " << Path
+          << " gains " << formatv("{0}", MinGain * 100).str() << "% ("
+          << (M->Fastest ? "best " + *M->Fastest + ": " : "") << Times
+          << ")\n";
+      continue;
+    }
+    const rewrite::KernelVariant *Chosen = nullptr;
+    for (const rewrite::KernelVariant &V : List)
+      if (V.Params.id() == *M->Fastest)
+        Chosen = &V;
+    if (!Chosen)
+      return fail(Path + ": kernel '" + Kernel + "': the fastest candidate, " +
+                  *M->Fastest +
+                  ", is not among those fs-rewrite makes for it now (the "
+                  "analysis, the knowledge base or --bundle-budget changed "
+                  "since the run)");
+    rewrite::KernelVariant V = *Chosen;
+    double Speedup = M->OriginalMs / M->CandidateMs;
+    V.Provenance = "Verified against the original kernel in the app, byte for "
+                   "byte at every compared launch, and timed there "
+                   "(USE_OURS=verify, " + Path + "): " + Times + ".";
+    V.MeasuredSpeedup =
+        formatv("{0:F2}x kernel time in the app", Speedup).str();
+    Log << "fs-rewrite: " << Kernel << ": " << V.Params.id() << " from "
+        << Path << " (" << formatv("{0:F2}x", Speedup).str() << ", " << Times
+        << ")\n";
+    Out.emplace(Kernel, std::move(V));
+  }
+  return Out;
+}
+
+} // namespace knowledge
+} // namespace forgestencil
