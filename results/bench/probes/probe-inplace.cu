@@ -12,7 +12,7 @@
 //   in1r1w    a = 2a                      (8 B/point, a read and written)
 // Every kernel runs once per round, rounds interleaved, CUDA events, median.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-inplace scripts/gpu/probe-inplace.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-inplace results/bench/probes/probe-inplace.cu
 //   ./probe-inplace 384 512
 #include <cuda_runtime.h>
 

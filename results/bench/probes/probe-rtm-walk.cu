@@ -18,7 +18,7 @@
 // launches against the float4 copy kernel of probe-common.cuh; the outputs
 // are not checked (the values mean nothing).
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-rtm-walk scripts/gpu/probe-rtm-walk.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-rtm-walk results/bench/probes/probe-rtm-walk.cu
 //   ./probe-rtm-walk [n]       (n a multiple of 4, default 512)
 #include "probe-common.cuh"
 

@@ -1,4 +1,4 @@
-// What the GPU probes (scripts/gpu/probe-*.cu) share: an error check for
+// What the GPU probes (results/bench/probes/probe-*.cu) share: an error check for
 // main, the float4 copy kernel they compare against (and its row of their
 // tables), the median of 30 timed launches after 3 warm-up launches, and a
 // hashed fill and bitwise comparison for the probes that check their

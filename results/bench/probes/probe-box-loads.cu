@@ -17,7 +17,7 @@
 // timed: median of 30 runs, GB/s of the compulsory 8 bytes per point and the
 // fraction of a float4 copy kernel's on the same GPU.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-box scripts/gpu/probe-box-loads.cu &&
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-box results/bench/probes/probe-box-loads.cu &&
 //   ./probe-box
 #include "probe-common.cuh"
 

@@ -17,7 +17,7 @@
 // Medians of 30 launches after 3 warm-up launches (probe-common.cuh's timeIt),
 // against its float4 copy kernel.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-footprint scripts/gpu/probe-footprint-forms.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-footprint results/bench/probes/probe-footprint-forms.cu
 //   ./probe-footprint
 #include <cuda_runtime.h>
 

@@ -8,7 +8,7 @@
 // not, the traversal itself bounds it. Blocks 128 threads wide cover whole
 // rows (504 of 512 columns).
 //
-//   nvcc -O3 -arch=sm_90 -o probe scripts/gpu/probe-traversal.cu && ./probe
+//   nvcc -O3 -arch=sm_90 -o probe results/bench/probes/probe-traversal.cu && ./probe
 //
 // The same walks also run with the planes (or rows) padded, so that their
 // strides are not powers of two.

@@ -39,7 +39,7 @@
 // `ring N rows` (N computing warps of one row of 128 points each), zC the
 // run of planes, dD the ring's slots.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-ring scripts/gpu/probe-bulk-ring.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-ring results/bench/probes/probe-bulk-ring.cu
 //   ./probe-ring [n [name]]     (n a multiple of 4, default 512; name: run only
 //                                the variants whose name contains it)
 #include "probe-common.cuh"

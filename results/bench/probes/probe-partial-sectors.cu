@@ -26,7 +26,7 @@
 // the value cannot change, even under a concurrent writer, but the L2 now
 // holds every byte of the sector as written.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-partial scripts/gpu/probe-partial-sectors.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o probe-partial results/bench/probes/probe-partial-sectors.cu
 //   ./probe-partial 512 0:512 1:511 1:511:p 1:511:l 1:511:w 1:511:a 4:508 8:504
 #include <cuda_runtime.h>
 
