@@ -31,6 +31,60 @@ static std::string plainName(StringRef Name) {
   return (Colon == StringRef::npos ? Name : Name.substr(Colon + 2)).str();
 }
 
+/// The candidates of the kernel (or instantiation) \p Name into \p Out.
+static Error addCandidates(const std::string &Name,
+                           const analysis::KernelAnalysis &A,
+                           const std::string &Asked,
+                           const nlohmann::json &Matrix,
+                           const VariantChoiceOptions &Opts,
+                           int ComputeCapability, unsigned Budget,
+                           CpuChecker &Checker,
+                           std::map<std::string, std::vector<rewrite::KernelVariant>> &Out,
+                           raw_ostream &Log) {
+  if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+    return fail("--in-app " + Asked + ": '" + Name +
+                "' was not analysed as a stencil, so there is nothing to "
+                "generate (see --list for the reason)");
+  if (!A.NotRewritten.empty())
+    return fail("--in-app " + Asked + ": '" + Name +
+                "' is not rewritten: " + A.NotRewritten);
+  std::string Source;
+  std::vector<forge::BundleCandidate> Made =
+      forge::chooseCandidates(*A.IR, Matrix, Opts.Arch, Budget, &Source);
+  std::vector<rewrite::KernelVariant> Kept;
+  for (size_t I = 0; I < Made.size(); ++I) {
+    if (!Made[I].Params)
+      continue;
+    rewrite::KernelVariant V;
+    V.IR = *A.IR;
+    V.Params = *Made[I].Params;
+    V.ComputeCapability = ComputeCapability;
+    V.Provenance = formatv("In-app candidate {0} of {1} ({2}), compared "
+                           "with the original and timed in the app under "
+                           "USE_OURS=verify.",
+                           I + 1, Made.size(),
+                           Made[I].Origin == "knowledge"
+                               ? "the knowledge base's pick"
+                               : "from its strategy's search space")
+                       .str();
+    std::string Id = V.Params.id();
+    if (Checker.check(Name, V, /*GpuVerified=*/false, Id))
+      Kept.push_back(std::move(V));
+  }
+  if (Kept.empty())
+    return fail("--in-app " + Asked + ": no candidate for '" + Name +
+                "' is left" +
+                (Made.empty() ? " (no strategy generates one for its IR)"
+                              : " after the CPU check"));
+  std::vector<std::string> Ids;
+  for (const rewrite::KernelVariant &V : Kept)
+    Ids.push_back(V.Params.id());
+  Log << "fs-rewrite: " << Name << ": " << Kept.size()
+      << " in-app candidate(s): " << join(Ids, ", ") << "\n";
+  Out[Name] = std::move(Kept);
+  return Error::success();
+}
+
 Expected<std::map<std::string, std::vector<rewrite::KernelVariant>>>
 inAppCandidates(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
                 const std::vector<std::string> &Kernels, unsigned Budget,
@@ -40,76 +94,63 @@ inAppCandidates(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts
   if (!Arch.consume_front("sm_") || Arch.getAsInteger(10, ComputeCapability))
     return fail("--bundle-arch must be sm_<NN>, not '" + Opts.Arch + "'");
   nlohmann::json Matrix = forge::emptyMatrix();
-  std::string Error;
+  std::string Why;
   if (!Opts.KnowledgeFile.empty() &&
-      !forge::loadMatrix(Opts.KnowledgeFile, Matrix, Error))
-    Log << "fs-rewrite: note: no knowledge base (" << Error
+      !forge::loadMatrix(Opts.KnowledgeFile, Matrix, Why))
+    Log << "fs-rewrite: note: no knowledge base (" << Why
         << "); the in-app candidates start from the documented defaults\n";
   CpuChecker Checker(Opts, Log);
   std::map<std::string, std::vector<rewrite::KernelVariant>> Out;
   for (const std::string &Asked : Kernels) {
-    if (StringRef(Asked).contains('<'))
-      return fail("--in-app " + Asked +
-                  ": in-app candidates are made for plain kernels; a "
-                  "template's instantiations are tuned with fs-tune");
-    const std::string *Found = nullptr;
-    const analysis::KernelAnalysis *A = nullptr;
-    for (const auto &[Name, KA] : Inv.analyses())
-      if (Name == Asked || plainName(Name) == plainName(Asked)) {
-        if (StringRef(Name).contains('<'))
-          return fail("--in-app " + Asked + ": '" + Name +
-                      "' is an instantiation of a template; in-app "
-                      "candidates are made for plain kernels");
-        if (Found)
-          return fail("--in-app " + Asked + ": both '" + *Found + "' and '" +
-                      Name + "' go by that name; give the qualified one");
-        Found = &Name;
-        A = &KA;
-      }
-    if (!A)
+    // A plain kernel by its plain or qualified name; a template by its
+    // name (every instantiation analysed) or one instantiation.
+    bool OneInstantiation = StringRef(Asked).contains('<');
+    rewrite::KernelInstanceName Want = rewrite::KernelInstanceName::parse(Asked);
+    std::vector<std::pair<const std::string *, const analysis::KernelAnalysis *>>
+        Found;
+    for (const auto &[Name, KA] : Inv.analyses()) {
+      rewrite::KernelInstanceName Have = rewrite::KernelInstanceName::parse(Name);
+      bool Same = Have.Kernel == Want.Kernel ||
+                  plainName(Have.Kernel) == plainName(Want.Kernel);
+      if (OneInstantiation)
+        Same = Same && rewrite::sameTemplateArgs(Have.TemplateArgs,
+                                                 Want.TemplateArgs);
+      if (Same)
+        Found.push_back({&Name, &KA});
+    }
+    if (Found.empty())
       return fail("--in-app " + Asked +
                   ": no kernel of that name was analysed (see --list)");
-    if (A->Result != analysis::KernelAnalysis::Stencil || !A->IR)
-      return fail("--in-app " + Asked + ": '" + *Found +
-                  "' was not analysed as a stencil, so there is nothing to "
-                  "generate (see --list for the reason)");
-    if (!A->NotRewritten.empty())
-      return fail("--in-app " + Asked + ": '" + *Found +
-                  "' is not rewritten: " + A->NotRewritten);
-    std::string Source;
-    std::vector<forge::BundleCandidate> Made =
-        forge::chooseCandidates(*A->IR, Matrix, Opts.Arch, Budget, &Source);
-    std::vector<rewrite::KernelVariant> Kept;
-    for (size_t I = 0; I < Made.size(); ++I) {
-      if (!Made[I].Params)
-        continue;
-      rewrite::KernelVariant V;
-      V.IR = *A->IR;
-      V.Params = *Made[I].Params;
-      V.ComputeCapability = ComputeCapability;
-      V.Provenance = formatv("In-app candidate {0} of {1} ({2}), compared "
-                             "with the original and timed in the app under "
-                             "USE_OURS=verify.",
-                             I + 1, Made.size(),
-                             Made[I].Origin == "knowledge"
-                                 ? "the knowledge base's pick"
-                                 : "from its strategy's search space")
-                         .str();
-      std::string Id = V.Params.id();
-      if (Checker.check(*Found, V, /*GpuVerified=*/false, Id))
-        Kept.push_back(std::move(V));
+    std::set<std::string> Kernels;
+    for (const auto &[Name, KA] : Found)
+      Kernels.insert(rewrite::KernelInstanceName::parse(*Name).Kernel);
+    if (Kernels.size() > 1)
+      return fail("--in-app " + Asked + ": '" + *Kernels.begin() + "' and '" +
+                  *std::next(Kernels.begin()) +
+                  "' go by that name; give the qualified one");
+    // Of a whole template, the instantiations the forge can take.
+    if (Found.size() > 1) {
+      std::vector<std::pair<const std::string *, const analysis::KernelAnalysis *>>
+          Usable;
+      for (const auto &F : Found) {
+        if (F.second->Result == analysis::KernelAnalysis::Stencil &&
+            F.second->IR && F.second->NotRewritten.empty())
+          Usable.push_back(F);
+        else
+          Log << "fs-rewrite: " << *F.first
+              << ": no in-app candidates (not a stencil the forge rewrites)\n";
+      }
+      if (Usable.empty())
+        return fail("--in-app " + Asked + ": no instantiation of '" +
+                    *Kernels.begin() +
+                    "' was analysed as a stencil the forge rewrites (see "
+                    "--list for the reasons)");
+      Found = std::move(Usable);
     }
-    if (Kept.empty())
-      return fail("--in-app " + Asked + ": no candidate for '" + *Found +
-                  "' is left" +
-                  (Made.empty() ? " (no strategy generates one for its IR)"
-                                : " after the CPU check"));
-    std::vector<std::string> Ids;
-    for (const rewrite::KernelVariant &V : Kept)
-      Ids.push_back(V.Params.id());
-    Log << "fs-rewrite: " << *Found << ": " << Kept.size()
-        << " in-app candidate(s): " << join(Ids, ", ") << "\n";
-    Out[*Found] = std::move(Kept);
+    for (const auto &[FoundName, A] : Found)
+      if (Error E = addCandidates(*FoundName, *A, Asked, Matrix, Opts,
+                                  ComputeCapability, Budget, Checker, Out, Log))
+        return E;
   }
   return Out;
 }

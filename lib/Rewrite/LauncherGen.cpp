@@ -301,6 +301,79 @@ static std::string switchingLauncher(const KernelDefinition &K,
   return S;
 }
 
+/// The call of compare_candidates for in-app candidates \p Emitted,
+/// labelled \p Label in the verify lines: every candidate forwards
+/// \p ParamNames, \p PointerNames are what the comparison saves, and
+/// \p ReferenceLaunch is the original's launch. Each line starts with
+/// \p Indent.
+static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames,
+                               ArrayRef<std::string> PointerNames,
+                               StringRef ReferenceLaunch,
+                               ArrayRef<const EmittedVariant *> Emitted,
+                               StringRef Indent) {
+  std::vector<std::string> Ptrs, Names;
+  for (const std::string &P : PointerNames)
+    Ptrs.push_back("(const void *)" + P);
+  for (const EmittedVariant *E : Emitted)
+    Names.push_back("\"" + E->Variant->Variant->Params.id() + "\"");
+  std::string I = Indent.str();
+  std::string S;
+  S += I + "const void *const fs_ptrs[] = {" +
+       (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n";
+  S += I + "static const char *const fs_names[] = {" + join(Names, ", ") +
+       "};\n";
+  S += I + "forgestencil::compare_candidates(\n";
+  S += I + "    \"" + Label.str() + "\", fs_stream, fs_ptrs, " +
+       std::to_string(Ptrs.size()) + ",\n";
+  S += I + "    [&] { " + ReferenceLaunch.str() + " },\n";
+  S += I + "    [&](int fs_i) {\n";
+  S += I + "      switch (fs_i) {\n";
+  for (size_t N = 0; N < Emitted.size(); ++N)
+    S += I + "      case " + std::to_string(N) + ": " +
+         forwardingCall(Emitted[N]->Launcher, ParamNames) + "; break;\n";
+  S += I + "      }\n";
+  S += I + "    },\n";
+  S += I + "    " + std::to_string(Emitted.size()) + ", fs_names);\n";
+  return S;
+}
+
+/// The launcher's `case <CC>:` of a plain kernel with in-app candidates:
+/// where the IR's conditions hold, every candidate is compared with the
+/// original and timed under USE_OURS=verify (checks.h, compare_candidates);
+/// the original runs at every other launch.
+static std::string inAppCase(const KernelDefinition &K,
+                             ArrayRef<EmittedVariant> Emitted) {
+  const KernelVariant &First = *Emitted.front().Variant->Variant;
+  VariantConditions C = variantConditions(First.IR);
+  std::vector<std::string> Ptrs;
+  for (const KernelDefinition::PointerParam &PP : K.PointerParams)
+    Ptrs.push_back(K.ParamNames[PP.Index]);
+  std::vector<const EmittedVariant *> All;
+  for (const EmittedVariant &E : Emitted)
+    All.push_back(&E);
+  std::string S;
+  if (!C.Preprocessor.empty())
+    S += "#if " + C.Preprocessor + "\n";
+  S += "  case " + std::to_string(First.ComputeCapability) + ": {\n";
+  S += "    // In-app candidates: under USE_OURS=verify each is compared with "
+       "the original\n    // and timed at sampled launches; the original "
+       "runs at every other launch.\n";
+  if (C.Runtime.empty()) {
+    S += compareCall(K.QualifiedName, K.ParamNames, Ptrs, referenceLaunch(K),
+                     All, "    ");
+    S += "    break;\n";
+  } else {
+    S += "    if (" + C.Runtime + ") {\n";
+    S += compareCall(K.QualifiedName, K.ParamNames, Ptrs, referenceLaunch(K),
+                     All, "      ");
+    S += "      break;\n    }\n    " + referenceLaunch(K) + "\n    break;\n";
+  }
+  S += "  }\n";
+  if (!C.Preprocessor.empty())
+    S += "#endif\n";
+  return S;
+}
+
 /// The dispatch table of a template with variants: the primary template
 /// knows none, so every instantiation compiles and runs the reference; an
 /// explicit specialization per instantiation with a variant launches it on
@@ -326,8 +399,10 @@ static std::string variantTable(const KernelDefinition &K,
          ">`: the variant verified for the running GPU, if any.\n";
     S += "template <>\nstruct " + Table + "<" + Args + "> {\n";
     // A condition on the kernel's arguments (how far the grid may reach)
-    // needs them by name: the instantiation's own parameters.
-    bool Named = false;
+    // needs them by name: the instantiation's own parameters; so do the
+    // in-app candidates' comparison and the original's launch.
+    bool InApp = Variants.front()->Variant->InApp;
+    bool Named = InApp;
     for (const EmittedVariant *E : Variants)
       for (const ir::Assumption &A : E->Variant->Variant->IR.Assumptions)
         Named |= A.Kind == ir::Assumption::GridExtent;
@@ -348,6 +423,32 @@ static std::string variantTable(const KernelDefinition &K,
            "                     cudaStream_t fs_stream, FsArgs... fs_args) {\n";
     }
     S += "    switch (forgestencil::compute_capability()) {\n";
+    if (InApp) {
+      const KernelVariant &First = *Variants.front()->Variant->Variant;
+      VariantConditions C = variantConditions(First.IR);
+      std::vector<std::string> Ptrs;
+      for (const ir::Param &P : First.IR.Params)
+        if (StringRef(P.Type).contains('*'))
+          Ptrs.push_back(P.Name);
+      std::string Reference = referenceKernelName(K) + "<" + Args +
+                              "><<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" +
+                              join(Forward, ", ") + ");";
+      if (!C.Preprocessor.empty())
+        S += "#if " + C.Preprocessor + "\n";
+      S += "    case " + std::to_string(First.ComputeCapability) + ": {\n";
+      S += "      // In-app candidates: under USE_OURS=verify each is compared "
+           "with the\n      // original and timed at sampled launches; the "
+           "original runs at every\n      // other launch.\n";
+      if (!C.Runtime.empty())
+        S += "      if (!(" + C.Runtime + "))\n        return false;\n";
+      S += compareCall(K.QualifiedName + "<" + Args + ">", Forward, Ptrs,
+                       Reference, Variants, "      ");
+      S += "      return true;\n    }\n";
+      if (!C.Preprocessor.empty())
+        S += "#endif\n";
+      S += "    default:\n      return false;\n    }\n  }\n};\n\n";
+      continue;
+    }
     for (const EmittedVariant *E : Variants) {
       VariantConditions C = variantConditions(E->Variant->Variant->IR);
       if (!C.Preprocessor.empty())
@@ -391,57 +492,6 @@ static std::string variantComment(const KernelDefinition &K,
          "). " + V.Provenance + "\n";
 }
 
-/// The launcher's `case <CC>:` of a kernel with in-app candidates: where
-/// the IR's conditions hold, every candidate is compared with the original
-/// and timed under USE_OURS=verify (checks.h, compare_candidates); the
-/// original runs at every other launch.
-static std::string inAppCase(const KernelDefinition &K,
-                             ArrayRef<EmittedVariant> Emitted) {
-  const KernelVariant &First = *Emitted.front().Variant->Variant;
-  VariantConditions C = variantConditions(First.IR);
-  std::vector<std::string> Ptrs, Names;
-  for (const KernelDefinition::PointerParam &PP : K.PointerParams)
-    Ptrs.push_back("(const void *)" + K.ParamNames[PP.Index]);
-  for (const EmittedVariant &E : Emitted)
-    Names.push_back("\"" + E.Variant->Variant->Params.id() + "\"");
-  std::string N = std::to_string(Ptrs.size());
-  std::string S;
-  if (!C.Preprocessor.empty())
-    S += "#if " + C.Preprocessor + "\n";
-  S += "  case " + std::to_string(First.ComputeCapability) + ": {\n";
-  S += "    // In-app candidates: under USE_OURS=verify each is compared with "
-       "the original\n    // and timed at sampled launches; the original "
-       "runs at every other launch.\n";
-  S += "    const void *const fs_ptrs[] = {" +
-       (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n";
-  S += "    static const char *const fs_names[] = {" + join(Names, ", ") +
-       "};\n";
-  std::string Indent = "    ";
-  if (!C.Runtime.empty()) {
-    S += "    if (" + C.Runtime + ") {\n";
-    Indent = "      ";
-  }
-  S += Indent + "forgestencil::compare_candidates(\n";
-  S += Indent + "    \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
-       ",\n";
-  S += Indent + "    [&] { " + referenceLaunch(K) + " },\n";
-  S += Indent + "    [&](int fs_i) {\n";
-  S += Indent + "      switch (fs_i) {\n";
-  for (size_t I = 0; I < Emitted.size(); ++I)
-    S += Indent + "      case " + std::to_string(I) + ": " +
-         forwardingCall(Emitted[I].Launcher, K.ParamNames) + "; break;\n";
-  S += Indent + "      }\n";
-  S += Indent + "    },\n";
-  S += Indent + "    " + std::to_string(Emitted.size()) + ", fs_names);\n";
-  S += Indent + "break;\n";
-  if (!C.Runtime.empty())
-    S += "    }\n    " + referenceLaunch(K) + "\n    break;\n";
-  S += "  }\n";
-  if (!C.Preprocessor.empty())
-    S += "#endif\n";
-  return S;
-}
-
 std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
                          StringRef GuardMacro, StringRef DefinedIn,
                          StringRef ToolVersion,
@@ -453,11 +503,6 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   std::set<std::string> Launchers;
   for (HeaderVariant &HV : Variants) {
     HV.Error.clear();
-    if (HV.InApp && K.IsTemplate) {
-      HV.Error = "in-app candidates are made for plain kernels; a "
-                 "template's instantiations are tuned with fs-tune";
-      continue;
-    }
     if (HV.InApp && K.PointerParams.size() > MaxCheckedPointers) {
       HV.Error = "in-app candidates compare at most " +
                  std::to_string(MaxCheckedPointers) +
@@ -482,8 +527,11 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
         continue;
       }
     }
-    if (!K.IsTemplate && !Emitted.empty() &&
-        (!HV.InApp || !Emitted.front().Variant->InApp)) {
+    if (!Emitted.empty() && HV.InApp != Emitted.front().Variant->InApp) {
+      HV.Error = "in-app candidates and other variants do not share a header";
+      continue;
+    }
+    if (!K.IsTemplate && !Emitted.empty() && !HV.InApp) {
       HV.Error = "a plain kernel takes one variant per header";
       continue;
     }
@@ -492,7 +540,9 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     // numbered in their order.
     std::string Launcher = variantLauncherName(K, HV);
     if (HV.InApp)
-      Launcher += "_c" + std::to_string(Emitted.size());
+      Launcher += "_c" + std::to_string(count_if(Emitted, [&](const EmittedVariant &E) {
+                    return E.Variant->TemplateArgs == HV.TemplateArgs;
+                  }));
     for (unsigned N = 2; Launchers.count(Launcher); ++N)
       Launcher = variantLauncherName(K, HV) + "_" + std::to_string(N);
     std::string Source = variantSource(K, HV, Launcher, HV.Error);
@@ -509,7 +559,7 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   }
   std::string BodyCaseText;
   bool InApp = !Emitted.empty() && Emitted.front().Variant->InApp;
-  if (InApp)
+  if (InApp && !K.IsTemplate)
     BodyCaseText = inAppCase(K, Emitted);
   if (Body) {
     Body->Emitted = false;

@@ -442,7 +442,7 @@ private:
                                   includePathFrom(DefFile, Out.HeaderName) +
                                   "\""));
       needUseOurs(DefFile, K.Begin);
-      if (takesBodyCopy(K) || inAppCandidatesOf(K))
+      if (takesBodyCopy(K) || !inAppCandidatesOf(K).empty())
         ChecksFiles.insert(DefFile.str());
       for (const LaunchStatement *L : Out.Launches) {
         const std::string &Content = content(L->Pos.File);
@@ -574,12 +574,13 @@ private:
                              : "' keeps only the reference variant: ") +
                    HV.Error});
         else if (HV.InApp)
-          Plan.InAppCandidates[K.QualifiedName].push_back(
-              HV.Variant->Params.id());
+          Plan.InAppCandidates[Name].push_back(HV.Variant->Params.id());
         else
           Plan.Variants[Name] = HV.Variant;
       }
-      if (Plan.InAppCandidates.count(K.QualifiedName))
+      if (any_of(Variants, [](const HeaderVariant &HV) {
+            return HV.InApp && HV.Error.empty();
+          }))
         NeedChecks = NeedInApp = true;
       Plan.Files.push_back({Path, std::nullopt, std::move(Header)});
     }
@@ -624,13 +625,20 @@ private:
   /// The variants asked for \p K: the plain kernel's, or for a template,
   /// one per instantiation that is asked for (the analysis, which made the
   /// variants, saw each instantiation used).
-  /// The in-app candidates asked for \p K, if any.
-  const std::vector<KernelVariant> *
+  /// The in-app candidates asked for \p K (a plain kernel) or for the
+  /// instantiations of \p K (a template), by template arguments ("" for a
+  /// plain kernel); empty when none were.
+  std::vector<std::pair<std::string, const std::vector<KernelVariant> *>>
   inAppCandidatesOf(const KernelDefinition &K) const {
+    std::vector<std::pair<std::string, const std::vector<KernelVariant> *>> Out;
     if (Opts.Strat != Strategy::Forge)
-      return nullptr;
+      return Out;
     for (const auto &[Name, Candidates] : Opts.InAppCandidates) {
-      if (Candidates.empty() || (Name != K.QualifiedName && Name != K.Name))
+      KernelInstanceName N = KernelInstanceName::parse(Name);
+      if (Candidates.empty() ||
+          (N.Kernel != K.QualifiedName && N.Kernel != K.Name) ||
+          N.isInstantiation() != K.IsTemplate ||
+          (K.IsTemplate && !wantedInstantiation(K, N.TemplateArgs)))
         continue;
       // Candidates belong to the definition their IR was made from.
       const ir::StencilIR &IR = Candidates.front().IR;
@@ -639,16 +647,18 @@ private:
            llvm::sys::path::filename(IR.SourceFile) !=
                llvm::sys::path::filename(K.NamePos.File)))
         continue;
-      return &Candidates;
+      Out.push_back({N.TemplateArgs, &Candidates});
     }
-    return nullptr;
+    return Out;
   }
 
   std::vector<HeaderVariant> variantsFor(const KernelDefinition &K) const {
     std::vector<HeaderVariant> Out;
-    if (const std::vector<KernelVariant> *C = inAppCandidatesOf(K)) {
-      for (const KernelVariant &V : *C)
-        Out.push_back({"", &V, "", /*InApp=*/true});
+    auto InApp = inAppCandidatesOf(K);
+    if (!InApp.empty()) {
+      for (const auto &[Args, Candidates] : InApp)
+        for (const KernelVariant &V : *Candidates)
+          Out.push_back({Args, &V, "", /*InApp=*/true});
       return Out;
     }
     // A body copy asked for by name replaces the generated variants.
@@ -743,7 +753,8 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
         " in-app candidate(s) (" + join(Ids, ", ") +
         "), each compared with the original byte for byte and timed in the "
         "app under USE_OURS=verify; with any other USE_OURS the launcher runs "
-        "the original. `fs-rewrite --in-app " + Kernel +
+        "the original. `fs-rewrite --in-app " +
+        (StringRef(Kernel).contains('<') ? "'" + Kernel + "'" : Kernel) +
         " --in-app-times <the fs-harness record of that run> --emit-patch` "
         "patches the fastest that is identical and faster.");
   std::vector<std::string> Measured;

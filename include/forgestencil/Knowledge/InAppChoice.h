@@ -38,12 +38,13 @@
 namespace forgestencil {
 namespace knowledge {
 
-/// The in-app candidates of each of \p Kernels (plain kernels, by plain or
-/// qualified name), by the analysis' name: up to \p Budget generated
+/// The in-app candidates of each of \p Kernels (by plain or qualified name;
+/// a template stands for each instantiation analysed as a stencil the forge
+/// rewrites, "k<double, 1>" for one), by the analysis' name: up to \p Budget generated
 /// variants for the compute capability of Opts.Arch, those the CPU check
 /// refuses (as Opts.CpuCheck asks) left out and said on \p Log. Fails,
-/// naming the kernel, when one is not a stencil the forge may rewrite, is
-/// a template, or has no candidate left.
+/// naming the kernel, when one is not a stencil the forge may rewrite (for
+/// a template: none of its instantiations is) or has no candidate left.
 llvm::Expected<std::map<std::string, std::vector<rewrite::KernelVariant>>>
 inAppCandidates(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
                 const std::vector<std::string> &Kernels, unsigned Budget,

@@ -48,7 +48,7 @@ struct HeaderVariant {
   const KernelVariant *Variant = nullptr;
   /// Set by kernelHeader when the variant cannot be generated: why.
   std::string Error;
-  /// One of a plain kernel's in-app candidates (fs-rewrite --in-app): the
+  /// One of a kernel's (an instantiation's) in-app candidates (fs-rewrite --in-app): the
   /// launcher compares them all with the original under USE_OURS=verify
   /// and runs the original otherwise (forgestencil/checks.h,
   /// compare_candidates). Either every variant of a header is one, or none.

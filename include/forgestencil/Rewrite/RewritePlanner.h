@@ -107,7 +107,8 @@ struct RewriteOptions {
   std::map<std::string, std::optional<std::array<unsigned, 3>>> ReblockKernels;
   /// The compute capability the body copies run on.
   int BodyComputeCapability = 90;
-  /// With Strategy::Forge: plain kernels, by qualified or plain name, whose
+  /// With Strategy::Forge: kernels, by qualified or plain name, or a
+  /// template's instantiations by their full name ("k<double, 1>"), whose
   /// header holds these generated candidates (all for one compute
   /// capability), each compared with the original and timed in the app
   /// under USE_OURS=verify; their launcher runs the original otherwise
