@@ -273,6 +273,22 @@ cl::list<std::string>
                       "--budget=8)"),
              cl::value_desc("arg"), cl::cat(Category));
 
+/// A comma-separated list of kernel names as the user meant it: the
+/// commas inside template arguments ("k<double, 1>") do not separate.
+std::vector<std::string> kernelNames(const cl::list<std::string> &Items) {
+  std::vector<std::string> Out;
+  int Depth = 0;
+  for (const std::string &Item : Items) {
+    if (Depth > 0)
+      Out.back() += "," + Item;
+    else
+      Out.push_back(Item);
+    for (char C : Item)
+      Depth += C == '<' ? 1 : C == '>' ? -1 : 0;
+  }
+  return Out;
+}
+
 } // namespace
 
 namespace fsrewrite {
@@ -310,12 +326,12 @@ bool parseCommandLine(int Argc, char **Argv, ToolOptions &Tool,
   Steps.ToStdout = PatchToStdout;
   Steps.OutputDir = PatchOutputDir;
   Steps.Strategy = RewriteStrategy;
-  Steps.Kernels.assign(RewriteKernels.begin(), RewriteKernels.end());
+  Steps.Kernels = kernelNames(RewriteKernels);
   Steps.RestrictKernels.assign(RestrictKernels.begin(), RestrictKernels.end());
   Steps.ReblockKernels.assign(ReblockKernels.begin(), ReblockKernels.end());
   Steps.ReblockTimes = ReblockTimes;
   Steps.ReblockMinGain = ReblockMinGain;
-  Steps.InAppKernels.assign(InAppKernels.begin(), InAppKernels.end());
+  Steps.InAppKernels = kernelNames(InAppKernels);
   Steps.InAppTimes = InAppTimes;
   Steps.InAppMinGain = InAppMinGain;
   Steps.CpuCheck = CpuCheckMode;
