@@ -301,6 +301,16 @@ static std::string switchingLauncher(const KernelDefinition &K,
   return S;
 }
 
+/// The kernel's parameters of pointer type, as the IR lists them (an
+/// instantiation's, for a template): what the in-app comparison saves.
+static std::vector<std::string> pointerParams(const ir::StencilIR &IR) {
+  std::vector<std::string> Out;
+  for (const ir::Param &P : IR.Params)
+    if (StringRef(P.Type).contains('*'))
+      Out.push_back(P.Name);
+  return Out;
+}
+
 /// The call of compare_candidates for in-app candidates \p Emitted,
 /// labelled \p Label in the verify lines: every candidate forwards
 /// \p ParamNames, \p PointerNames are what the comparison saves, and
@@ -345,9 +355,7 @@ static std::string inAppCase(const KernelDefinition &K,
                              ArrayRef<EmittedVariant> Emitted) {
   const KernelVariant &First = *Emitted.front().Variant->Variant;
   VariantConditions C = variantConditions(First.IR);
-  std::vector<std::string> Ptrs;
-  for (const KernelDefinition::PointerParam &PP : K.PointerParams)
-    Ptrs.push_back(K.ParamNames[PP.Index]);
+  std::vector<std::string> Ptrs = pointerParams(First.IR);
   std::vector<const EmittedVariant *> All;
   for (const EmittedVariant &E : Emitted)
     All.push_back(&E);
@@ -426,10 +434,7 @@ static std::string variantTable(const KernelDefinition &K,
     if (InApp) {
       const KernelVariant &First = *Variants.front()->Variant->Variant;
       VariantConditions C = variantConditions(First.IR);
-      std::vector<std::string> Ptrs;
-      for (const ir::Param &P : First.IR.Params)
-        if (StringRef(P.Type).contains('*'))
-          Ptrs.push_back(P.Name);
+      std::vector<std::string> Ptrs = pointerParams(First.IR);
       std::string Reference = referenceKernelName(K) + "<" + Args +
                               "><<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" +
                               join(Forward, ", ") + ");";
@@ -503,22 +508,21 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   std::set<std::string> Launchers;
   for (HeaderVariant &HV : Variants) {
     HV.Error.clear();
-    if (HV.InApp && K.PointerParams.size() > MaxCheckedPointers) {
+    size_t Pointers = HV.InApp ? pointerParams(HV.Variant->IR).size() : 0;
+    if (Pointers > MaxCheckedPointers) {
       HV.Error = "in-app candidates compare at most " +
                  std::to_string(MaxCheckedPointers) +
                  " pointer parameters, and the kernel has " +
-                 std::to_string(K.PointerParams.size());
+                 std::to_string(Pointers);
       continue;
     }
     if (HV.InApp) {
       // The comparison saves and compares what the pointer parameters
       // reach: every array a candidate writes must be one of them.
+      std::vector<std::string> Ptrs = pointerParams(HV.Variant->IR);
       std::string Unreached;
       for (const ir::OutputArray &O : HV.Variant->IR.Outputs)
-        if (none_of(K.PointerParams,
-                    [&](const KernelDefinition::PointerParam &PP) {
-                      return K.ParamNames[PP.Index] == O.Param;
-                    }))
+        if (!is_contained(Ptrs, O.Param))
           Unreached = O.Param;
       if (!Unreached.empty()) {
         HV.Error = "in-app candidates are compared on the allocations the "
