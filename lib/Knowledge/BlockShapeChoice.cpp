@@ -2,6 +2,8 @@
 
 #include "forgestencil/Knowledge/BlockShapeChoice.h"
 
+#include "VerifyRecord.h"
+
 #include "forgestencil/Rewrite/RewritePlanner.h"
 
 #include "llvm/Support/JSON.h"
@@ -18,16 +20,10 @@ static Error fail(const Twine &Msg) {
 Expected<std::vector<ShapeChoice>>
 chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
                   double MinGain) {
-  Expected<json::Value> Root = json::parse(JsonText);
-  if (!Root)
-    return fail("not JSON: " + toString(Root.takeError()));
-  const json::Object *Obj = Root->getAsObject();
-  const json::Object *Verify =
-      Obj ? Obj->getObject("in_app_verification") : nullptr;
-  const json::Object *Times = Verify ? Verify->getObject("kernel_times") : nullptr;
-  if (!Times)
-    return fail("no 'in_app_verification.kernel_times': not the record of a "
-                "USE_OURS=verify run");
+  VerifyRecord R;
+  if (Error E = readVerifyRecord(JsonText, R))
+    return E;
+  const json::Object *Times = R.Times;
   std::vector<ShapeChoice> Out;
   for (const std::string &Kernel : Kernels) {
     ShapeChoice C;

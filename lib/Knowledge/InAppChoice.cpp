@@ -3,6 +3,7 @@
 #include "forgestencil/Knowledge/InAppChoice.h"
 
 #include "CpuChecker.h"
+#include "VerifyRecord.h"
 
 #include "forgestencil/Forge/Bundle.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
@@ -158,17 +159,10 @@ inAppCandidates(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts
 Expected<InAppMeasurement> measuredInApp(StringRef JsonText,
                                          const std::string &Kernel,
                                          double MinGain) {
-  Expected<json::Value> Root = json::parse(JsonText);
-  if (!Root)
-    return fail("not JSON: " + toString(Root.takeError()));
-  const json::Object *Obj = Root->getAsObject();
-  const json::Object *Verify =
-      Obj ? Obj->getObject("in_app_verification") : nullptr;
-  const json::Object *Times =
-      Verify ? Verify->getObject("kernel_times") : nullptr;
-  if (!Times)
-    return fail("no 'in_app_verification.kernel_times': not the record of a "
-                "USE_OURS=verify run");
+  VerifyRecord R;
+  if (Error E = readVerifyRecord(JsonText, R))
+    return E;
+  const json::Object *Verify = R.Verify, *Times = R.Times;
   InAppMeasurement M;
   M.Kernel = Kernel;
   // "K[id] launch 3: DIFFERS ...": that candidate is out, whatever else

@@ -544,9 +544,11 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     // numbered in their order.
     std::string Launcher = variantLauncherName(K, HV);
     if (HV.InApp)
-      Launcher += "_c" + std::to_string(count_if(Emitted, [&](const EmittedVariant &E) {
-                    return E.Variant->TemplateArgs == HV.TemplateArgs;
-                  }));
+      Launcher += "_c" + std::to_string(count_if(
+                             Emitted, [&](const EmittedVariant &E) {
+                               return E.Variant->TemplateArgs ==
+                                      HV.TemplateArgs;
+                             }));
     for (unsigned N = 2; Launchers.count(Launcher); ++N)
       Launcher = variantLauncherName(K, HV) + "_" + std::to_string(N);
     std::string Source = variantSource(K, HV, Launcher, HV.Error);

@@ -622,9 +622,6 @@ private:
     return It->second;
   }
 
-  /// The variants asked for \p K: the plain kernel's, or for a template,
-  /// one per instantiation that is asked for (the analysis, which made the
-  /// variants, saw each instantiation used).
   /// The in-app candidates asked for \p K (a plain kernel) or for the
   /// instantiations of \p K (a template), by template arguments ("" for a
   /// plain kernel); empty when none were.
@@ -652,6 +649,10 @@ private:
     return Out;
   }
 
+  /// The variants asked for \p K: the plain kernel's, or for a template,
+  /// one per instantiation that is asked for (the analysis, which made the
+  /// variants, saw each instantiation used); the in-app candidates in
+  /// their place where some were asked for.
   std::vector<HeaderVariant> variantsFor(const KernelDefinition &K) const {
     std::vector<HeaderVariant> Out;
     auto InApp = inAppCandidatesOf(K);
