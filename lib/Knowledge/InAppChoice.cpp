@@ -3,6 +3,7 @@
 #include "forgestencil/Knowledge/InAppChoice.h"
 
 #include "CpuChecker.h"
+#include "KnowledgeMatrix.h"
 #include "VerifyRecord.h"
 
 #include "forgestencil/Forge/Bundle.h"
@@ -94,12 +95,9 @@ inAppCandidates(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts
   int ComputeCapability = 0;
   if (!Arch.consume_front("sm_") || Arch.getAsInteger(10, ComputeCapability))
     return fail("--bundle-arch must be sm_<NN>, not '" + Opts.Arch + "'");
-  nlohmann::json Matrix = forge::emptyMatrix();
-  std::string Why;
-  if (!Opts.KnowledgeFile.empty() &&
-      !forge::loadMatrix(Opts.KnowledgeFile, Matrix, Why))
-    Log << "fs-rewrite: note: no knowledge base (" << Why
-        << "); the in-app candidates start from the documented defaults\n";
+  nlohmann::json Matrix = knowledgeMatrix(
+      Opts.KnowledgeFile, Log,
+      "the in-app candidates start from the documented defaults");
   CpuChecker Checker(Opts, Log);
   std::map<std::string, std::vector<rewrite::KernelVariant>> Out;
   for (const std::string &Asked : Kernels) {

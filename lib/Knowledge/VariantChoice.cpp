@@ -3,6 +3,7 @@
 #include "forgestencil/Knowledge/VariantChoice.h"
 
 #include "CpuChecker.h"
+#include "KnowledgeMatrix.h"
 
 #include "forgestencil/Forge/CpuCheck.h"
 #include "forgestencil/Forge/OperatorMatrix.h"
@@ -81,12 +82,8 @@ chooseVariants(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
       return createStringError(inconvertibleErrorCode(), Error);
     Winners = winnersOf(*Tuned, Log);
   }
-  nlohmann::json Matrix = forge::emptyMatrix();
-  std::string Error;
-  if (!Opts.KnowledgeFile.empty() &&
-      !forge::loadMatrix(Opts.KnowledgeFile, Matrix, Error))
-    Log << "fs-rewrite: note: no knowledge base (" << Error
-        << "); using the documented default strategies\n";
+  nlohmann::json Matrix = knowledgeMatrix(
+      Opts.KnowledgeFile, Log, "using the documented default strategies");
   CpuChecker Checker(Opts, Log);
   for (const auto &[Name, A] : Inv.analyses()) {
     if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR ||

@@ -328,6 +328,10 @@ static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames
     Names.push_back("\"" + E->Variant->Variant->Params.id() + "\"");
   std::string I = Indent.str();
   std::string S;
+  S += I + "// In-app candidates: under USE_OURS=verify each is compared "
+           "with the original\n" +
+       I + "// and timed at sampled launches; the original runs at every "
+           "other launch.\n";
   S += I + "const void *const fs_ptrs[] = {" +
        (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n";
   S += I + "static const char *const fs_names[] = {" + join(Names, ", ") +
@@ -363,9 +367,6 @@ static std::string inAppCase(const KernelDefinition &K,
   if (!C.Preprocessor.empty())
     S += "#if " + C.Preprocessor + "\n";
   S += "  case " + std::to_string(First.ComputeCapability) + ": {\n";
-  S += "    // In-app candidates: under USE_OURS=verify each is compared with "
-       "the original\n    // and timed at sampled launches; the original "
-       "runs at every other launch.\n";
   if (C.Runtime.empty()) {
     S += compareCall(K.QualifiedName, K.ParamNames, Ptrs, referenceLaunch(K),
                      All, "    ");
@@ -441,9 +442,6 @@ static std::string variantTable(const KernelDefinition &K,
       if (!C.Preprocessor.empty())
         S += "#if " + C.Preprocessor + "\n";
       S += "    case " + std::to_string(First.ComputeCapability) + ": {\n";
-      S += "      // In-app candidates: under USE_OURS=verify each is compared "
-           "with the\n      // original and timed at sampled launches; the "
-           "original runs at every\n      // other launch.\n";
       if (!C.Runtime.empty())
         S += "      if (!(" + C.Runtime + "))\n        return false;\n";
       S += compareCall(K.QualifiedName + "<" + Args + ">", Forward, Ptrs,

@@ -51,15 +51,9 @@ build=${FS_BUILD_DIR:-$root/build-gpu}
 work=${FS_WORK_DIR:-$build/work}
 log() { echo "apps-e2e: $*" >&2; }
 
-# The app builds call ${CUDACXX:-/usr/local/cuda/bin/nvcc}; elsewhere, the nvcc on PATH.
-if [ -z "${CUDACXX:-}" ] && [ ! -x /usr/local/cuda/bin/nvcc ] && command -v nvcc >/dev/null; then
-  CUDACXX=$(command -v nvcc)
-  export CUDACXX
-fi
-# The sources: carried repositories, unless the caller named a mirror.
-if [ -z "${FS_MIRROR:-}" ] && [ -d "$root/.carry/apps" ]; then
-  export FS_MIRROR=$root/.carry/apps
-fi
+# nvcc for the app builds, and their sources (.carry/apps unless FS_MIRROR).
+# shellcheck source=app-sources-env.sh
+source "$root/scripts/gpu/app-sources-env.sh" "$root"
 log "sources from ${FS_MIRROR:-the upstream urls (no FS_MIRROR, no .carry/apps)}"
 # MPI for the apps that need one; the others do not care when it is missing.
 # shellcheck source=mpi-env.sh

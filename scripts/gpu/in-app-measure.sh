@@ -31,13 +31,8 @@ work=${FS_WORK_DIR:-$build/work-in-app}/$app
 mkdir -p "$out"
 log() { echo "in-app-measure: $*" >&2; }
 
-if [ -z "${CUDACXX:-}" ] && [ ! -x /usr/local/cuda/bin/nvcc ] && command -v nvcc >/dev/null; then
-  CUDACXX=$(command -v nvcc)
-  export CUDACXX
-fi
-if [ -z "${FS_MIRROR:-}" ] && [ -d "$root/.carry/apps" ]; then
-  export FS_MIRROR=$root/.carry/apps
-fi
+# shellcheck source=app-sources-env.sh
+source "$root/scripts/gpu/app-sources-env.sh" "$root"
 # shellcheck source=mpi-env.sh
 source "$root/scripts/gpu/mpi-env.sh" "$build/mpi" || log "no MPI: apps that need one will not build"
 
