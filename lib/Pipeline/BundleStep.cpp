@@ -47,7 +47,8 @@ std::string definingUnit(const analysis::Inventory &Inv,
 } // namespace
 
 int Session::writeBundle(const driver::CudaCompilationDatabase &DB,
-                         const analysis::Inventory &Inv, bool Announce) {
+                         const AppFacts &App, bool Announce) {
+  const analysis::Inventory &Inv = App.Inventory;
   std::string Root = sourceRoot(DB);
   forge::BundleRequest Req;
   Req.App = O.AppName.empty() ? sys::path::filename(Root).str() : O.AppName;

@@ -144,7 +144,8 @@ std::string planInApp(const Options &O, const analysis::Inventory &Inv,
 } // namespace
 
 int Session::writePatch(const driver::CudaCompilationDatabase &DB,
-                        const analysis::Inventory &Inv) {
+                        const AppFacts &App) {
+  const analysis::Inventory &Inv = App.Inventory;
   if (!O.ToStdout && O.AppName.empty())
     return usageError("--emit-patch needs --app NAME (or use --stdout)");
   Expected<rewrite::Strategy> Strat = rewrite::parseStrategy(O.Strategy);
@@ -234,7 +235,7 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
     sys::path::append(OutDir, "patches", O.AppName);
   sys::fs::make_absolute(OutDir);
   Opts.OutputDirectory = std::string(OutDir);
-  if (Error E = rewrite::emitPatch(DB, Opts, Out, Err))
+  if (Error E = rewrite::emitPatch(App.Rewrite, App.Parses, Opts, Out, Err))
     return fail(toString(std::move(E)));
   return 0;
 }

@@ -117,7 +117,7 @@ int Session::start() {
 }
 
 int Session::tune(const driver::CudaCompilationDatabase &DB,
-                  const analysis::Inventory &Inv) {
+                  const AppFacts &App) {
   if (O.BundleDir.empty()) {
     SmallString<256> Dir;
     if (std::error_code EC =
@@ -125,7 +125,7 @@ int Session::tune(const driver::CudaCompilationDatabase &DB,
       return fail("cannot create a bundle directory: " + EC.message());
     O.BundleDir = std::string(Dir);
   }
-  if (int RC = writeBundle(DB, Inv, /*Announce=*/false))
+  if (int RC = writeBundle(DB, App, /*Announce=*/false))
     return RC;
   std::string Results = O.BundleDir + "/results.json";
   std::vector<std::string> Argv = {O.FsTune, O.BundleDir, "--out", Results};
@@ -148,11 +148,11 @@ int Session::tune(const driver::CudaCompilationDatabase &DB,
 }
 
 int Session::emitPatch(const driver::CudaCompilationDatabase &DB,
-                       const analysis::Inventory &Inv) {
+                       const AppFacts &App) {
   if (TuneFirst)
-    if (int RC = tune(DB, Inv))
+    if (int RC = tune(DB, App))
       return RC;
-  return writePatch(DB, Inv);
+  return writePatch(DB, App);
 }
 
 int Session::readTuningResults() {

@@ -2,10 +2,8 @@
 
 #include "forgestencil/Rewrite/PatchEmission.h"
 
-#include "forgestencil/Driver/FrontendRunner.h"
 #include "forgestencil/Patch/AlreadyApplied.h"
 #include "forgestencil/Patch/PatchFile.h"
-#include "forgestencil/Rewrite/RewriteFacts.h"
 
 using namespace llvm;
 
@@ -16,15 +14,11 @@ static Error failure(const Twine &Message) {
   return createStringError(inconvertibleErrorCode(), Message.str());
 }
 
-Error emitPatch(const driver::CudaCompilationDatabase &DB,
+Error emitPatch(const RewriteFacts &Facts,
+                const std::vector<driver::ParseResult> &Parses,
                 const EmitOptions &Opts, raw_ostream &Out, raw_ostream &Log) {
-  RewriteFacts Facts;
-  std::vector<driver::ParseResult> Results = driver::runFrontend(
-      DB, {},
-      [&](clang::CompilerInstance &CI, const driver::TranslationUnit &TU,
-          driver::CudaSide Side) { return Facts.makeConsumer(CI, TU, Side); });
   // Rewriting code that did not parse could corrupt it: refuse.
-  for (const driver::ParseResult &R : Results) {
+  for (const driver::ParseResult &R : Parses) {
     if (R.ok())
       continue;
     std::string First = R.Errors.empty() ? "" : "; first: " + R.Errors[0].format();

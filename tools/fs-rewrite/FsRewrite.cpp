@@ -18,6 +18,7 @@
 #include "forgestencil/Driver/CompilationDatabase.h"
 #include "forgestencil/Driver/FrontendRunner.h"
 #include "forgestencil/Driver/ParseStatus.h"
+#include "forgestencil/Pipeline/AppFacts.h"
 #include "forgestencil/Pipeline/Session.h"
 #include "forgestencil/Version.h"
 
@@ -114,11 +115,9 @@ int main(int argc, char **argv) {
   if ((*DB)->cudaFiles().empty())
     return S.usageError((*DB)->path() +
                         ": no CUDA translation units in the database");
-  analysis::Inventory Inv;
-  auto Results = driver::runFrontend(
-      **DB, {},
-      [&](clang::CompilerInstance &CI, const driver::TranslationUnit &TU,
-          driver::CudaSide Side) { return Inv.makeConsumer(CI, TU, Side); });
+  std::unique_ptr<pipeline::AppFacts> App = pipeline::AppFacts::parse(**DB);
+  const analysis::Inventory &Inv = App->Inventory;
+  const std::vector<driver::ParseResult> &Results = App->Parses;
   driver::reportParses(errs(), Results, T.Verbose);
   // The exit code when every requested step succeeds.
   int Outcome = DatabaseProblems ? ExitUsage
@@ -127,11 +126,11 @@ int main(int argc, char **argv) {
                     : ExitAnalysed;
 
   if (S.options().wantsPatch()) { // Patch emission (lib/Rewrite).
-    int RC = S.emitPatch(**DB, Inv);
+    int RC = S.emitPatch(**DB, *App);
     return RC ? RC : Outcome;
   }
   if (!S.options().BundleDir.empty()) { // Tuning bundle, LLM agent.
-    int RC = S.writeBundle(**DB, Inv);
+    int RC = S.writeBundle(**DB, *App);
     return RC || !Llm.wanted() ? RC : fsrewrite::runLlmAgent(Llm, S);
   }
   if (!S.options().TuningResults.empty()) // Winners of a tuning run.

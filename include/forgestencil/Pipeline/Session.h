@@ -17,7 +17,7 @@
 #ifndef FORGESTENCIL_PIPELINE_SESSION_H
 #define FORGESTENCIL_PIPELINE_SESSION_H
 
-#include "forgestencil/Analysis/Inventory.h"
+#include "forgestencil/Pipeline/AppFacts.h"
 #include "forgestencil/Driver/CompilationDatabase.h"
 
 #include "llvm/ADT/Twine.h"
@@ -103,12 +103,12 @@ public:
   /// to options().BundleDir, says how many candidates have a driver, and
   /// prints the directory on the output stream when \p Announce.
   int writeBundle(const driver::CudaCompilationDatabase &DB,
-                  const analysis::Inventory &Inv, bool Announce = true);
+                  const AppFacts &App, bool Announce = true);
 
   /// --emit-patch / --stdout: tunes first when start() decided so, then
   /// writes the patch.
   int emitPatch(const driver::CudaCompilationDatabase &DB,
-                const analysis::Inventory &Inv);
+                const AppFacts &App);
 
   /// --tuning-results alone: reads the winners and says them.
   int readTuningResults();
@@ -119,10 +119,9 @@ public:
   int usageError(const llvm::Twine &Msg);
 
 private:
-  int tune(const driver::CudaCompilationDatabase &DB,
-           const analysis::Inventory &Inv);
+  int tune(const driver::CudaCompilationDatabase &DB, const AppFacts &App);
   int writePatch(const driver::CudaCompilationDatabase &DB,
-                 const analysis::Inventory &Inv);
+                 const AppFacts &App);
   /// The operator matrix to read, said once; empty when there is none.
   std::string knowledgeFile();
 
