@@ -8,11 +8,11 @@
 // select whose condition compares data; generated code evaluates it per
 // point as the original does. A generated kernel reads its whole footprint
 // at every point, so a neighbour that only one side reads (and no other
-// part of the update) must be one the original may read everywhere: such a
-// kernel stays refused (readsChosenByData). Where one side stores and the other does not,
+// part of the update) is one no generator rebuilds
+// (ir::whyReadsChosenByData). Where one side stores and the other does not,
 // whether the point is written depends on the data: that stays refused
-// (test/Analysis/neg-data-dependent-branch.test), as do positions chosen by
-// the data (an upwind donor cell), which leave the index unknown.
+// (test/Analysis/neg-data-dependent-branch.test). Offsets chosen by the
+// data (an upwind donor cell) are DataChosenOffsets.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,48 +36,7 @@ bool loads(const DNode &N) {
   return false;
 }
 
-bool readsData(const ir::Expr &E) {
-  if (E.Kind == ir::Expr::Read)
-    return true;
-  for (const ir::Expr &A : E.Args)
-    if (readsData(A))
-      return true;
-  return false;
-}
-
-/// The reads of E, as (array, offset), that every evaluation makes
-/// (Always) and those made only on one side of a test on data (Sometimes).
-void collectReads(const ir::Expr &E, bool UnderData,
-                  std::set<std::pair<std::string, ir::Offset>> &Always,
-                  std::set<std::pair<std::string, ir::Offset>> &Sometimes) {
-  if (E.Kind == ir::Expr::Read) {
-    (UnderData ? Sometimes : Always).insert({E.Name, E.Off});
-    return;
-  }
-  const bool DataSelect = E.Kind == ir::Expr::Select && E.Args.size() == 3 &&
-                          readsData(E.Args[0]);
-  for (size_t I = 0; I < E.Args.size(); ++I)
-    collectReads(E.Args[I], UnderData || (DataSelect && I > 0), Always,
-                 Sometimes);
-}
-
 } // namespace
-
-std::string readsChosenByData(const std::vector<ir::Update> &Updates) {
-  std::set<std::pair<std::string, ir::Offset>> Always, Sometimes;
-  for (const ir::Update &U : Updates)
-    collectReads(U.Value, false, Always, Sometimes);
-  for (const auto &[Array, Off] : Sometimes) {
-    if (Always.count({Array, Off}) || Off == ir::Offset{0, 0, 0})
-      continue;
-    return "the data decides whether '" + Array + "' is read at (" +
-           std::to_string(Off[0]) + "," + std::to_string(Off[1]) + "," +
-           std::to_string(Off[2]) +
-           "): a generated kernel would read it at every point, where the "
-           "original may not";
-  }
-  return "";
-}
 
 DPtr Interpreter::dataCondition(const Expr *Cond) {
   if (!Cond)

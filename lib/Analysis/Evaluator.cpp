@@ -282,6 +282,12 @@ DPtr Interpreter::asData(const Value &V, const Expr *Where) {
       N->Value = std::to_string(*C);
       return N;
     }
+    if (choiceIn(V.Idx)) {
+      partial(ReasonKind::DataBranch,
+              "an offset that a test on the data chooses is used as a value (" +
+                  text(Where) + ")");
+      return nullptr;
+    }
     // A value that depends on the position (x = i*dx) or on a size is not
     // part of a fixed stencil update; say so rather than guess.
     if (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
@@ -301,6 +307,8 @@ DPtr Interpreter::asData(const Value &V, const Expr *Where) {
 }
 
 Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
+  if (std::optional<std::string> S = choiceIn(Ptr.Idx))
+    return loadChosen(Ptr, T, Ldg, *S); // an upwind donor (DataChosenOffsets)
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (!A)
     return Value::unknown("a load through an untracked pointer",

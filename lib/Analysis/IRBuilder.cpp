@@ -199,6 +199,8 @@ KernelAnalysis Interpreter::finish() {
   }
   if (Writes.empty())
     return Verdict();
+  if (std::string Why = whereChoiceLeaks(); !Why.empty())
+    partial(ReasonKind::DataBranch, Why);
   for (Write &W : Writes)
     resolveSharedReads(W.Value);
   for (const auto &[D, B] : BlockSizes)
@@ -841,8 +843,6 @@ KernelAnalysis Interpreter::finish() {
     U.Value = Convert(W.Value);
     IR.Updates.push_back(std::move(U));
   }
-  if (std::string Why = readsChosenByData(IR.Updates); !Why.empty())
-    partial(ReasonKind::DataBranch, Why);
 
   // Coefficients.
   std::set<std::string> SeenCoef;

@@ -437,6 +437,29 @@ private:
   /// weight chosen by a mode parameter), c a test on loaded data or one
   /// every thread decides alike: a select; nullopt for anything else.
   std::optional<Value> selectedValue(const ConditionalOperator *CO);
+
+  // Offsets chosen by the data (DataChosenOffsets.cpp).
+  /// An offset a test on loaded data chooses (if (flux > 0) donor = -1;
+  /// else donor = 0;): an index symbol "sel#N" standing for Cond ? Then :
+  /// Else, where Then and Else are numbers or other such choices.
+  struct Choice {
+    DPtr Cond;
+    Poly Then, Else;
+  };
+  std::vector<Choice> Choices;
+  /// The choice after \p Cond between the integer values \p T and \p E,
+  /// or nullopt when either is not a number or a choice.
+  std::optional<Value> chosenOffset(const DPtr &Cond, const Value &T,
+                                    const Value &E);
+  /// The first choice symbol \p P mentions, or nullopt.
+  std::optional<std::string> choiceIn(const Poly &P) const;
+  /// A load at an index that mentions a choice: the select, under the
+  /// choice's condition, of the loads at each of its values.
+  Value loadChosen(const Value &Ptr, QualType T, bool Ldg,
+                   const std::string &Symbol);
+  /// Why a choice reached a store, a guard or a value of the update (which
+  /// only reads may take); "" when none did.
+  std::string whereChoiceLeaks() const;
   /// A condition named by a bool local (bool valid = i < n && j < m;
   /// if (!valid) return;): its initializer and the values the locals it
   /// reads had at the declaration.
@@ -656,10 +679,6 @@ const char *comparisonSpelling(BinaryOperatorKind Op);
 /// (UniformBranches.cpp).
 std::optional<DPtr>
 logicalNode(const Expr *E, const std::function<DPtr(const Expr *)> &Operand);
-/// Why the updates read a neighbour only on one side of a test on loaded
-/// data, which a generated kernel would read at every point; "" if none
-/// (DataBranches.cpp).
-std::string readsChosenByData(const std::vector<ir::Update> &Updates);
 bool isMathFunction(StringRef N);
 /// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
 Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr);

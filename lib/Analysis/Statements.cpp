@@ -365,6 +365,10 @@ void Interpreter::mergeBranches(
         return asData(V, nullptr);
       return nullptr;
     };
+    // An offset the data chooses (an upwind donor): read through it only.
+    if (Uniform && ReadsData)
+      if (std::optional<Value> C = chosenOffset(Uniform, T, E))
+        return *C;
     if (Uniform && (T.K == Value::Data || E.K == Value::Data))
       if (DPtr TD = DataOrNumber(T), ED = DataOrNumber(E); TD && ED) {
         DPtr S = node(DNode::Select);

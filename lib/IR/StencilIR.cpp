@@ -236,8 +236,55 @@ std::string whyMixedLayouts(const StencilIR &IR) {
   return "";
 }
 
+namespace {
+
+bool readsData(const Expr &E) {
+  if (E.Kind == Expr::Read)
+    return true;
+  for (const Expr &A : E.Args)
+    if (readsData(A))
+      return true;
+  return false;
+}
+
+/// The reads of E, as (array, offset), that every evaluation makes
+/// (Always) and those made only on one side of a test on data (Sometimes).
+void collectDataChosenReads(const Expr &E, bool UnderData,
+                            std::set<std::pair<std::string, Offset>> &Always,
+                            std::set<std::pair<std::string, Offset>> &Sometimes) {
+  if (E.Kind == Expr::Read) {
+    (UnderData ? Sometimes : Always).insert({E.Name, E.Off});
+    return;
+  }
+  const bool DataSelect = E.Kind == Expr::Select && E.Args.size() == 3 &&
+                          readsData(E.Args[0]);
+  for (size_t I = 0; I < E.Args.size(); ++I)
+    collectDataChosenReads(E.Args[I], UnderData || (DataSelect && I > 0),
+                           Always, Sometimes);
+}
+
+} // namespace
+
+std::string whyReadsChosenByData(const StencilIR &IR) {
+  std::set<std::pair<std::string, Offset>> Always, Sometimes;
+  for (const Update &U : IR.Updates)
+    collectDataChosenReads(U.Value, false, Always, Sometimes);
+  for (const auto &[Array, Off] : Sometimes) {
+    if (Always.count({Array, Off}) || Off == Offset{0, 0, 0})
+      continue;
+    return "the data decides whether '" + Array + "' is read at (" +
+           std::to_string(Off[0]) + "," + std::to_string(Off[1]) + "," +
+           std::to_string(Off[2]) +
+           "): a generated kernel would read it at every point, where the "
+           "original may not";
+  }
+  return "";
+}
+
 std::string whyNoGenerator(const StencilIR &IR) {
   if (std::string Why = whyMixedLayouts(IR); !Why.empty())
+    return Why;
+  if (std::string Why = whyReadsChosenByData(IR); !Why.empty())
     return Why;
   if (!IR.Reductions.empty()) {
     const BlockReduction &R = IR.Reductions.front();

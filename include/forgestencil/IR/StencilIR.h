@@ -259,8 +259,15 @@ bool isMathFunctionName(const std::string &Name);
 /// own (InputArray::Strides); empty when every input has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);
 
+/// Why no generator can build \p IR because a neighbour is read only on one
+/// side of a select whose condition reads data (an upwind donor, a limiter
+/// that reads further out): a generated kernel reads its whole footprint at
+/// every point, where the original may not. Empty when there is none.
+std::string whyReadsChosenByData(const StencilIR &IR);
+
 /// Why no generator can build \p IR at all: an input with a layout of its
-/// own (whyMixedLayouts) or a block reduction fused into the kernel, whose
+/// own (whyMixedLayouts), a neighbour the data decides to read
+/// (whyReadsChosenByData) or a block reduction fused into the kernel, whose
 /// result a generated kernel would not compute. Empty when one can.
 std::string whyNoGenerator(const StencilIR &IR);
 
