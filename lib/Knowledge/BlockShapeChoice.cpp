@@ -30,22 +30,36 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
     C.Kernel = Kernel;
     double BestMs = 0;
     std::optional<std::array<unsigned, 3>> Best;
+    std::optional<unsigned> BestCap;
     for (const auto &[Key, Value] : *Times) {
       StringRef K = Key;
       if (!K.consume_front(Kernel) || !K.consume_front("[") ||
           !K.consume_back("]"))
         continue;
-      std::optional<std::array<unsigned, 3>> Shape = rewrite::parseBlockShape(K);
+      // "XxYxZ" or "XxYxZ/rN" (a register-capped copy).
+      auto [ShapeText, CapText] = K.split('/');
+      std::optional<unsigned> Cap;
+      unsigned N = 0;
+      bool CapOk = true;
+      if (!CapText.empty()) {
+        CapOk = CapText.consume_front("r") && !CapText.getAsInteger(10, N) &&
+                rewrite::validRegisterCap(N);
+        Cap = N;
+      }
+      std::optional<std::array<unsigned, 3>> Shape =
+          CapOk ? rewrite::parseBlockShape(ShapeText) : std::nullopt;
       const json::Object *T = Value.getAsObject();
       std::optional<double> O = T ? T->getNumber("original_ms") : std::nullopt;
       std::optional<double> Ms = T ? T->getNumber("copy_ms") : std::nullopt;
       if (!Shape || !O || !Ms || *Ms <= 0)
         return fail("kernel_times." + Key.str() +
-                    ": not a block shape with original_ms and copy_ms");
+                    ": not a block shape (XxYxZ or XxYxZ/rN) with "
+                    "original_ms and copy_ms");
       ++C.Measured;
       C.OriginalMs = *O;
       if (!Best || *Ms < BestMs) {
         Best = Shape;
+        BestCap = Cap;
         BestMs = *Ms;
       }
     }
@@ -53,8 +67,10 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
       return fail("no times for kernel '" + Kernel +
                   "' (kernel_times has none named " + Kernel + "[XxYxZ])");
     C.CopyMs = BestMs;
-    if (C.OriginalMs / BestMs >= 1 + MinGain)
+    if (C.OriginalMs / BestMs >= 1 + MinGain) {
       C.Block = Best;
+      C.MaxRegisters = BestCap;
+    }
     Out.push_back(C);
   }
   return Out;

@@ -35,12 +35,14 @@ namespace {
 
 using ReblockMap =
     std::map<std::string, std::optional<std::array<unsigned, 3>>>;
+using CapMap = std::map<std::string, std::optional<unsigned>>;
 
-/// --reblock-times: the shape of each --reblock kernel given without one,
-/// from the in-app times of a verify run; a kernel no shape speeds up
-/// leaves \p Reblock. Returns the error message, empty on success.
+/// --reblock-times: the shape (and register cap, where the verify run timed
+/// caps) of each --reblock kernel given without a shape, from the in-app
+/// times of a verify run; a kernel no candidate speeds up leaves \p Reblock
+/// and \p Caps. Returns the error message, empty on success.
 std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
-                                raw_ostream &Err) {
+                                CapMap &Caps, raw_ostream &Err) {
   if (O.ReblockTimes.empty())
     return "";
   std::vector<std::string> Open;
@@ -61,9 +63,17 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
                             .str();
     if (C.Block) {
       Err << "fs-rewrite: " << C.Kernel << ": block " << (*C.Block)[0] << "x"
-          << (*C.Block)[1] << "x" << (*C.Block)[2] << " from " << O.ReblockTimes
-          << " (" << Times << ")\n";
+          << (*C.Block)[1] << "x" << (*C.Block)[2]
+          << (C.MaxRegisters
+                  ? ", at most " + std::to_string(*C.MaxRegisters) +
+                        " registers a thread,"
+                  : std::string())
+          << " from " << O.ReblockTimes << " (" << Times << ")\n";
       Reblock[C.Kernel] = C.Block;
+      if (C.MaxRegisters)
+        Caps[C.Kernel] = C.MaxRegisters;
+      else
+        Caps.erase(C.Kernel);
     } else {
       Err << "fs-rewrite: " << C.Kernel
           << ": keeps its original launches: no block shape in "
@@ -71,6 +81,7 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
           << formatv("{0}", O.ReblockMinGain * 100).str() << "% (best " << Times
           << ")\n";
       Reblock.erase(C.Kernel);
+      Caps.erase(C.Kernel);
     }
   }
   return "";
@@ -185,8 +196,26 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
                           "threads");
       Opts.Rewrite.ReblockKernels[Name.str()] = Block;
     }
-    if (std::string E =
-            chooseReblockShapes(O, Opts.Rewrite.ReblockKernels, Err);
+    for (StringRef Item : O.RegisterCapKernels) {
+      auto [Name, Cap] = Item.split('=');
+      std::optional<unsigned> N;
+      unsigned V = 0;
+      if (!Cap.empty()) {
+        if (Cap.getAsInteger(10, V) || !rewrite::validRegisterCap(V))
+          return usageError("--register-cap " + Item.str() +
+                            ": the cap must be a number of registers from 16 "
+                            "to 255");
+        N = V;
+      }
+      if (!Opts.Rewrite.ReblockKernels.count(Name.str()))
+        return usageError("--register-cap " + Name.str() + " needs --reblock " +
+                          Name.str() + " (a cap is timed and patched with a "
+                          "re-blocked copy)");
+      Opts.Rewrite.RegisterCapKernels[Name.str()] = N;
+    }
+    if (std::string E = chooseReblockShapes(O, Opts.Rewrite.ReblockKernels,
+                                            Opts.Rewrite.RegisterCapKernels,
+                                            Err);
         !E.empty())
       return fail(E);
     if (!O.ReblockKernels.empty() && Opts.Rewrite.ReblockKernels.empty() &&

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <iterator>
 #include <map>
 
 using namespace llvm;
@@ -17,6 +18,12 @@ namespace rewrite {
 std::string bodyKernelName(const KernelDefinition &K) {
   return "fs_body_" + K.Name;
 }
+
+std::string cappedBodyKernelName(const KernelDefinition &K) {
+  return bodyKernelName(K) + "_capped";
+}
+
+bool validRegisterCap(unsigned N) { return N >= 16 && N <= 255; }
 
 std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
   SmallVector<StringRef, 3> Parts;
@@ -49,6 +56,20 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
                 " pointer parameters");
   if (T.Reblock && !K.ReblockProblem.empty())
     return Fail("its block shape cannot change: " + K.ReblockProblem);
+  if (T.RegisterCap) {
+    if (!T.Reblock)
+      return Fail("a register cap is made only with a re-blocked copy");
+    if (K.IsTemplate)
+      return Fail("a register cap on a template kernel is not made yet");
+    if (K.HasRegisterLimit)
+      return Fail("its definition already limits its registers "
+                  "(__launch_bounds__ or __maxnreg__)");
+    if (StringRef(K.Text).ltrim().starts_with("extern"))
+      return Fail("a register cap on a kernel with a linkage specification "
+                  "is not made yet");
+    if (T.MaxRegisters && !validRegisterCap(*T.MaxRegisters))
+      return Fail("a register cap must be 16 to 255");
+  }
 
   // Edits by offset, applied from the end so earlier offsets hold.
   struct Edit {
@@ -104,8 +125,26 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
     if (It->second.Length)
       Limit = It->first;
   }
+  if (!T.RegisterCap) {
+    Text.replace(K.NameOffsetInText, K.Name.size(), bodyKernelName(K));
+    C.Text = std::move(Text);
+    return C;
+  }
+  if (T.MaxRegisters) {
+    Text.replace(K.NameOffsetInText, K.Name.size(),
+                 "__maxnreg__(" + std::to_string(*T.MaxRegisters) + ") " +
+                     bodyKernelName(K));
+    C.Text = std::move(Text);
+    return C;
+  }
+  // Candidates: the uncapped copy, and the same copy as a template on the
+  // cap (one instantiation per candidate cap).
+  std::string Capped = Text;
   Text.replace(K.NameOffsetInText, K.Name.size(), bodyKernelName(K));
-  C.Text = std::move(Text);
+  Capped.replace(K.NameOffsetInText, K.Name.size(),
+                 "__maxnreg__(FS_MAXNREG) " + cappedBodyKernelName(K));
+  C.Text = Text + "\n\n// The same copy with at most FS_MAXNREG registers a "
+                  "thread.\ntemplate <int FS_MAXNREG>\n" + Capped;
   return C;
 }
 
@@ -135,6 +174,17 @@ std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
                       " (axes " + Axes + " re-blocked)"
                 : "the original's block shape, other shapes along " + Axes +
                       " timed under USE_OURS=verify");
+  }
+  if (T.RegisterCap) {
+    std::string Caps;
+    for (unsigned N : RegisterCapCandidates)
+      Caps += (Caps.empty() ? "" : ", ") + std::to_string(N);
+    Parts.push_back(T.MaxRegisters
+                        ? "at most " + std::to_string(*T.MaxRegisters) +
+                              " registers a thread (`__maxnreg__`)"
+                        : "uncapped and with at most " + Caps +
+                              " registers a thread, each timed under "
+                              "USE_OURS=verify");
   }
   return join(Parts, "; ");
 }
@@ -190,18 +240,64 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
          ",\n                                                 "
          "fs_max_threads);\n";
     S += "      if (fs_shapes.count() > 0) {\n";
-    S += "        forgestencil::run_ours(\n";
-    S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
-         ",\n";
-    S += "            [&] { " + ReferenceLaunch.str() + " },\n";
-    S += "            [&](int fs_i) {\n";
-    S += "              " + Copy +
-         "<<<fs_shapes.grid(fs_i), fs_shapes.block(fs_i), fs_shmem, "
-         "fs_stream>>>(\n                  " +
-         Args + ");\n";
-    S += "            },\n";
-    S += "            fs_shapes.count(), fs_shapes.names());\n";
-    S += "        break;\n      }\n    }\n";
+    if (T.RegisterCap && !T.MaxRegisters) {
+      // Each shape uncapped, then with each cap: "WxHxD" and "WxHxD/rN".
+      std::string Caps = "0";
+      for (unsigned R : RegisterCapCandidates)
+        Caps += ", " + std::to_string(R);
+      const std::string NCaps =
+          std::to_string(std::size(RegisterCapCandidates) + 1);
+      S += "        // Each shape uncapped (0), then with at most N registers "
+           "a thread.\n";
+      S += "        static const int fs_caps[] = {" + Caps + "};\n";
+      S += "        const int fs_ncaps = " + NCaps + ";\n";
+      S += "        std::vector<std::string> fs_labels;\n";
+      S += "        std::vector<const char *> fs_names;\n";
+      S += "        if (forgestencil::checks_detail::verifying()) {\n";
+      S += "          for (int fs_s = 0; fs_s < fs_shapes.count(); ++fs_s)\n";
+      S += "            for (int fs_c = 0; fs_c < fs_ncaps; ++fs_c)\n";
+      S += "              fs_labels.push_back(std::string(fs_shapes.names()"
+           "[fs_s]) +\n";
+      S += "                                  (fs_caps[fs_c] ? \"/r\" + "
+           "std::to_string(fs_caps[fs_c]) : \"\"));\n";
+      S += "          for (const std::string &fs_l : fs_labels)\n";
+      S += "            fs_names.push_back(fs_l.c_str());\n";
+      S += "        }\n";
+      S += "        forgestencil::run_ours(\n";
+      S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
+           ",\n";
+      S += "            [&] { " + ReferenceLaunch.str() + " },\n";
+      S += "            [&](int fs_i) {\n";
+      S += "              const dim3 fs_g = fs_shapes.grid(fs_i / fs_ncaps),\n";
+      S += "                         fs_b = fs_shapes.block(fs_i / fs_ncaps);\n";
+      S += "              switch (fs_caps[fs_i % fs_ncaps]) {\n";
+      for (unsigned R : RegisterCapCandidates)
+        S += "              case " + std::to_string(R) + ":\n                " +
+             cappedBodyKernelName(K) + "<" + std::to_string(R) +
+             "><<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
+             ");\n                break;\n";
+      S += "              default:\n                " + Copy +
+           "<<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
+           ");\n                break;\n";
+      S += "              }\n";
+      S += "            },\n";
+      S += "            fs_shapes.count() * fs_ncaps,\n";
+      S += "            fs_names.empty() ? nullptr : fs_names.data());\n";
+      S += "        break;\n      }\n    }\n";
+    } else {
+      S += "        forgestencil::run_ours(\n";
+      S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
+           ",\n";
+      S += "            [&] { " + ReferenceLaunch.str() + " },\n";
+      S += "            [&](int fs_i) {\n";
+      S += "              " + Copy +
+           "<<<fs_shapes.grid(fs_i), fs_shapes.block(fs_i), fs_shmem, "
+           "fs_stream>>>(\n                  " +
+           Args + ");\n";
+      S += "            },\n";
+      S += "            fs_shapes.count(), fs_shapes.names());\n";
+      S += "        break;\n      }\n    }\n";
+    }
   }
   S += "    " + ReferenceLaunch.str() + "\n";
   S += "    break;\n  }\n";

@@ -17,6 +17,12 @@
 ///   together (no __shared__, __syncthreads or warp functions); a constant B
 ///   becomes blockDim.d in the copy, and the launcher checks that the
 ///   original was launched with B.
+/// - register cap (with re-block only): `__maxnreg__(N)` on the copy, so
+///   more threads of a register-heavy kernel fit on an SM; what each thread
+///   computes is unchanged (registers spill to local memory when needed).
+///   Without a chosen N, the copy is also made as a template on N and a
+///   USE_OURS=verify run times every candidate shape with each cap of
+///   RegisterCapCandidates ("WxHxD/rN" beside "WxHxD").
 ///
 /// Without a chosen block shape the copy runs with the original's, and a
 /// USE_OURS=verify run times every candidate shape in the app; with one, the
@@ -50,8 +56,19 @@ struct BodyTransform {
   /// The block shape the re-blocked copy runs with; none for the
   /// original's (and every candidate timed under USE_OURS=verify).
   std::optional<std::array<unsigned, 3>> Block;
+  /// Register caps are asked for (re-blocked copies only).
+  bool RegisterCap = false;
+  /// The cap the copy runs with; none: every cap of RegisterCapCandidates
+  /// is timed under USE_OURS=verify beside the uncapped copy.
+  std::optional<unsigned> MaxRegisters;
   bool any() const { return Restrict || Reblock; }
 };
+
+/// The caps a USE_OURS=verify run times (registers per thread).
+constexpr unsigned RegisterCapCandidates[] = {64, 56, 48, 40, 32};
+
+/// "fs_body_<kernel>_capped": the copy as a template on its register cap.
+std::string cappedBodyKernelName(const KernelDefinition &K);
 
 /// "fs_body_<kernel>": the copy.
 std::string bodyKernelName(const KernelDefinition &K);

@@ -572,6 +572,8 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
     T.Restrict = Body->Restrict;
     T.Reblock = Body->Reblock;
     T.Block = Body->Block;
+    T.RegisterCap = Body->RegisterCap;
+    T.MaxRegisters = Body->MaxRegisters;
     if (!Emitted.empty()) {
       Body->Error = "it has a generated variant";
     } else {

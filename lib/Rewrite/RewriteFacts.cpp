@@ -228,6 +228,7 @@ private:
     K.NamePos = *NamePos;
     K.Line = SM.getSpellingLineNumber(FD->getLocation());
     K.IsStatic = FD->getStorageClass() == SC_Static;
+    K.HasRegisterLimit = FD->hasAttr<CUDALaunchBoundsAttr>();
 
     SourceLocation Begin = FD->getBeginLoc();
     if (FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate()) {
@@ -258,6 +259,13 @@ private:
     const std::string &Content = Facts.contents().at(K.NamePos.File);
     K.Text = Content.substr(K.Begin, K.End - K.Begin);
     K.NameOffsetInText = K.NamePos.Offset - K.Begin;
+    // __maxnreg__ is no attribute clang keeps; its spelling before the name
+    // says it (as a macro's would not: __launch_bounds__ is in the AST).
+    {
+      StringRef Head = StringRef(K.Text).take_front(K.NameOffsetInText);
+      K.HasRegisterLimit |=
+          Head.contains("maxnreg") || Head.contains("launch_bounds");
+    }
     if (FD->getQualifierLoc())
       K.Problem = "it is defined out of line with a qualified name";
 

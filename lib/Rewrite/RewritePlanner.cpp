@@ -547,6 +547,8 @@ private:
       Body.Restrict = T.Restrict;
       Body.Reblock = T.Reblock;
       Body.Block = T.Block;
+      Body.RegisterCap = T.RegisterCap;
+      Body.MaxRegisters = T.MaxRegisters;
       Body.ComputeCapability = Opts.BodyComputeCapability;
       bool AskBody = T.any() && Variants.empty();
       std::string Header = kernelHeader(K, Path, Guard,
@@ -602,6 +604,11 @@ private:
       if (Named(Name)) {
         T.Reblock = true;
         T.Block = Shape;
+      }
+    for (const auto &[Name, Cap] : Opts.RegisterCapKernels)
+      if (Named(Name)) {
+        T.RegisterCap = true;
+        T.MaxRegisters = Cap;
       }
     return T;
   }

@@ -190,6 +190,14 @@ cl::list<std::string> ReblockKernels(
              "original's (USE_OURS=verify then times every candidate shape "
              "in the app)"),
     cl::value_desc("k[=XxY],..."), cl::cat(Category));
+cl::list<std::string> RegisterCapKernels(
+    "register-cap", cl::CommaSeparated,
+    cl::desc("With --reblock for the same kernels: the re-blocked copy also "
+             "runs with at most N registers a thread (__maxnreg__): K=N for "
+             "that cap, K alone to time the uncapped copy and each cap of "
+             "64, 56, 48, 40, 32 under USE_OURS=verify, beside every shape "
+             "(--reblock-times then chooses the shape and the cap)"),
+    cl::value_desc("k[=N],..."), cl::cat(Category));
 cl::opt<std::string> ReblockTimes(
     "reblock-times",
     cl::desc("For each --reblock kernel without a shape: the fastest shape "
@@ -329,6 +337,8 @@ bool parseCommandLine(int Argc, char **Argv, ToolOptions &Tool,
   Steps.Kernels = kernelNames(RewriteKernels);
   Steps.RestrictKernels.assign(RestrictKernels.begin(), RestrictKernels.end());
   Steps.ReblockKernels.assign(ReblockKernels.begin(), ReblockKernels.end());
+  Steps.RegisterCapKernels.assign(RegisterCapKernels.begin(),
+                                  RegisterCapKernels.end());
   Steps.ReblockTimes = ReblockTimes;
   Steps.ReblockMinGain = ReblockMinGain;
   Steps.InAppKernels = kernelNames(InAppKernels);

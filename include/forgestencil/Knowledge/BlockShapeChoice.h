@@ -4,9 +4,10 @@
 /// A USE_OURS=verify run of a patch with re-blocked copies times every
 /// candidate block shape of each kernel in the app (docs/body-copies.md);
 /// fs-harness records the medians under `in_app_verification.kernel_times`
-/// as "kernel[XxYxZ]": {original_ms, copy_ms, launches}. This picks, for each
-/// kernel, the fastest shape that beats the original by a margin, so the
-/// final patch is made from the recorded measurement.
+/// as "kernel[XxYxZ]": {original_ms, copy_ms, launches}, and a copy with a
+/// register cap as "kernel[XxYxZ/rN]". This picks, for each kernel, the
+/// fastest candidate that beats the original by a margin, so the final
+/// patch is made from the recorded measurement.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,9 @@ struct ShapeChoice {
   std::string Kernel;
   /// The shape to patch; none when no measured shape is fast enough.
   std::optional<std::array<unsigned, 3>> Block;
+  /// With Block: the register cap the fastest candidate ran with
+  /// ("kernel[XxYxZ/rN]"), none when it ran uncapped.
+  std::optional<unsigned> MaxRegisters;
   /// The original's and the chosen (or fastest) shape's median times.
   double OriginalMs = 0, CopyMs = 0;
   /// How many shapes were measured for the kernel.

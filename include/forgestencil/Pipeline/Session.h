@@ -64,6 +64,8 @@ struct Options {
   /// --restrict, --reblock (k or k=XxY[xZ]), --reblock-times,
   /// --reblock-min-gain.
   std::vector<std::string> RestrictKernels, ReblockKernels;
+  /// --register-cap: K or K=N (registers a thread), each also --reblock.
+  std::vector<std::string> RegisterCapKernels;
   std::string ReblockTimes;
   double ReblockMinGain = 0.01;
   /// --in-app, --in-app-times, --in-app-min-gain.

@@ -56,13 +56,18 @@ struct HeaderVariant {
 };
 
 /// The body copy asked for a kernel (see lib/Rewrite/BodyTransform.h):
-/// restrict, re-block, or both.
+/// restrict, re-block, or both; a re-blocked copy may also get a register
+/// cap.
 struct BodyRequest {
   bool Restrict = false;
   bool Reblock = false;
   /// The block shape the re-blocked copy runs with; none for the
   /// original's.
   std::optional<std::array<unsigned, 3>> Block;
+  /// A register cap is asked for: MaxRegisters, or none for every
+  /// candidate cap timed under USE_OURS=verify.
+  bool RegisterCap = false;
+  std::optional<unsigned> MaxRegisters;
   /// The compute capability the copy was verified and measured on.
   int ComputeCapability = 90;
   /// Set by kernelHeader: whether the copy went into the header, and if

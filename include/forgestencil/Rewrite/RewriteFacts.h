@@ -55,6 +55,9 @@ struct KernelDefinition {
   unsigned NameOffsetInText = 0;
   bool IsStatic = false;
   bool IsTemplate = false;
+  /// The definition already bounds its registers: `__launch_bounds__` or
+  /// `__maxnreg__` (a register-capped body copy would conflict).
+  bool HasRegisterLimit = false;
   /// "template <typename T, int R>" as written, for the launcher.
   std::string TemplateHeader;
   /// "T, R" (packs as "Ts..."): the arguments that forward the launcher's

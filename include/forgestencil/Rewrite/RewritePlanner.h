@@ -76,6 +76,10 @@ bool sameTemplateArgs(llvm::StringRef A, llvm::StringRef B);
 /// size from 1 to 1024, at most 1024 threads in all.
 std::optional<std::array<unsigned, 3>> parseBlockShape(llvm::StringRef S);
 
+/// A register cap fs-rewrite accepts for a body copy (--register-cap): 16
+/// to 255 registers a thread.
+bool validRegisterCap(unsigned N);
+
 /// Parses a --strategy value.
 llvm::Expected<Strategy> parseStrategy(llvm::StringRef Name);
 const char *strategyName(Strategy S);
@@ -105,6 +109,9 @@ struct RewriteOptions {
   /// else its original launches.
   std::vector<std::string> RestrictKernels;
   std::map<std::string, std::optional<std::array<unsigned, 3>>> ReblockKernels;
+  /// Re-blocked kernels whose copy also gets a register cap: the cap, or
+  /// none for every candidate cap timed under USE_OURS=verify.
+  std::map<std::string, std::optional<unsigned>> RegisterCapKernels;
   /// The compute capability the body copies run on.
   int BodyComputeCapability = 90;
   /// With Strategy::Forge: kernels, by qualified or plain name, or a
