@@ -25,6 +25,26 @@ std::string cappedBodyKernelName(const KernelDefinition &K) {
 
 bool validRegisterCap(unsigned N) { return N >= 16 && N <= 255; }
 
+/// The threads of the blocks a capped copy may run with: the powers of two
+/// block_shapes offers (64 to 1024).
+static constexpr unsigned CappedBlockThreads[] = {64, 128, 256, 512, 1024};
+
+static bool cappableThreads(unsigned long long T) {
+  for (unsigned C : CappedBlockThreads)
+    if (T == C)
+      return true;
+  return false;
+}
+
+/// `__launch_bounds__(T, B)`'s B that leaves a thread of a T-thread block
+/// at most N registers (an SM has 65536): the compiler, cicc included,
+/// then plans for N, as -maxrregcount=N would; `__maxnreg__` only bounds
+/// ptxas, which spills more for the same cap.
+static unsigned minBlocksFor(unsigned T, unsigned N) {
+  unsigned B = 65536u / (T * N);
+  return B ? B : 1;
+}
+
 std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
   SmallVector<StringRef, 3> Parts;
   S.split(Parts, 'x');
@@ -69,6 +89,11 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
                   "is not made yet");
     if (T.MaxRegisters && !validRegisterCap(*T.MaxRegisters))
       return Fail("a register cap must be 16 to 255");
+    if (T.MaxRegisters &&
+        (!T.Block ||
+         !cappableThreads(1ull * (*T.Block)[0] * (*T.Block)[1] * (*T.Block)[2])))
+      return Fail("a register cap needs a chosen block shape (K=XxY) of 64, "
+                  "128, 256, 512 or 1024 threads");
   }
 
   // Edits by offset, applied from the end so earlier offsets hold.
@@ -131,20 +156,25 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
     return C;
   }
   if (T.MaxRegisters) {
+    const unsigned Threads = (*T.Block)[0] * (*T.Block)[1] * (*T.Block)[2];
     Text.replace(K.NameOffsetInText, K.Name.size(),
-                 "__maxnreg__(" + std::to_string(*T.MaxRegisters) + ") " +
-                     bodyKernelName(K));
+                 "__launch_bounds__(" + std::to_string(Threads) + ", " +
+                     std::to_string(minBlocksFor(Threads, *T.MaxRegisters)) +
+                     ") " + bodyKernelName(K));
     C.Text = std::move(Text);
     return C;
   }
-  // Candidates: the uncapped copy, and the same copy as a template on the
-  // cap (one instantiation per candidate cap).
+  // Candidates: the uncapped copy, and the same copy as a template on its
+  // launch bounds (one instantiation per block size and cap).
   std::string Capped = Text;
   Text.replace(K.NameOffsetInText, K.Name.size(), bodyKernelName(K));
   Capped.replace(K.NameOffsetInText, K.Name.size(),
-                 "__maxnreg__(FS_MAXNREG) " + cappedBodyKernelName(K));
-  C.Text = Text + "\n\n// The same copy with at most FS_MAXNREG registers a "
-                  "thread.\ntemplate <int FS_MAXNREG>\n" + Capped;
+                 "__launch_bounds__(FS_MAXT, FS_MINB) " +
+                     cappedBodyKernelName(K));
+  C.Text = Text + "\n\n// The same copy for blocks of at most FS_MAXT "
+                  "threads, FS_MINB of them on an SM\n// at once: at most "
+                  "65536 / (FS_MAXT * FS_MINB) registers a thread.\n"
+                  "template <int FS_MAXT, int FS_MINB>\n" + Capped;
   return C;
 }
 
@@ -179,9 +209,15 @@ std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
     std::string Caps;
     for (unsigned N : RegisterCapCandidates)
       Caps += (Caps.empty() ? "" : ", ") + std::to_string(N);
+    std::string Bounds;
+    if (T.MaxRegisters && T.Block) {
+      const unsigned Threads = (*T.Block)[0] * (*T.Block)[1] * (*T.Block)[2];
+      Bounds = "__launch_bounds__(" + std::to_string(Threads) + ", " +
+               std::to_string(minBlocksFor(Threads, *T.MaxRegisters)) + ")";
+    }
     Parts.push_back(T.MaxRegisters
                         ? "at most " + std::to_string(*T.MaxRegisters) +
-                              " registers a thread (`__maxnreg__`)"
+                              " registers a thread (`" + Bounds + "`)"
                         : "uncapped and with at most " + Caps +
                               " registers a thread, each timed under "
                               "USE_OURS=verify");
@@ -241,25 +277,35 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
          "fs_max_threads);\n";
     S += "      if (fs_shapes.count() > 0) {\n";
     if (T.RegisterCap && !T.MaxRegisters) {
-      // Each shape uncapped, then with each cap: "WxHxD" and "WxHxD/rN".
+      // Every shape uncapped, and each shape of 64 to 1024 threads (a power
+      // of two) with each cap: "WxHxD" and "WxHxD/rN".
       std::string Caps = "0";
       for (unsigned R : RegisterCapCandidates)
         Caps += ", " + std::to_string(R);
       const std::string NCaps =
           std::to_string(std::size(RegisterCapCandidates) + 1);
-      S += "        // Each shape uncapped (0), then with at most N registers "
-           "a thread.\n";
+      S += "        // Candidate k is shape k / fs_ncaps with cap fs_caps[k % "
+           "fs_ncaps] (0: uncapped).\n";
       S += "        static const int fs_caps[] = {" + Caps + "};\n";
       S += "        const int fs_ncaps = " + NCaps + ";\n";
+      S += "        std::vector<int> fs_cands;\n";
       S += "        std::vector<std::string> fs_labels;\n";
       S += "        std::vector<const char *> fs_names;\n";
       S += "        if (forgestencil::checks_detail::verifying()) {\n";
-      S += "          for (int fs_s = 0; fs_s < fs_shapes.count(); ++fs_s)\n";
+      S += "          for (int fs_s = 0; fs_s < fs_shapes.count(); ++fs_s) {\n";
+      S += "            const dim3 fs_sb = fs_shapes.block(fs_s);\n";
+      S += "            const unsigned fs_t = fs_sb.x * fs_sb.y * fs_sb.z;\n";
+      S += "            const bool fs_cappable = fs_t >= 64 && fs_t <= 1024 && "
+           "(fs_t & (fs_t - 1)) == 0;\n";
       S += "            for (int fs_c = 0; fs_c < fs_ncaps; ++fs_c)\n";
-      S += "              fs_labels.push_back(std::string(fs_shapes.names()"
+      S += "              if (fs_caps[fs_c] == 0 || fs_cappable) {\n";
+      S += "                fs_cands.push_back(fs_s * fs_ncaps + fs_c);\n";
+      S += "                fs_labels.push_back(std::string(fs_shapes.names()"
            "[fs_s]) +\n";
-      S += "                                  (fs_caps[fs_c] ? \"/r\" + "
+      S += "                                    (fs_caps[fs_c] ? \"/r\" + "
            "std::to_string(fs_caps[fs_c]) : \"\"));\n";
+      S += "              }\n";
+      S += "          }\n";
       S += "          for (const std::string &fs_l : fs_labels)\n";
       S += "            fs_names.push_back(fs_l.c_str());\n";
       S += "        }\n";
@@ -268,20 +314,27 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
            ",\n";
       S += "            [&] { " + ReferenceLaunch.str() + " },\n";
       S += "            [&](int fs_i) {\n";
-      S += "              const dim3 fs_g = fs_shapes.grid(fs_i / fs_ncaps),\n";
-      S += "                         fs_b = fs_shapes.block(fs_i / fs_ncaps);\n";
-      S += "              switch (fs_caps[fs_i % fs_ncaps]) {\n";
+      S += "              const int fs_k = fs_cands.empty() ? 0 : "
+           "fs_cands[fs_i];\n";
+      S += "              const dim3 fs_g = fs_shapes.grid(fs_k / fs_ncaps),\n";
+      S += "                         fs_b = fs_shapes.block(fs_k / fs_ncaps);\n";
+      S += "              const int fs_cap = fs_caps[fs_k % fs_ncaps];\n";
+      S += "              const unsigned fs_t = fs_b.x * fs_b.y * fs_b.z;\n";
+      S += "              switch (fs_cap ? fs_cap * 2048 + int(fs_t) : 0) {\n";
       for (unsigned R : RegisterCapCandidates)
-        S += "              case " + std::to_string(R) + ":\n                " +
-             cappedBodyKernelName(K) + "<" + std::to_string(R) +
-             "><<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
-             ");\n                break;\n";
+        for (unsigned Threads : CappedBlockThreads)
+          S += "              case " + std::to_string(R) + " * 2048 + " +
+               std::to_string(Threads) + ":\n                " +
+               cappedBodyKernelName(K) + "<" + std::to_string(Threads) + ", " +
+               std::to_string(minBlocksFor(Threads, R)) +
+               "><<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
+               ");\n                break;\n";
       S += "              default:\n                " + Copy +
            "<<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
            ");\n                break;\n";
       S += "              }\n";
       S += "            },\n";
-      S += "            fs_shapes.count() * fs_ncaps,\n";
+      S += "            fs_cands.empty() ? 1 : int(fs_cands.size()),\n";
       S += "            fs_names.empty() ? nullptr : fs_names.data());\n";
       S += "        break;\n      }\n    }\n";
     } else {

@@ -17,12 +17,15 @@
 ///   together (no __shared__, __syncthreads or warp functions); a constant B
 ///   becomes blockDim.d in the copy, and the launcher checks that the
 ///   original was launched with B.
-/// - register cap (with re-block only): `__maxnreg__(N)` on the copy, so
-///   more threads of a register-heavy kernel fit on an SM; what each thread
-///   computes is unchanged (registers spill to local memory when needed).
-///   Without a chosen N, the copy is also made as a template on N and a
-///   USE_OURS=verify run times every candidate shape with each cap of
-///   RegisterCapCandidates ("WxHxD/rN" beside "WxHxD").
+/// - register cap (with re-block only): `__launch_bounds__(T, B)` on the
+///   copy, T the chosen shape's threads and B the blocks an SM must hold, so
+///   that a thread has at most N registers and more threads of a
+///   register-heavy kernel fit on an SM; what each thread computes is
+///   unchanged (registers spill to local memory where needed). Without a
+///   chosen N, the copy is also made as a template on its launch bounds and
+///   a USE_OURS=verify run times every candidate shape of 64 to 1024
+///   threads with each cap of RegisterCapCandidates ("WxHxD/rN" beside
+///   "WxHxD").
 ///
 /// Without a chosen block shape the copy runs with the original's, and a
 /// USE_OURS=verify run times every candidate shape in the app; with one, the
@@ -67,7 +70,7 @@ struct BodyTransform {
 /// The caps a USE_OURS=verify run times (registers per thread).
 constexpr unsigned RegisterCapCandidates[] = {64, 56, 48, 40, 32};
 
-/// "fs_body_<kernel>_capped": the copy as a template on its register cap.
+/// "fs_body_<kernel>_capped": the copy as a template on its launch bounds.
 std::string cappedBodyKernelName(const KernelDefinition &K);
 
 /// "fs_body_<kernel>": the copy.

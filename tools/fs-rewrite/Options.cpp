@@ -193,10 +193,11 @@ cl::list<std::string> ReblockKernels(
 cl::list<std::string> RegisterCapKernels(
     "register-cap", cl::CommaSeparated,
     cl::desc("With --reblock for the same kernels: the re-blocked copy also "
-             "runs with at most N registers a thread (__maxnreg__): K=N for "
-             "that cap, K alone to time the uncapped copy and each cap of "
-             "64, 56, 48, 40, 32 under USE_OURS=verify, beside every shape "
-             "(--reblock-times then chooses the shape and the cap)"),
+             "runs with at most N registers a thread (__launch_bounds__ for "
+             "its block): K=N for that cap (with a chosen shape), K alone to "
+             "time the uncapped copy and each cap of 64, 56, 48, 40, 32 "
+             "under USE_OURS=verify, beside every shape (--reblock-times "
+             "then chooses the shape and the cap)"),
     cl::value_desc("k[=N],..."), cl::cat(Category));
 cl::opt<std::string> ReblockTimes(
     "reblock-times",
