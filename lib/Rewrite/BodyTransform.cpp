@@ -41,8 +41,9 @@ static bool cappableThreads(unsigned long long T) {
 /// then plans for N, as -maxrregcount=N would; `__maxnreg__` only bounds
 /// ptxas, which spills more for the same cap.
 static unsigned minBlocksFor(unsigned T, unsigned N) {
+  // An SM holds at most 32 blocks (compute capability 9.0).
   unsigned B = 65536u / (T * N);
-  return B ? B : 1;
+  return B < 1 ? 1 : B > 32 ? 32 : B;
 }
 
 std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
