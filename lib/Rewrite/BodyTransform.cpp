@@ -226,6 +226,24 @@ std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
   return join(Parts, "; ");
 }
 
+/// The launcher's call of run_ours for a re-blocked copy: \p Candidate runs
+/// candidate fs_i, \p Tail gives run_ours its count and names.
+static std::string runOursCall(const KernelDefinition &K, StringRef N,
+                               StringRef ReferenceLaunch, StringRef Candidate,
+                               StringRef Tail) {
+  std::string S;
+  S += "        forgestencil::run_ours(\n";
+  S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " +
+       N.str() + ",\n";
+  S += "            [&] { " + ReferenceLaunch.str() + " },\n";
+  S += "            [&](int fs_i) {\n";
+  S += Candidate.str();
+  S += "            },\n";
+  S += "            " + Tail.str() + ");\n";
+  S += "        break;\n      }\n    }\n";
+  return S;
+}
+
 std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
                      const BodyCopy &C, int ComputeCapability,
                      StringRef ReferenceLaunch) {
@@ -310,47 +328,37 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
       S += "          for (const std::string &fs_l : fs_labels)\n";
       S += "            fs_names.push_back(fs_l.c_str());\n";
       S += "        }\n";
-      S += "        forgestencil::run_ours(\n";
-      S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
-           ",\n";
-      S += "            [&] { " + ReferenceLaunch.str() + " },\n";
-      S += "            [&](int fs_i) {\n";
-      S += "              const int fs_k = fs_cands.empty() ? 0 : "
-           "fs_cands[fs_i];\n";
-      S += "              const dim3 fs_g = fs_shapes.grid(fs_k / fs_ncaps),\n";
-      S += "                         fs_b = fs_shapes.block(fs_k / fs_ncaps);\n";
-      S += "              const int fs_cap = fs_caps[fs_k % fs_ncaps];\n";
-      S += "              const unsigned fs_t = fs_b.x * fs_b.y * fs_b.z;\n";
-      S += "              switch (fs_cap ? fs_cap * 2048 + int(fs_t) : 0) {\n";
+      std::string Run;
+      Run += "              const int fs_k = fs_cands.empty() ? 0 : "
+             "fs_cands[fs_i];\n";
+      Run += "              const dim3 fs_g = fs_shapes.grid(fs_k / fs_ncaps),\n";
+      Run += "                         fs_b = fs_shapes.block(fs_k / fs_ncaps);\n";
+      Run += "              const int fs_cap = fs_caps[fs_k % fs_ncaps];\n";
+      Run += "              const unsigned fs_t = fs_b.x * fs_b.y * fs_b.z;\n";
+      Run += "              switch (fs_cap ? fs_cap * 2048 + int(fs_t) : 0) {\n";
       for (unsigned R : RegisterCapCandidates)
         for (unsigned Threads : CappedBlockThreads)
-          S += "              case " + std::to_string(R) + " * 2048 + " +
-               std::to_string(Threads) + ":\n                " +
-               cappedBodyKernelName(K) + "<" + std::to_string(Threads) + ", " +
-               std::to_string(minBlocksFor(Threads, R)) +
-               "><<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
-               ");\n                break;\n";
-      S += "              default:\n                " + Copy +
-           "<<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
-           ");\n                break;\n";
-      S += "              }\n";
-      S += "            },\n";
-      S += "            fs_cands.empty() ? 1 : int(fs_cands.size()),\n";
-      S += "            fs_names.empty() ? nullptr : fs_names.data());\n";
-      S += "        break;\n      }\n    }\n";
+          Run += "              case " + std::to_string(R) + " * 2048 + " +
+                 std::to_string(Threads) + ":\n                " +
+                 cappedBodyKernelName(K) + "<" + std::to_string(Threads) +
+                 ", " + std::to_string(minBlocksFor(Threads, R)) +
+                 "><<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
+                 ");\n                break;\n";
+      Run += "              default:\n                " + Copy +
+             "<<<fs_g, fs_b, fs_shmem, fs_stream>>>(" + Args +
+             ");\n                break;\n";
+      Run += "              }\n";
+      S += runOursCall(K, N, ReferenceLaunch, Run,
+                       "fs_cands.empty() ? 1 : int(fs_cands.size()),\n"
+                       "            fs_names.empty() ? nullptr : "
+                       "fs_names.data()");
     } else {
-      S += "        forgestencil::run_ours(\n";
-      S += "            \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
-           ",\n";
-      S += "            [&] { " + ReferenceLaunch.str() + " },\n";
-      S += "            [&](int fs_i) {\n";
-      S += "              " + Copy +
-           "<<<fs_shapes.grid(fs_i), fs_shapes.block(fs_i), fs_shmem, "
-           "fs_stream>>>(\n                  " +
-           Args + ");\n";
-      S += "            },\n";
-      S += "            fs_shapes.count(), fs_shapes.names());\n";
-      S += "        break;\n      }\n    }\n";
+      S += runOursCall(K, N, ReferenceLaunch,
+                       "              " + Copy +
+                           "<<<fs_shapes.grid(fs_i), fs_shapes.block(fs_i), "
+                           "fs_shmem, fs_stream>>>(\n                  " +
+                           Args + ");\n",
+                       "fs_shapes.count(), fs_shapes.names()");
     }
   }
   S += "    " + ReferenceLaunch.str() + "\n";
