@@ -307,35 +307,32 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
            "fs_ncaps] (0: uncapped).\n";
       S += "        static const int fs_caps[] = {" + Caps + "};\n";
       S += "        const int fs_ncaps = " + NCaps + ";\n";
-      S += "        std::vector<int> fs_cands;\n";
-      S += "        std::vector<std::string> fs_labels;\n";
-      S += "        std::vector<const char *> fs_names;\n";
-      S += "        if (forgestencil::checks_detail::verifying()) {\n";
-      S += "          for (int fs_s = 0; fs_s < fs_shapes.count(); ++fs_s) {\n";
-      S += "            const dim3 fs_sb = fs_shapes.block(fs_s);\n";
-      S += "            const unsigned fs_t = fs_sb.x * fs_sb.y * fs_sb.z;\n";
-      S += "            const bool fs_cappable = fs_t >= 64 && fs_t <= 1024 && "
-           "(fs_t & (fs_t - 1)) == 0;\n";
-      S += "            for (int fs_c = 0; fs_c < fs_ncaps; ++fs_c)\n";
-      S += "              if (fs_caps[fs_c] == 0 || fs_cappable) {\n";
-      S += "                fs_cands.push_back(fs_s * fs_ncaps + fs_c);\n";
-      S += "                fs_labels.push_back(std::string(fs_shapes.names()"
-           "[fs_s]) +\n";
-      S += "                                    (fs_caps[fs_c] ? \"/r\" + "
-           "std::to_string(fs_caps[fs_c]) : \"\"));\n";
-      S += "              }\n";
-      S += "          }\n";
-      S += "          for (const std::string &fs_l : fs_labels)\n";
-      S += "            fs_names.push_back(fs_l.c_str());\n";
-      S += "        }\n";
-      std::string Run;
-      Run += "              const int fs_k = fs_cands.empty() ? 0 : "
-             "fs_cands[fs_i];\n";
-      Run += "              const dim3 fs_g = fs_shapes.grid(fs_k / fs_ncaps),\n";
-      Run += "                         fs_b = fs_shapes.block(fs_k / fs_ncaps);\n";
-      Run += "              const int fs_cap = fs_caps[fs_k % fs_ncaps];\n";
-      Run += "              const unsigned fs_t = fs_b.x * fs_b.y * fs_b.z;\n";
-      Run += "              switch (fs_cap ? fs_cap * 2048 + int(fs_t) : 0) {\n";
+      S += R"(        std::vector<int> fs_cands;
+        std::vector<std::string> fs_labels;
+        std::vector<const char *> fs_names;
+        if (forgestencil::checks_detail::verifying()) {
+          for (int fs_s = 0; fs_s < fs_shapes.count(); ++fs_s) {
+            const dim3 fs_sb = fs_shapes.block(fs_s);
+            const unsigned fs_t = fs_sb.x * fs_sb.y * fs_sb.z;
+            const bool fs_cappable = fs_t >= 64 && fs_t <= 1024 && (fs_t & (fs_t - 1)) == 0;
+            for (int fs_c = 0; fs_c < fs_ncaps; ++fs_c)
+              if (fs_caps[fs_c] == 0 || fs_cappable) {
+                fs_cands.push_back(fs_s * fs_ncaps + fs_c);
+                fs_labels.push_back(std::string(fs_shapes.names()[fs_s]) +
+                                    (fs_caps[fs_c] ? "/r" + std::to_string(fs_caps[fs_c]) : ""));
+              }
+          }
+          for (const std::string &fs_l : fs_labels)
+            fs_names.push_back(fs_l.c_str());
+        }
+)";
+      std::string Run = R"(              const int fs_k = fs_cands.empty() ? 0 : fs_cands[fs_i];
+              const dim3 fs_g = fs_shapes.grid(fs_k / fs_ncaps),
+                         fs_b = fs_shapes.block(fs_k / fs_ncaps);
+              const int fs_cap = fs_caps[fs_k % fs_ncaps];
+              const unsigned fs_t = fs_b.x * fs_b.y * fs_b.z;
+              switch (fs_cap ? fs_cap * 2048 + int(fs_t) : 0) {
+)";
       for (unsigned R : RegisterCapCandidates)
         for (unsigned Threads : CappedBlockThreads)
           Run += "              case " + std::to_string(R) + " * 2048 + " +
