@@ -25,6 +25,8 @@
 
 #include "KernelInterpreter.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <set>
 
 namespace forgestencil {
@@ -33,7 +35,11 @@ namespace detail {
 
 namespace {
 
-constexpr const char *ChoicePrefix = "sel#";
+constexpr llvm::StringLiteral ChoicePrefix = "sel#";
+
+bool isChoice(llvm::StringRef Symbol) {
+  return Symbol.starts_with(ChoicePrefix);
+}
 
 /// A number, or a polynomial over choice symbols only.
 bool isChoiceOrNumber(const Value &V) {
@@ -41,7 +47,7 @@ bool isChoiceOrNumber(const Value &V) {
     return false;
   for (const auto &[M, C] : V.Idx.terms())
     for (const std::string &S : M)
-      if (S.compare(0, 4, ChoicePrefix) != 0)
+      if (!isChoice(S))
         return false;
   return true;
 }
@@ -53,7 +59,7 @@ unsigned countChoices(const Poly &P) {
   std::set<std::string> Seen;
   for (const auto &[M, C] : P.terms())
     for (const std::string &S : M)
-      if (S.compare(0, 4, ChoicePrefix) == 0)
+      if (isChoice(S))
         Seen.insert(S);
   return static_cast<unsigned>(Seen.size());
 }
@@ -67,13 +73,13 @@ std::optional<Value> Interpreter::chosenOffset(const DPtr &Cond,
     return std::nullopt;
   Choices.push_back({Cond, T.Idx, E.Idx});
   return Value::index(
-      Poly::symbol(ChoicePrefix + std::to_string(Choices.size() - 1)));
+      Poly::symbol(ChoicePrefix.str() + std::to_string(Choices.size() - 1)));
 }
 
 std::optional<std::string> Interpreter::choiceIn(const Poly &P) const {
   for (const auto &[M, C] : P.terms())
     for (const std::string &S : M)
-      if (S.compare(0, 4, ChoicePrefix) == 0)
+      if (isChoice(S))
         return S;
   return std::nullopt;
 }
@@ -94,7 +100,7 @@ Value Interpreter::loadChosen(const Value &Ptr, QualType T, bool Ldg,
                               std::to_string(MaxChoicesPerLoad) +
                               " tests on the data choose",
                           ReasonKind::DataBranch);
-  const Choice C = Choices[std::stoul(Symbol.substr(4))];
+  const Choice C = Choices[std::stoul(Symbol.substr(ChoicePrefix.size()))];
   Value Then = load(Ptr.movedTo(Ptr.Idx.substitute(Symbol, C.Then)), T, Ldg);
   Value Else = load(Ptr.movedTo(Ptr.Idx.substitute(Symbol, C.Else)), T, Ldg);
   if (Then.K != Value::Data || Else.K != Value::Data)
@@ -117,7 +123,7 @@ std::string Interpreter::whereChoiceLeaks() const {
              S.Tile + "' is stored";
   auto InGuards = [&](const std::vector<Constraint> &Gs) -> std::string {
     for (const Constraint &G : Gs)
-      if (choiceIn(G.Bound) || G.Symbol.compare(0, 4, ChoicePrefix) == 0)
+      if (choiceIn(G.Bound) || isChoice(G.Symbol))
         return "a guard on the position moved by an offset that a test on "
                "the data chooses";
     return "";

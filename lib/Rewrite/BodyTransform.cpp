@@ -46,6 +46,17 @@ static unsigned minBlocksFor(unsigned T, unsigned N) {
   return B < 1 ? 1 : B > 32 ? 32 : B;
 }
 
+static unsigned long long blockThreads(const std::array<unsigned, 3> &B) {
+  return 1ull * B[0] * B[1] * B[2];
+}
+
+/// "__launch_bounds__(T, B)" of a copy with a chosen shape and cap.
+static std::string launchBounds(const BodyTransform &T) {
+  const unsigned Threads = unsigned(blockThreads(*T.Block));
+  return "__launch_bounds__(" + std::to_string(Threads) + ", " +
+         std::to_string(minBlocksFor(Threads, *T.MaxRegisters)) + ")";
+}
+
 std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
   SmallVector<StringRef, 3> Parts;
   S.split(Parts, 'x');
@@ -90,9 +101,7 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
                   "is not made yet");
     if (T.MaxRegisters && !validRegisterCap(*T.MaxRegisters))
       return Fail("a register cap must be 16 to 255");
-    if (T.MaxRegisters &&
-        (!T.Block ||
-         !cappableThreads(1ull * (*T.Block)[0] * (*T.Block)[1] * (*T.Block)[2])))
+    if (T.MaxRegisters && (!T.Block || !cappableThreads(blockThreads(*T.Block))))
       return Fail("a register cap needs a chosen block shape (K=XxY) of 64, "
                   "128, 256, 512 or 1024 threads");
   }
@@ -157,11 +166,8 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
     return C;
   }
   if (T.MaxRegisters) {
-    const unsigned Threads = (*T.Block)[0] * (*T.Block)[1] * (*T.Block)[2];
     Text.replace(K.NameOffsetInText, K.Name.size(),
-                 "__launch_bounds__(" + std::to_string(Threads) + ", " +
-                     std::to_string(minBlocksFor(Threads, *T.MaxRegisters)) +
-                     ") " + bodyKernelName(K));
+                 launchBounds(T) + " " + bodyKernelName(K));
     C.Text = std::move(Text);
     return C;
   }
@@ -210,15 +216,10 @@ std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
     std::string Caps;
     for (unsigned N : RegisterCapCandidates)
       Caps += (Caps.empty() ? "" : ", ") + std::to_string(N);
-    std::string Bounds;
-    if (T.MaxRegisters && T.Block) {
-      const unsigned Threads = (*T.Block)[0] * (*T.Block)[1] * (*T.Block)[2];
-      Bounds = "__launch_bounds__(" + std::to_string(Threads) + ", " +
-               std::to_string(minBlocksFor(Threads, *T.MaxRegisters)) + ")";
-    }
+    // Described only for a copy bodyCopy made: a chosen cap has its shape.
     Parts.push_back(T.MaxRegisters
                         ? "at most " + std::to_string(*T.MaxRegisters) +
-                              " registers a thread (`" + Bounds + "`)"
+                              " registers a thread (`" + launchBounds(T) + "`)"
                         : "uncapped and with at most " + Caps +
                               " registers a thread, each timed under "
                               "USE_OURS=verify");

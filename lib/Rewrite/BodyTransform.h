@@ -38,6 +38,7 @@
 #ifndef FORGESTENCIL_LIB_REWRITE_BODYTRANSFORM_H
 #define FORGESTENCIL_LIB_REWRITE_BODYTRANSFORM_H
 
+#include "forgestencil/Rewrite/LauncherGen.h"
 #include "forgestencil/Rewrite/RewriteFacts.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -51,21 +52,6 @@ namespace forgestencil {
 namespace rewrite {
 
 constexpr const char *ChecksHeaderName = "checks.h";
-
-/// What a body copy changes.
-struct BodyTransform {
-  bool Restrict = false;
-  bool Reblock = false;
-  /// The block shape the re-blocked copy runs with; none for the
-  /// original's (and every candidate timed under USE_OURS=verify).
-  std::optional<std::array<unsigned, 3>> Block;
-  /// Register caps are asked for (re-blocked copies only).
-  bool RegisterCap = false;
-  /// The cap the copy runs with; none: every cap of RegisterCapCandidates
-  /// is timed under USE_OURS=verify beside the uncapped copy.
-  std::optional<unsigned> MaxRegisters;
-  bool any() const { return Restrict || Reblock; }
-};
 
 /// The caps a USE_OURS=verify run times (registers per thread).
 constexpr unsigned RegisterCapCandidates[] = {64, 56, 48, 40, 32};

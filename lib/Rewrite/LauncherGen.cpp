@@ -568,12 +568,7 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   if (Body) {
     Body->Emitted = false;
     Body->Error.clear();
-    BodyTransform T;
-    T.Restrict = Body->Restrict;
-    T.Reblock = Body->Reblock;
-    T.Block = Body->Block;
-    T.RegisterCap = Body->RegisterCap;
-    T.MaxRegisters = Body->MaxRegisters;
+    const BodyTransform &T = Body->Transform;
     if (!Emitted.empty()) {
       Body->Error = "it has a generated variant";
     } else {

@@ -543,14 +543,9 @@ private:
         for (const PointerBranch &B : Branches)
           Elsewhere |= B.Kernel == &K && B.Target->DeclarationNeeded;
       BodyRequest Body;
-      BodyTransform T = bodyTransform(K);
-      Body.Restrict = T.Restrict;
-      Body.Reblock = T.Reblock;
-      Body.Block = T.Block;
-      Body.RegisterCap = T.RegisterCap;
-      Body.MaxRegisters = T.MaxRegisters;
+      Body.Transform = bodyTransform(K);
       Body.ComputeCapability = Opts.BodyComputeCapability;
-      bool AskBody = T.any() && Variants.empty();
+      bool AskBody = Body.Transform.any() && Variants.empty();
       std::string Header = kernelHeader(K, Path, Guard,
                                         relative(K.NamePos.File),
                                         Opts.ToolVersion, Variants, Elsewhere,

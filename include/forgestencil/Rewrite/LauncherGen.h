@@ -55,19 +55,25 @@ struct HeaderVariant {
   bool InApp = false;
 };
 
-/// The body copy asked for a kernel (see lib/Rewrite/BodyTransform.h):
-/// restrict, re-block, or both; a re-blocked copy may also get a register
-/// cap.
-struct BodyRequest {
+/// What a body copy changes (lib/Rewrite/BodyTransform.h): restrict,
+/// re-block, or both; a re-blocked copy may also get a register cap.
+struct BodyTransform {
   bool Restrict = false;
   bool Reblock = false;
   /// The block shape the re-blocked copy runs with; none for the
-  /// original's.
+  /// original's (and every candidate timed under USE_OURS=verify).
   std::optional<std::array<unsigned, 3>> Block;
-  /// A register cap is asked for: MaxRegisters, or none for every
-  /// candidate cap timed under USE_OURS=verify.
+  /// Register caps are asked for (re-blocked copies only).
   bool RegisterCap = false;
+  /// The cap the copy runs with; none: every candidate cap is timed under
+  /// USE_OURS=verify beside the uncapped copy.
   std::optional<unsigned> MaxRegisters;
+  bool any() const { return Restrict || Reblock; }
+};
+
+/// The body copy asked for a kernel.
+struct BodyRequest {
+  BodyTransform Transform;
   /// The compute capability the copy was verified and measured on.
   int ComputeCapability = 90;
   /// Set by kernelHeader: whether the copy went into the header, and if
