@@ -6,7 +6,8 @@
 /// stores, guards, clamps, loops) and the Interpreter that holds them. Its
 /// work is split by stage, one file each:
 ///
-///   Evaluator.cpp       expressions: indices, pointers, loads, data values
+///   Evaluator.cpp       expressions: indices and data values
+///   Memory.cpp          arrays, pointers and the loads through them
 ///   NamedConstants.cpp  macros, constexpr and enumerators kept by name, and
 ///                       the assumptions the IR must carry
 ///   Statements.cpp      statements, stores and compound updates
@@ -14,7 +15,8 @@
 ///                       a loop over an axis carries between iterations
 ///   Guards.cpp          conditions: guards and the iteration domain
 ///   UniformBranches.cpp mode switches every thread decides alike;
-///                       DataBranches.cpp values chosen by tests on data
+///                       DataBranches.cpp values chosen by tests on data,
+///                       DataChosenOffsets.cpp neighbours chosen so
 ///   Clamps.cpp          boundary clamps (min/max, ternaries) of positions
 ///   SharedTiles.cpp     __shared__ tiles traced back to their global reads
 ///   IRBuilder.cpp       axes, strides, offsets and the Stencil IR
