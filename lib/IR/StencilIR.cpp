@@ -51,7 +51,7 @@ const char *const CoefKindNames[] = {"literal", "scalar-param",
 const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
 const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
                                            "block-dim", "grid-extent",
-                                           "grid-dim-max"};
+                                           "grid-dim-max", "at-least"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
 
@@ -323,6 +323,10 @@ json toJson(const StencilIR &IR) {
       X["clamp_lower"] = A.ClampLower;
       X["clamp_upper"] = A.ClampUpper;
     }
+    if (A.wrapped()) {
+      X["wrap_lower"] = A.WrapLower;
+      X["wrap_upper"] = A.WrapUpper;
+    }
     Axes.push_back(std::move(X));
   }
   J["axes"] = std::move(Axes);
@@ -545,6 +549,8 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.LinearModulus = R.string(A, "linear_modulus", AP, "");
     X.ClampLower = R.string(A, "clamp_lower", AP, "");
     X.ClampUpper = R.string(A, "clamp_upper", AP, "");
+    X.WrapLower = R.string(A, "wrap_lower", AP, "");
+    X.WrapUpper = R.string(A, "wrap_upper", AP, "");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.strings(J, "strides", P, true);
@@ -690,7 +696,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
       R.fail(memberPath(AP, "kind"),
              "unknown assumption kind '" + Kind +
                  "' (known: compile-time, preprocessor, block-dim, grid-extent, "
-                 "grid-dim-max)");
+                 "grid-dim-max, at-least)");
     else
       A.Kind = static_cast<enum Assumption::Kind>(K < 0 ? 0 : K);
     A.Expr = R.string(Assumed[I], "expr", AP);

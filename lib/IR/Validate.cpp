@@ -453,6 +453,19 @@ private:
                     (X.ClampUpper.empty() ? "clamp_lower but no clamp_upper"
                                           : "clamp_upper but no clamp_lower") +
                     ": a replicated boundary needs both bounds");
+      expression(memberPath(P, "wrap_lower"), X.WrapLower, true);
+      expression(memberPath(P, "wrap_upper"), X.WrapUpper, true);
+      if (ok() && X.WrapLower.empty() != X.WrapUpper.empty())
+        fail(P, "axis " + shown(X.Name) + " has " +
+                    (X.WrapUpper.empty() ? "wrap_lower but no wrap_upper"
+                                         : "wrap_upper but no wrap_lower") +
+                    ": a periodic boundary needs both bounds");
+      if (ok() && X.clamped() && X.wrapped())
+        fail(P, "axis " + shown(X.Name) +
+                    " has both clamp_lower/clamp_upper and "
+                    "wrap_lower/wrap_upper: an axis's reads are clamped "
+                    "(a replicated boundary) or wrapped (a periodic one), "
+                    "not both");
       expression(at("strides", A), IR.Strides[A], false);
     }
   }
@@ -780,6 +793,12 @@ private:
                shown(A.Expr) + ": a grid-extent assumption names x, y or z");
         else
           expression(memberPath(Where, "value"), A.Value, false);
+        break;
+      case Assumption::AtLeast:
+        expression(memberPath(Where, "expr"), A.Expr, false);
+        if (ok() && !isCountIn(A.Value, 0, 4294967295LL))
+          fail(memberPath(Where, "value"),
+               shown(A.Value) + " is not a whole number (0 or more)");
         break;
       case Assumption::CompileTime:
       case Assumption::Preprocessor:

@@ -376,3 +376,62 @@ TEST(IRValidate, AssumptionsFollowTheirKind) {
   EXPECT_NE(With(Assume("grid-size", "x", "8")).find("unknown assumption kind"),
             std::string::npos);
 }
+
+TEST(IRValidate, AtLeastIsAnExpressionAndAWholeNumber) {
+  auto With = [](const char *Expr, const char *Value) {
+    json Doc = star();
+    Doc["assumptions"] = json::array(
+        {{{"kind", "at-least"}, {"expr", Expr}, {"value", Value}}});
+    return refusal(Doc);
+  };
+  EXPECT_EQ(With("(nx - 1) - (0) + 1", "2"), "");
+  // (long long)(expr) >= value reaches the launcher as code.
+  EXPECT_NE(With("nx; abort()", "2").find("assumptions[0].expr: "),
+            std::string::npos);
+  for (const char *Bad : {"", "-1", "2.5", "2u", "nx", "1 || 1"})
+    EXPECT_NE(With("nx", Bad).find("is not a whole number"), std::string::npos)
+        << Bad;
+}
+
+/// The 5-point star wrapped along x over its whole rows.
+json wrappedStar() {
+  json Doc = star();
+  Doc["axes"][0]["lower"] = "0";
+  Doc["axes"][0]["upper"] = "nx";
+  Doc["axes"][0]["wrap_lower"] = "0";
+  Doc["axes"][0]["wrap_upper"] = "nx - 1";
+  return Doc;
+}
+
+TEST(IRValidate, WrappedAxesRoundTrip) {
+  json Doc = wrappedStar();
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_TRUE(IR->Axes[0].wrapped());
+  EXPECT_FALSE(IR->Axes[0].clamped());
+  EXPECT_TRUE(IR->Axes[0].hasBoundary());
+  EXPECT_EQ(IR->Axes[0].boundaryUpper(), "nx - 1");
+  EXPECT_FALSE(IR->Axes[1].hasBoundary());
+  EXPECT_EQ(ir::toJson(*IR), Doc);
+  // Without a wrap the members are not written at all.
+  auto Plain = ir::fromJson(star(), Error);
+  ASSERT_TRUE(Plain.has_value()) << Error;
+  EXPECT_FALSE(ir::toJson(*Plain)["axes"][0].contains("wrap_lower"));
+}
+
+TEST(IRValidate, AWrapNeedsBothBoundsAndNoClamp) {
+  json One = wrappedStar();
+  One["axes"][0].erase("wrap_upper");
+  EXPECT_EQ(refusal(One), "axes[0]: axis 'i' has wrap_lower but no "
+                          "wrap_upper: a periodic boundary needs both bounds");
+  json Both = wrappedStar();
+  Both["axes"][0]["clamp_lower"] = "0";
+  Both["axes"][0]["clamp_upper"] = "nx - 1";
+  EXPECT_NE(refusal(Both).find("axes[0]: axis 'i' has both clamp_lower/"
+                               "clamp_upper and wrap_lower/wrap_upper"),
+            std::string::npos);
+  json Bad = wrappedStar();
+  Bad["axes"][0]["wrap_upper"] = "nx - 1; }";
+  EXPECT_EQ(refusal(Bad).rfind("axes[0].wrap_upper: ", 0), 0u) << refusal(Bad);
+}

@@ -70,6 +70,26 @@ struct Axis {
   /// empty when reads are not clamped; the domain lies within the bounds.
   std::string ClampLower, ClampUpper;
   bool clamped() const { return !ClampLower.empty(); }
+  /// A periodic boundary: every read of every input along this axis at a
+  /// coordinate c = p + o below WrapLower reads c + P, above WrapUpper
+  /// c - P, where P = WrapUpper - WrapLower + 1 (inclusive C expressions over
+  /// kernel parameters, e.g. "0" and "nx - 1"). One shift is the periodic
+  /// image: where some |o| >= 2 the IR assumes P >= max |o| (an AtLeast
+  /// assumption). Both empty when reads are not wrapped; the domain lies
+  /// within the bounds. An axis is clamped or wrapped, never both.
+  std::string WrapLower, WrapUpper;
+  bool wrapped() const { return !WrapLower.empty(); }
+  /// Reads along this axis stay within [boundaryLower(), boundaryUpper()]
+  /// (clamped or wrapped there).
+  bool hasBoundary() const { return clamped() || wrapped(); }
+  /// The inclusive bounds of the axis's boundary (clamp or wrap bounds);
+  /// empty when it has none.
+  const std::string &boundaryLower() const {
+    return wrapped() ? WrapLower : ClampLower;
+  }
+  const std::string &boundaryUpper() const {
+    return wrapped() ? WrapUpper : ClampUpper;
+  }
 };
 
 /// A kernel parameter as the generated launcher must accept it.
@@ -148,6 +168,10 @@ struct Assumption {
     GridDimMax,   ///< gridDim.<Expr> <= Value, a number: the kernel's
                   ///< __mul24(blockIdx.x, B) is blockIdx.x * B only while
                   ///< blockIdx fits in 24 bits.
+    AtLeast,      ///< (Expr) >= Value, Expr a C expression over the
+                  ///< kernel's parameters and Value a whole number: a
+                  ///< wrapped axis read at |offset| R >= 2 has a period of
+                  ///< at least R, so that one shift wraps every read.
   } Kind = CompileTime;
   std::string Expr, Value;
   std::string Why; ///< Where it comes from, for the generated comment.
