@@ -250,8 +250,8 @@ def unit_text(bundle, kernel, candidates):
     A candidate's own #include lines sit inside its namespace; they are
     no-ops there because the same headers were included before at file
     scope. Each candidate guards its helper blocks (shared helpers, clamps,
-    plane staging) with include guards, all of which are undefined before
-    every candidate so that each namespace gets its own helpers.
+    wraps, plane staging) with include guards, all of which are undefined
+    before every candidate so that each namespace gets its own helpers.
     """
     return group_unit_text(bundle, kernel, [candidates],
                            "kernel %s" % kernel["name"])

@@ -284,6 +284,8 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
   };
   const std::array<int, 3> ThreadDim = axisThreadDims(IR);
   long long Lo[3] = {0, 0, 0}, Hi[3] = {1, 1, 1}, St[3] = {0, 0, 0};
+  // Reads along an axis with a boundary (clamped or wrapped) stay within
+  // its bounds.
   long long ClampLo[3], ClampHi[3];
   for (size_t A = 0; A < Dims; ++A) {
     const ir::Axis &X = IR.Axes[A];
@@ -308,7 +310,8 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
     }
     ClampLo[A] = LLONG_MIN;
     ClampHi[A] = LLONG_MAX;
-    if (X.clamped() && (!Eval(X.ClampLower, ClampLo[A]) || !Eval(X.ClampUpper, ClampHi[A])))
+    if (X.hasBoundary() && (!Eval(X.boundaryLower(), ClampLo[A]) ||
+                            !Eval(X.boundaryUpper(), ClampHi[A])))
       return R;
   }
   R.Known = true;

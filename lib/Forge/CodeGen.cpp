@@ -1,6 +1,9 @@
 //===- CodeGen.cpp - Pieces every stencil code generator shares ------------===//
 
 #include "forgestencil/Forge/CodeGen.h"
+
+#include "Boundary.h"
+
 #include "forgestencil/Forge/ParamNames.h"
 
 #include <algorithm>
@@ -64,44 +67,7 @@ std::string replaceWord(const std::string &Text, const std::string &From,
 
 char threadDimChar(char D) { return (D == 'y' || D == 'z') ? D : 'x'; }
 
-/// The device helpers of a replicated boundary, defined once per
-/// translation unit: the clamp of a read's coordinate and the boxes a frame
-/// kernel runs over.
-std::string clampHelpers() {
-  return "#ifndef FORGESTENCIL_GENERATED_CLAMP\n"
-         "#define FORGESTENCIL_GENERATED_CLAMP\n"
-         "namespace {\n"
-         "// A read's coordinate on a replicated boundary: min(max(c, lo), hi).\n"
-         "__device__ inline long long fs_clamp(long long c, long long lo, "
-         "long long hi) {\n"
-         "  const long long m = c > lo ? c : lo;\n"
-         "  return m < hi ? m : hi;\n"
-         "}\n"
-         "// The frame of a clamped domain as up to six disjoint boxes (view\n"
-         "// axes, half-open); end[b] counts the points of boxes 0..b.\n"
-         "struct fs_frame_boxes {\n"
-         "  long long lo[6][3], hi[6][3], end[6];\n"
-         "  int n;\n"
-         "};\n"
-         "} // namespace\n"
-         "#endif // FORGESTENCIL_GENERATED_CLAMP\n\n";
-}
-
-/// `fs_clamp(c + (o), (long long)(lo), (long long)(hi))`: the coordinate
-/// an offset-o read from c takes along clamped axis X.
-std::string clampedCoord(const std::string &C, int O, const ir::Axis &X) {
-  return "fs_clamp(" + C + " + (" + std::to_string(O) + "), (long long)(" +
-         X.ClampLower + "), (long long)(" + X.ClampUpper + "))";
-}
-
 } // namespace
-
-bool hasClampedAxes(const StencilIR &IR) {
-  for (const ir::Axis &X : IR.Axes)
-    if (X.clamped())
-      return true;
-  return false;
-}
 
 std::optional<StencilView> StencilView::create(const StencilIR &IR,
                                                std::string &Error) {
@@ -129,10 +95,8 @@ std::optional<StencilView> StencilView::create(const StencilIR &IR,
       Error = "axis '" + A.Name + "' has no upper bound";
       return std::nullopt;
     }
-    if (A.ClampLower.empty() != A.ClampUpper.empty()) {
-      Error = "axis '" + A.Name +
-              "' has one clamp bound only: a replicated boundary needs both "
-              "clamp_lower and clamp_upper";
+    if (std::string Why = whyNotBoundary(A); !Why.empty()) {
+      Error = Why;
       return std::nullopt;
     }
   }
@@ -417,119 +381,8 @@ static std::string emitCoveredIdsKernel(const StencilView &V,
         }) << " >= fs_ids)\n"
      << "      continue;\n"
      << "    const long long fs_i = x * s0 + y * s1 + z * s2;\n"
-     << emitPointUpdate(V, "    ", "fs_i", hasClampedAxes(V.ir()))
+     << emitPointUpdate(V, "    ", "fs_i", hasBoundaryAxes(V.ir()))
      << "  }\n}\n} // namespace\n\n";
-  return OS.str();
-}
-
-/// The kernel a launcher of an IR with clamped axes runs over the frame:
-/// the domain's points with a read outside the clamp bounds, given as up to
-/// six boxes, one point per thread, every read clamped.
-static std::string emitFrameKernel(const StencilView &V,
-                                   const GenerateOptions &O) {
-  std::ostringstream OS;
-  OS << "namespace {\n"
-     << "// A replicated boundary: the points of the domain with a read\n"
-     << "// outside the clamp bounds, one per thread over the frame's boxes\n"
-     << "// one after another, their reads at the clamped coordinates.\n"
-     << "__global__ void " << O.LauncherName << "_frame("
-     << kernelParams(V, "long long") << ", fs_frame_boxes fs_f) {\n"
-     << "  for (long long fs_t = (long long)blockIdx.x * blockDim.x + "
-        "threadIdx.x;\n"
-     << "       fs_t < fs_f.end[fs_f.n - 1];"
-     << " fs_t += (long long)gridDim.x * blockDim.x) {\n"
-     << "    // The box holding point fs_t, and the point's place in it.\n"
-     << "    int fs_b = 0;\n"
-     << "    while (fs_t >= fs_f.end[fs_b])\n"
-     << "      ++fs_b;\n"
-     << "    const long long fs_r = fs_t - (fs_b ? fs_f.end[fs_b - 1] : 0);\n"
-     << "    const long long *fs_blo = fs_f.lo[fs_b], *fs_bhi = fs_f.hi[fs_b];\n"
-     << "    const long long fs_n0 = fs_bhi[0] - fs_blo[0], fs_n1 = fs_bhi[1] - fs_blo[1];\n"
-     << "    const long long x = fs_blo[0] + fs_r % fs_n0,\n"
-     << "                    y = fs_blo[1] + fs_r / fs_n0 % fs_n1,\n"
-     << "                    z = fs_blo[2] + fs_r / fs_n0 / fs_n1;\n"
-     << "    const long long fs_i = x * s0 + y * s1 + z * s2;\n"
-     << emitPointUpdate(V, "    ", "fs_i", /*ClampReads=*/true)
-     << "  }\n}\n} // namespace\n\n";
-  return OS.str();
-}
-
-/// The launcher's part for clamped axes: the interior (points whose reads
-/// all lie within the clamp bounds), the frame around it launched on the
-/// frame kernel, then the domain shrunk to the interior for the strategy's
-/// kernel (or a return when the interior is empty).
-static std::string emitFrameLaunch(const StencilView &V,
-                                   const GenerateOptions &O) {
-  const StencilIR &IR = V.ir();
-  std::ostringstream OS;
-  std::vector<int> Clamped;
-  OS << "  // A replicated boundary: the interior, whose reads all lie within\n"
-     << "  // the clamp bounds, is the strategy's; the frame around it is\n"
-     << "  // computed point by point with clamped reads.\n"
-     << "  long long fs_ilo[3] = {fs_lo[0], fs_lo[1], fs_lo[2]};\n"
-     << "  long long fs_ihi[3] = {fs_hi[0], fs_hi[1], fs_hi[2]};\n";
-  for (int VA = 0; VA < 3; ++VA) {
-    int A = V.irAxis(VA);
-    if (A < 0 || !IR.Axes[A].clamped())
-      continue;
-    Clamped.push_back(VA);
-    const ir::Axis &X = IR.Axes[A];
-    const std::string I = std::to_string(VA);
-    OS << "  // axis '" << X.Name << "': clamped into [" << X.ClampLower
-       << ", " << X.ClampUpper << "], read at offsets [" << V.minOffset(VA)
-       << ", " << V.maxOffset(VA) << "]\n"
-       << "  fs_ilo[" << I << "] = fs_min(fs_max(fs_lo[" << I
-       << "], (long long)(" << X.ClampLower << ") - (" << V.minOffset(VA)
-       << ")), fs_hi[" << I << "]);\n"
-       << "  fs_ihi[" << I << "] = fs_max(fs_min(fs_hi[" << I
-       << "], (long long)(" << X.ClampUpper << ") + 1 - (" << V.maxOffset(VA)
-       << ")), fs_ilo[" << I << "]);\n";
-  }
-  std::string List;
-  for (int VA : Clamped)
-    List += (List.empty() ? "" : ", ") + std::to_string(VA);
-  OS << "  {\n"
-     << "    // The frame as disjoint boxes: along the k-th clamped axis\n"
-     << "    // below or above the interior, within it along the clamped axes\n"
-     << "    // before, within the domain along the others.\n"
-     << "    const int fs_axes[" << Clamped.size() << "] = {" << List << "};\n"
-     << "    fs_frame_boxes fs_f;\n"
-     << "    fs_f.n = 0;\n"
-     << "    long long fs_count = 0;\n"
-     << "    for (int k = 0; k < " << Clamped.size() << "; ++k)\n"
-     << "      for (int side = 0; side < 2; ++side) {\n"
-     << "        long long *fs_blo = fs_f.lo[fs_f.n], *fs_bhi = fs_f.hi[fs_f.n];\n"
-     << "        for (int a = 0; a < 3; ++a) {\n"
-     << "          fs_blo[a] = fs_lo[a];\n"
-     << "          fs_bhi[a] = fs_hi[a];\n"
-     << "        }\n"
-     << "        for (int j = 0; j < k; ++j) {\n"
-     << "          fs_blo[fs_axes[j]] = fs_ilo[fs_axes[j]];\n"
-     << "          fs_bhi[fs_axes[j]] = fs_ihi[fs_axes[j]];\n"
-     << "        }\n"
-     << "        if (side == 0)\n"
-     << "          fs_bhi[fs_axes[k]] = fs_ilo[fs_axes[k]];\n"
-     << "        else\n"
-     << "          fs_blo[fs_axes[k]] = fs_ihi[fs_axes[k]];\n"
-     << "        const long long fs_bn = (fs_bhi[0] - fs_blo[0]) *\n"
-     << "                                (fs_bhi[1] - fs_blo[1]) *\n"
-     << "                                (fs_bhi[2] - fs_blo[2]);\n"
-     << "        if (fs_bn <= 0)\n"
-     << "          continue; // an empty box\n"
-     << "        fs_count += fs_bn;\n"
-     << "        fs_f.end[fs_f.n++] = fs_count;\n"
-     << "      }\n"
-     << "    if (fs_count > 0)\n"
-     << "      " << O.LauncherName
-     << "_frame<<<fs_blocks(fs_count, 256, 1048576), 256, 0, stream>>>("
-     << kernelArgs(V, "long long") << ", fs_f);\n"
-     << "  }\n"
-     << "  for (int a = 0; a < 3; ++a) {\n"
-     << "    if (fs_ihi[a] <= fs_ilo[a])\n"
-     << "      return; // no interior: the frame was the whole domain\n"
-     << "    fs_lo[a] = fs_ilo[a];\n"
-     << "    fs_hi[a] = fs_ihi[a];\n"
-     << "  }\n";
   return OS.str();
 }
 
@@ -537,13 +390,12 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
                              unsigned Slack) {
   const StencilIR &IR = V.ir();
   const bool Linear = hasLinearAxes(IR);
-  const bool Clamped = hasClampedAxes(IR);
+  const bool Bounded = hasBoundaryAxes(IR);
   std::ostringstream OS;
-  if (Clamped)
-    OS << clampHelpers();
+  OS << boundaryHelpers(IR);
   if (Linear)
     OS << emitCoveredIdsKernel(V, O);
-  if (Clamped)
+  if (Bounded)
     OS << emitFrameKernel(V, O);
   OS << "void " << O.LauncherName
      << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
@@ -606,7 +458,7 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
        << kernelArgs(V, "long long") << ", fs_ids);\n"
        << "    return;\n  }\n";
   }
-  if (Clamped)
+  if (Bounded)
     OS << emitFrameLaunch(V, O);
   // Every index the kernel forms lies within the reads' and writes' reach.
   int MinOff[3], MaxOff[3];
@@ -687,24 +539,26 @@ std::string emitConstants(const StencilView &V, const GenerateOptions &O) {
 }
 
 std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
-                            const std::string &IndexVar, bool ClampReads) {
+                            const std::string &IndexVar,
+                            bool BoundaryReads) {
   std::ostringstream OS;
   const StencilIR &IR = V.ir();
   auto Read = [&](const std::string &Name, const Offset &IROff) {
     Offset VO = V.toView(IROff);
-    // Along a clamped axis the read moves from the point's coordinate to
-    // the clamped one: the same element as the original's clamped index.
-    std::string Clamped;
-    for (int A = 0; A < 3 && ClampReads; ++A) {
+    // Along an axis with a boundary the read moves from the point's
+    // coordinate to the clamped or wrapped one: the same element as the
+    // original's moved index.
+    std::string Moved;
+    for (int A = 0; A < 3 && BoundaryReads; ++A) {
       const int IA = V.irAxis(A);
-      if (VO[A] == 0 || IA < 0 || !IR.Axes[IA].clamped())
+      if (VO[A] == 0 || IA < 0 || !IR.Axes[IA].hasBoundary())
         continue;
       const std::string C(1, "xyz"[A]);
-      Clamped += " + (" + clampedCoord(C, VO[A], IR.Axes[IA]) + " - " + C +
-                 ") * s" + std::to_string(A);
+      Moved += " + (" + boundaryCoord(C, VO[A], IR.Axes[IA]) + " - " + C +
+               ") * s" + std::to_string(A);
       VO[A] = 0;
     }
-    return Name + "[" + IndexVar + offsetTerms(VO) + Clamped + "]";
+    return Name + "[" + IndexVar + offsetTerms(VO) + Moved + "]";
   };
   for (size_t U = 0; U < IR.Updates.size(); ++U) {
     const ir::Update &Up = IR.Updates[U];
@@ -781,8 +635,7 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
      << "// The kernel " << IR.Kernel << " as its Stencil IR describes it"
      << (To != From ? " (retyped to " + To + ")" : std::string()) << ".\n"
      << "#include <cuda_runtime.h>\n\n";
-  if (hasClampedAxes(IR))
-    OS << clampHelpers();
+  OS << boundaryHelpers(IR);
   if (O.Constants != ConstantMode::UseExisting)
     OS << defineNamedConstants(IR);
   for (const ir::Coefficient &C : IR.Coefficients) {
@@ -889,19 +742,19 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
              IR.Strides[A] + ")";
     return S;
   };
-  // On a replicated boundary a read's coordinate is clamped: the element
-  // moves from the point's coordinate to the clamped one.
+  // On a replicated or periodic boundary a read's coordinate is clamped or
+  // wrapped: the element moves from the point's coordinate to that one.
   auto Read = [&](const std::string &Name, Offset Off) {
-    std::string Clamped;
+    std::string Moved;
     for (size_t A = 0; A < IR.Axes.size(); ++A) {
       const ir::Axis &X = IR.Axes[A];
-      if (Off[A] == 0 || !X.clamped())
+      if (Off[A] == 0 || !X.hasBoundary())
         continue;
-      Clamped += " + (" + clampedCoord(X.Name, Off[A], X) + " - " + X.Name +
-                 ") * (long long)(" + IR.Strides[A] + ")";
+      Moved += " + (" + boundaryCoord(X.Name, Off[A], X) + " - " + X.Name +
+               ") * (long long)(" + IR.Strides[A] + ")";
       Off[A] = 0;
     }
-    return Name + "[fs_i" + Offs(Off) + Clamped + "]";
+    return Name + "[fs_i" + Offs(Off) + Moved + "]";
   };
   for (const ir::Update &U : IR.Updates) {
     Offset W{0, 0, 0};

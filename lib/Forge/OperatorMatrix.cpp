@@ -85,14 +85,21 @@ std::string stencilSignature(const ir::StencilIR &IR) {
     for (const ir::Offset &O : Offsets)
       OS << "_" << O[0] << "," << O[1] << "," << O[2];
   }
-  // Clamped reads need a frame kernel and change what the interior costs:
-  // a replicated boundary is its own entry, named by the clamped axes.
-  std::string Clamped;
-  for (size_t A = 0; A < IR.Axes.size(); ++A)
+  // Clamped or wrapped reads need a frame kernel and change what the
+  // interior costs: a replicated boundary is its own entry, named by the
+  // clamped axes, and so is a periodic one, named by the wrapped axes.
+  std::string Clamped, Wrapped;
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    const char Axis = "xyz"[A < 3 ? A : 2];
     if (IR.Axes[A].clamped())
-      Clamped += "xyz"[A < 3 ? A : 2];
+      Clamped += Axis;
+    if (IR.Axes[A].wrapped())
+      Wrapped += Axis;
+  }
   if (!Clamped.empty())
     OS << ".clamp-" << Clamped;
+  if (!Wrapped.empty())
+    OS << ".wrap-" << Wrapped;
   OS << "." << dtypeTag(IR.ElementType);
   return OS.str();
 }
@@ -282,8 +289,9 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
   // How coefficients reach the kernel (literal, scalar parameter,
   // __constant__) barely changes what a bandwidth-bound kernel costs, so an
   // entry that differs only there is the next best evidence. After it, the
-  // same footprint on an untouched boundary: a replicated boundary runs the
-  // same strategy over the interior, plus a thin frame kernel.
+  // same footprint on an untouched boundary: a replicated or periodic
+  // boundary runs the same strategy over the interior, plus a thin frame
+  // kernel.
   auto Without = [](std::string Sig, const char *Part) {
     size_t Begin = Sig.find(Part);
     if (Begin == std::string::npos)
@@ -294,12 +302,17 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
   };
   auto Relaxed = [&](const std::string &Sig, int Pass) {
     std::string R = Pass >= 1 ? Without(Sig, ".coef") : Sig;
-    return Pass >= 2 ? Without(R, ".clamp-") : R;
+    return Pass >= 2 ? Without(Without(R, ".clamp-"), ".wrap-") : R;
   };
-  const char *const Differs[] = {
-      "", "differs only in how coefficients are passed",
-      "differs in how coefficients are passed or in which axes have a "
-      "replicated boundary"};
+  auto Differs = [&](int Pass, const std::string &Entry) -> std::string {
+    if (Pass == 1)
+      return "differs only in how coefficients are passed";
+    const bool Wrap = Signature.find(".wrap-") != std::string::npos ||
+                      Entry.find(".wrap-") != std::string::npos;
+    return std::string("differs in how coefficients are passed or in which "
+                       "axes have a ") +
+           (Wrap ? "replicated or periodic" : "replicated") + " boundary";
+  };
   for (int Pass = 0; Pass < 3; ++Pass) {
     if (!Matrix.contains("entries"))
       break;
@@ -324,7 +337,10 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
                         ? "knowledge"
                         : "knowledge (entry " +
                               E["key"]["signature"].get<std::string>() +
-                              ", which " + Differs[Pass] + ")";
+                              ", which " +
+                              Differs(Pass, E["key"]["signature"]
+                                                .get<std::string>()) +
+                              ")";
         return *P;
       }
     }

@@ -80,8 +80,6 @@ std::string emitExpr(const ir::Expr &E, const ReadEmitter &Read,
 
 /// Whether an axis of the IR is split from a 1-D thread id.
 bool hasLinearAxes(const ir::StencilIR &IR);
-/// Whether an axis of the IR clamps its reads (a replicated boundary).
-bool hasClampedAxes(const ir::StencilIR &IR);
 /// The generated kernel's parameters: the original's arrays re-typed as
 /// `const T *__restrict__` (read only) or `T *__restrict__` (written), its
 /// other parameters as spelled, then `Idx lo0, hi0, lo1, hi1, lo2, hi2, s0,
@@ -97,11 +95,12 @@ std::string kernelArgs(const StencilView &V, const std::string &IdxType);
 /// For a kernel on a 1-D thread id whose launch stops inside the domain,
 /// the head launches a one-point-per-thread kernel over exactly the points
 /// the original's ids reach (defined before the launcher) and returns.
-/// For clamped axes (a replicated boundary) the head launches a frame
-/// kernel, one point per thread with clamped reads, over the points with a
-/// read outside the clamp bounds, and leaves in fs_lo/fs_hi the interior,
-/// whose reads need no clamp (returning when it is empty): the strategy's
-/// kernel knows nothing about clamps.
+/// For clamped or wrapped axes (a replicated or periodic boundary) the head
+/// launches a frame kernel, one point per thread with clamped or wrapped
+/// reads, over the points with a read outside the bounds, and leaves in
+/// fs_lo/fs_hi the interior, whose reads stay within them (returning when
+/// it is empty): the strategy's kernel knows nothing about boundaries
+/// (lib/Forge/Boundary.h).
 std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
                              unsigned Slack);
 /// The condition, in the launcher, under which a vector kernel of Width may
@@ -125,12 +124,13 @@ std::string emitConstants(const StencilView &V, const GenerateOptions &O);
 
 /// One point's updates: computes every value first, then stores them,
 /// indexing with the flat index IndexVar and strides s0, s1, s2. With
-/// ClampReads, reads along the IR's clamped axes take the clamped
-/// coordinate (`fs_clamp`, from the launcher head's helpers); the point's
-/// view coordinates must be in scope as x, y and z.
+/// BoundaryReads, reads along the IR's clamped or wrapped axes take the
+/// clamped (`fs_clamp`) or wrapped (`fs_wrap`) coordinate, from the
+/// launcher head's helpers; the point's view coordinates must be in scope
+/// as x, y and z.
 std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
                             const std::string &IndexVar,
-                            bool ClampReads = false);
+                            bool BoundaryReads = false);
 
 /// Element type used for reads of Array in generated code: `__ldg` for
 /// read-only arrays, a plain load otherwise.

@@ -1,0 +1,65 @@
+//===- Boundary.h - Replicated and periodic boundaries ---------------------===//
+///
+/// \file
+/// An axis with a boundary (docs/stencil-ir.md) moves the reads that leave
+/// its bounds back inside them: a replicated boundary clamps them into
+/// [clamp_lower, clamp_upper] (`fs_clamp`), a periodic one wraps them into
+/// [wrap_lower, wrap_upper] by one period (`fs_wrap`). The strategies'
+/// kernels know nothing about boundaries. The launcher head computes along
+/// every such axis the interior, the points whose reads all lie within the
+/// bounds, launches the frame kernel over the rest of the domain (one point
+/// per thread, every read along a boundary axis moved), and gives the
+/// interior to the strategy's kernel. The kernel the IR describes (the
+/// original and the float64 reference) moves the same reads.
+///
+/// An IR without a boundary gets none of this; one with clamped axes only
+/// gets the same text as before periodic boundaries existed.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef FORGESTENCIL_LIB_FORGE_BOUNDARY_H
+#define FORGESTENCIL_LIB_FORGE_BOUNDARY_H
+
+#include "forgestencil/Forge/CodeGen.h"
+
+#include <string>
+
+namespace forgestencil {
+namespace forge {
+
+/// Whether an axis of the IR clamps or wraps its reads.
+bool hasBoundaryAxes(const ir::StencilIR &IR);
+/// Whether an axis of the IR wraps its reads (a periodic boundary).
+bool hasWrappedAxes(const ir::StencilIR &IR);
+
+/// Why a generator cannot take axis \p X's boundary: one bound of a pair
+/// only, or both a clamp and a wrap; empty when it can.
+std::string whyNotBoundary(const ir::Axis &X);
+
+/// The device helpers of the IR's boundaries, each block defined once per
+/// translation unit: `fs_clamp` and the frame's boxes (`fs_frame_boxes`)
+/// for any boundary, `fs_wrap` beside them (a block of its own) when an
+/// axis is wrapped.
+std::string boundaryHelpers(const ir::StencilIR &IR);
+
+/// The coordinate a read at offset \p O from coordinate \p C (a C
+/// expression) takes along axis \p X, which has a boundary:
+/// `fs_clamp(C + (O), (long long)(lo), (long long)(hi))` or the same with
+/// `fs_wrap`.
+std::string boundaryCoord(const std::string &C, int O, const ir::Axis &X);
+
+/// The frame kernel `<launcher>_frame`: the points of the domain with a
+/// read outside the bounds, given as up to six boxes (fs_frame_boxes), one
+/// point per thread, every read along a boundary axis moved.
+std::string emitFrameKernel(const StencilView &V, const GenerateOptions &O);
+
+/// The launcher's part for the boundary axes: the interior (points whose
+/// reads all lie within the bounds), the frame around it launched on the
+/// frame kernel, then the domain shrunk to the interior for the strategy's
+/// kernel (or a return when the interior is empty).
+std::string emitFrameLaunch(const StencilView &V, const GenerateOptions &O);
+
+} // namespace forge
+} // namespace forgestencil
+
+#endif
