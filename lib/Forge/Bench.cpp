@@ -244,8 +244,11 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     auto Derive = [&](int *E, bool Odd) {
       Extents W{E[0], E[1], E[2]};
       DerivedExtents D = deriveExtents(IR, W, Block, Odd);
+      // And periods no shorter than the wrapped reads' reach.
+      std::string Note;
+      const Extents Ext = withAtLeast(IR, D.Ext, Note).value_or(D.Ext);
       for (unsigned A = 0; A < IR.Dims; ++A)
-        E[A] = static_cast<int>(D.Ext[A]);
+        E[A] = static_cast<int>(Ext[A]);
     };
     Derive(Small, true);
     Derive(Medium, true);
@@ -561,8 +564,10 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
     std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
                                                 : originalBlock(IR.Dims);
     DerivedExtents D = deriveExtents(IR, Small, {B[0], B[1], B[2]}, true);
+    std::string Note;
+    const Extents Ext = withAtLeast(IR, D.Ext, Note).value_or(D.Ext);
     for (unsigned A = 0; A < IR.Dims && A < 3; ++A)
-      EmulationExt += (A ? "," : "") + std::to_string(D.Ext[A]);
+      EmulationExt += (A ? "," : "") + std::to_string(Ext[A]);
   }
   json Manifest = {{"stencil", toJson(IR)},
                    {"emulation_time_ext", EmulationExt},

@@ -428,13 +428,15 @@ CaseSet prepareCases(const BundleKernel &K, unsigned Round,
   std::vector<CaseShape> Cases =
       makeCases(K.IR, Time, bundleBlock(K.IR), Rng, O.DeriveSizes);
   // An extent the app's build fixes (a literal, a named constant) that a
-  // case does not have is a case the app never runs: refused before the
+  // case does not have is a case the app never runs, and a case skipped for
+  // an at-least assumption one the variants never run: refused before the
   // original runs, whatever the memory checker would say.
   const Extents Fixed = fixedExtents(K.IR);
   std::vector<std::string> Refused(Cases.size());
   std::vector<CaseShape> ToCheck;
   std::vector<size_t> Checked;
   for (size_t I = 0; I < Cases.size(); ++I) {
+    Refused[I] = Cases[I].Skip;
     for (unsigned A = 0; A < Dims && Refused[I].empty(); ++A)
       if (Fixed[A] && Cases[I].Ext[A] != Fixed[A])
         Refused[I] = "axis " + std::string(A == 0 ? "x" : A == 1 ? "y" : "z") +

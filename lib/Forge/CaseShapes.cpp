@@ -484,6 +484,80 @@ static std::vector<CaseShape> exactGrids(const ir::StencilIR &IR,
   return Kept;
 }
 
+std::optional<Extents> withAtLeast(const ir::StencilIR &IR, const Extents &Ext,
+                                   std::string &Note) {
+  const size_t Dims = std::min<size_t>(IR.Axes.size(), 3);
+  const unsigned D = static_cast<unsigned>(Dims);
+  const Extents Fixed = fixedExtents(IR);
+  Extents Grown = Ext;
+  for (const ir::Assumption &As : IR.Assumptions) {
+    if (As.Kind != ir::Assumption::AtLeast)
+      continue;
+    const std::map<std::string, long long> None;
+    const std::optional<long long> Want = evaluateExpression(As.Value, None);
+    auto Value = [&](const Extents &E) {
+      std::map<std::string, long long> Vars = constantValues(IR);
+      for (size_t A = 0; A < Dims; ++A)
+        if (!Fixed[A] && !IR.Axes[A].Extent.empty())
+          Vars[IR.Axes[A].Extent] = E[A];
+      return evaluateExpression(As.Expr, Vars);
+    };
+    std::optional<long long> Now = Value(Grown);
+    if (!Want || !Now || *Now >= *Want)
+      continue; // unknown: the model cannot tell, the launcher can
+    // The free axes the expression rises with.
+    std::vector<size_t> Rising;
+    for (size_t A = 0; A < Dims; ++A) {
+      Extents More = Grown;
+      More[A] += 4;
+      std::optional<long long> Then = Value(More);
+      if (!Fixed[A] && Then && *Then > *Now)
+        Rising.push_back(A);
+    }
+    const Extents From = Grown;
+    for (int Step = 0; Step < 64 && !Rising.empty() && Now && *Now < *Want;
+         ++Step) {
+      const long long By = (*Want - *Now + 3) / 4 * 4;
+      for (size_t A : Rising)
+        Grown[A] += By;
+      Now = Value(Grown);
+    }
+    const std::string What =
+        "the variants assume " + As.Expr + " >= " + As.Value + " (at-least)";
+    if (!Now || *Now < *Want) {
+      Note = What + ", which is " +
+             (Now ? std::to_string(*Now) : std::string("unknown")) + " at " +
+             formatExtents(From, D) + ", and no free extent raises it";
+      return std::nullopt;
+    }
+    Note += (Note.empty() ? "" : "; ") + formatExtents(From, D) + " became " +
+            formatExtents(Grown, D) + ": " + What;
+  }
+  return Grown;
+}
+
+/// The cases with every at-least assumption of the IR holding (see
+/// withAtLeast): grown, their note saying so, or skipped with the reason.
+static std::vector<CaseShape> atLeastHolds(const ir::StencilIR &IR,
+                                           const std::array<unsigned, 3> &Block,
+                                           std::vector<CaseShape> Cases) {
+  for (CaseShape &C : Cases) {
+    std::string Note;
+    std::optional<Extents> Grown = withAtLeast(IR, C.Ext, Note);
+    if (!Grown) {
+      C.Skip = Note;
+      continue;
+    }
+    if (*Grown == C.Ext)
+      continue;
+    C.Derivation.Note += (C.Derivation.Note.empty() ? "" : "; then ") + Note;
+    C.Derivation.Changed = true;
+    C.Ext = C.Derivation.Ext = *Grown;
+    C.Derivation.Check = checkBounds(IR, C.Ext, Block);
+  }
+  return Cases;
+}
+
 CaseSpans caseSpans(unsigned Dims) {
   if (Dims == 2)
     return {201, 300, 1500, 1000};
@@ -555,7 +629,8 @@ std::vector<CaseShape> makeCases(const ir::StencilIR &IR,
   Cases.push_back(AlignedPartial);
   Cases.push_back(Aligned("medium-aligned", Medium));
   Cases.push_back(Shape("timed-size", TimeShape, false));
-  return exactGrids(IR, Block, Fixed, std::move(Cases));
+  return exactGrids(IR, Block, Fixed,
+                    atLeastHolds(IR, Block, std::move(Cases)));
 }
 
 } // namespace forge

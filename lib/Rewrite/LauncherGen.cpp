@@ -187,7 +187,8 @@ struct EmittedVariant {
 struct VariantConditions {
   /// For #if: the conditional directives inside the kernel, as they went.
   std::string Preprocessor;
-  /// For if: named constants' values and the launch's block size.
+  /// For if: named constants' values, the launch's block and grid, and
+  /// bounds on the kernel's arguments.
   std::string Runtime;
   /// One comment line per assumption.
   std::string Comment;
@@ -221,6 +222,10 @@ static VariantConditions variantConditions(const ir::StencilIR &IR) {
                          " == (long long)(" + A.Value + ")");
       C.Comment += "//   gridDim." + A.Expr + " * blockDim." + A.Expr +
                    " == " + A.Value;
+      break;
+    case ir::Assumption::AtLeast:
+      And(C.Runtime, "(long long)(" + A.Expr + ") >= " + A.Value);
+      C.Comment += "//   " + A.Expr + " >= " + A.Value;
       break;
     }
     C.Comment += A.Why.empty() ? "\n" : ": " + A.Why + "\n";
@@ -407,14 +412,16 @@ static std::string variantTable(const KernelDefinition &K,
     S += "/// `" + K.QualifiedName + "<" + Args +
          ">`: the variant verified for the running GPU, if any.\n";
     S += "template <>\nstruct " + Table + "<" + Args + "> {\n";
-    // A condition on the kernel's arguments (how far the grid may reach)
-    // needs them by name: the instantiation's own parameters; so do the
-    // in-app candidates' comparison and the original's launch.
+    // A condition on the kernel's arguments (how far the grid may reach,
+    // how long a period is) needs them by name: the instantiation's own
+    // parameters; so do the in-app candidates' comparison and the
+    // original's launch.
     bool InApp = Variants.front()->Variant->InApp;
     bool Named = InApp;
     for (const EmittedVariant *E : Variants)
       for (const ir::Assumption &A : E->Variant->Variant->IR.Assumptions)
-        Named |= A.Kind == ir::Assumption::GridExtent;
+        Named |= A.Kind == ir::Assumption::GridExtent ||
+                 A.Kind == ir::Assumption::AtLeast;
     std::vector<std::string> Forward = {"fs_args..."};
     if (Named) {
       const ir::StencilIR &IR = Variants.front()->Variant->Variant->IR;

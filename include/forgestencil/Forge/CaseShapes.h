@@ -91,11 +91,26 @@ struct DerivedExtents {
 DerivedExtents deriveExtents(const ir::StencilIR &IR, const Extents &Wanted,
                              const std::array<unsigned, 3> &Block, bool Odd);
 
+/// A wrapped axis read at |offset| R >= 2 has variants only for a period of
+/// at least R (the IR's at-least assumptions, which the generated launcher
+/// checks and a tuning driver's candidates do not): Ext with the free
+/// extents that an unmet assumption's expression rises with grown, by whole
+/// multiples of 4 (odd stays odd, aligned rows stay aligned), until every
+/// one holds; Note says what became what and why (empty when nothing
+/// changed). An assumption the model cannot evaluate is left to the
+/// launcher. std::nullopt, and in Note the reason, where no free extent
+/// raises an unmet one.
+std::optional<Extents> withAtLeast(const ir::StencilIR &IR, const Extents &Ext,
+                                   std::string &Note);
+
 /// One case the driver verifies (or times) at.
 struct CaseShape {
   std::string Name; ///< small, small-partial-grid, ..., timed-size
   Extents Ext{1, 1, 1};
   DerivedExtents Derivation;
+  /// Non-empty: the case is not run, and why (an assumption of the IR
+  /// that no extent the driver may choose satisfies).
+  std::string Skip;
 };
 
 /// The verification extents the driver draws: [Lo, Lo + Span) per axis,
@@ -109,7 +124,11 @@ CaseSpans caseSpans(unsigned Dims);
 /// each also with a partial grid (small) and with the contiguous extent a
 /// multiple of 4 (aligned rows for the vector kernels), then the timed
 /// size. With Derive, every case's extents go through deriveExtents;
-/// without, they are as drawn except the extents the IR fixes.
+/// without, they are as drawn except the extents the IR fixes. Either way
+/// the cases honour the IR's launch assumptions: whole grids where a
+/// grid-extent assumption holds (no partial-grid cases then), and free
+/// extents grown until every at-least assumption holds (a case where none
+/// can grow is Skip-ped).
 std::vector<CaseShape> makeCases(const ir::StencilIR &IR,
                                  const Extents &TimeShape,
                                  const std::array<unsigned, 3> &Block,
