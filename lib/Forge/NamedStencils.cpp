@@ -2,6 +2,8 @@
 
 #include "forgestencil/Forge/NamedStencils.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -329,6 +331,40 @@ StencilIR clampedVariant(StencilIR IR) {
   return IR;
 }
 
+/// A stencil on a periodic boundary along the IR axes in \p Axes (a bit
+/// each, x first: `star2d_r1_wrap` on both axes, `star3d_r2_wrap` on x):
+/// the whole extent is the domain along them, and a read past one end
+/// comes from the other. An axis read at |offset| R >= 2 is wrapped by one
+/// shift only where its period is at least R, which the IR assumes
+/// (at-least) and the launcher checks.
+StencilIR wrappedVariant(StencilIR IR, unsigned Axes) {
+  IR.Kernel += "_wrap";
+  for (unsigned A = 0; A < IR.Axes.size(); ++A) {
+    if (!(Axes & (1u << A)))
+      continue;
+    ir::Axis &X = IR.Axes[A];
+    X.Lower = "0";
+    X.Upper = X.Extent;
+    X.WrapLower = "0";
+    X.WrapUpper = X.Extent + " - 1";
+    int Reach = 0;
+    for (const ir::InputArray &In : IR.Inputs)
+      for (const Offset &O : In.Offsets)
+        Reach = std::max(Reach, std::abs(O[A]));
+    if (Reach < 2)
+      continue;
+    ir::Assumption As;
+    As.Kind = ir::Assumption::AtLeast;
+    As.Expr = "(" + X.WrapUpper + ") - (" + X.WrapLower + ") + 1";
+    As.Value = std::to_string(Reach);
+    As.Why = "reads along '" + X.Name + "' reach " + std::to_string(Reach) +
+             " past its periodic boundary: one period's shift wraps them "
+             "only for a period of at least that";
+    IR.Assumptions.push_back(std::move(As));
+  }
+  return IR;
+}
+
 /// The thermal update of a Rodinia-style chip simulation as the analysis of
 /// apps/hotspot2d reads it: a 5-point star of the temperature plus the
 /// power, adiabatic edges (reads clamped into the chip).
@@ -380,6 +416,8 @@ std::vector<std::string> namedStencilNames() {
   Names.push_back("hotspot2d");
   Names.push_back("star3d_r1_clamp");
   Names.push_back("box3d_r1_clamp");
+  Names.push_back("star2d_r1_wrap");
+  Names.push_back("star3d_r2_wrap");
   return Names;
 }
 
@@ -400,6 +438,10 @@ std::optional<StencilIR> namedStencil(const std::string &Name,
     return clampedVariant(star(3, 1, ElementType));
   if (Name == "box3d_r1_clamp")
     return clampedVariant(box(3, 1, ElementType));
+  if (Name == "star2d_r1_wrap")
+    return wrappedVariant(star(2, 1, ElementType), 0b11);
+  if (Name == "star3d_r2_wrap")
+    return wrappedVariant(star(3, 2, ElementType), 0b1);
   for (const char *Shape : {"star", "box"})
     for (unsigned D = 2; D <= 3; ++D)
       for (unsigned R = 1; R <= 4; ++R) {

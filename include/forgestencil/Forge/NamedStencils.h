@@ -11,7 +11,11 @@
 /// replicated (clamped) boundary on every axis and the whole array as their
 /// domain: `hotspot2d`, the thermal update of apps/hotspot2d (a 5-point
 /// star plus a per-point power), and `star3d_r1_clamp` and
-/// `box3d_r1_clamp`, the 7-point star and the 27-point box.
+/// `box3d_r1_clamp`, the 7-point star and the 27-point box. Two have a
+/// periodic (wrapped) boundary: `star2d_r1_wrap`, the 5-point star wrapped
+/// on both axes over the whole array, and `star3d_r2_wrap`, the 13-point
+/// star wrapped along x only (the whole row its domain, a period of at
+/// least 2 assumed) and guarded along y and z.
 ///
 //===----------------------------------------------------------------------===//
 
