@@ -85,11 +85,18 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
     return std::nullopt;
   Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
   Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
+  return choiceClamp(Cmp, L, R, T, F, text(CO));
+}
+
+std::optional<Value> Interpreter::choiceClamp(const BinaryOperator *Cmp,
+                                              const Value &L, const Value &R,
+                                              const Value &T, const Value &F,
+                                              const std::string &Text) {
   if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
       F.K != Value::Index)
     return std::nullopt;
   if (Cmp->isEqualityOp())
-    return equalityClamp(Cmp, L, R, T, F, text(CO));
+    return equalityClamp(Cmp, L, R, T, F, Text);
   if (moves(T) == moves(F))
     return std::nullopt;
   const bool PosTrue = moves(T);
@@ -121,11 +128,11 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
     if (Rel == BO_GT || Rel == BO_GE) {
       int64_t K = Rel == BO_GT ? 1 - *C : -*C;
       if (K == 0 || K == 1)
-        return clampOf(false, Pos, Bound, text(CO));
+        return clampOf(false, Pos, Bound, Text);
     } else {
       int64_t K = Rel == BO_LT ? -*C - 1 : -*C;
       if (K == 0 || K == -1)
-        return clampOf(true, Pos, Bound, text(CO));
+        return clampOf(true, Pos, Bound, Text);
     }
     return std::nullopt;
   }
@@ -183,6 +190,7 @@ std::string Interpreter::clampedBounds(
     ir::Offset O;
     const ClampSet *S;
     std::vector<std::pair<Act, const ClampInfo *>> Active;
+    std::vector<std::pair<Act, const ClampInfo *>> Wrapped;
   };
   std::vector<Use> Uses;
   std::map<size_t, std::map<std::string, Poly>> UpperB, LowerB;
@@ -200,27 +208,33 @@ std::string Interpreter::clampedBounds(
         if (Sets.empty())
           Sets.push_back(&Unclamped);
         for (const ClampSet *S : Sets) {
-          Use U{D->Name, *O, S, {}};
+          Use U{D->Name, *O, S, {}, {}};
           for (const auto &[Id, Coef] : S->Ids) {
             const ClampInfo &CI = ClampInfos[Id];
+            const std::string What = CI.Wrap ? "the wrap " : "the clamp ";
+            const std::string Verb = CI.Wrap ? " moves" : " bounds";
             auto X = AxisOf(CI);
             if (!X)
               return false;
             if (Coef != Strides[X->Axis]) {
-              Why = "the clamp " + CI.Text + " bounds the position along '" +
+              Why = What + CI.Text + Verb + " the position along '" +
                     AxisName(X->Axis) + "' but indexes '" + D->Name +
                     "' with the stride " + Coef.str();
               return false;
             }
-            if (NoOp(CI, *X, *S))
+            if (!CI.Wrap && NoOp(CI, *X, *S))
               continue;
             int64_t K = X->KRaw - Shift[X->Axis];
             if (K != (*O)[X->Axis]) {
-              Why = "the clamp " + CI.Text + " bounds the position " +
+              Why = What + CI.Text + Verb + " the position " +
                     std::to_string(K) + " along '" + AxisName(X->Axis) +
                     "', but '" + D->Name + "' is read at " +
                     std::to_string((*O)[X->Axis]) + " after it";
               return false;
+            }
+            if (CI.Wrap) {
+              U.Wrapped.push_back({*X, &CI});
+              continue;
             }
             if (CI.Equality && K != (CI.Upper ? 1 : -1)) {
               Why = "the condition " + CI.Text + " replaces only the "
@@ -248,6 +262,29 @@ std::string Interpreter::clampedBounds(
 
   for (size_t A = 0; A < N; ++A) {
     auto &Up = UpperB[A], &Lo = LowerB[A];
+    std::vector<BoundaryUse> WrapUses;
+    bool Wrapped = false;
+    for (const Use &U : Uses) {
+      BoundaryUse B{U.Array, U.O, {}};
+      for (const auto &[X, CI] : U.Wrapped)
+        if (X.Axis == A)
+          B.Wraps.push_back({X.KRaw - Shift[A], CI});
+      Wrapped = Wrapped || !B.Wraps.empty();
+      WrapUses.push_back(std::move(B));
+    }
+    if (Wrapped) {
+      if (!Up.empty() || !Lo.empty())
+        return "reads along '" + AxisName(A) + "' are both clamped and "
+               "wrapped";
+      if (!TLo[A] || !THi[A])
+        return "the domain along '" + AxisName(A) + "' is not one interval";
+      const Poly Sh = Poly::constant(Shift[A]);
+      std::string Why = wrappedAxis(IR, A, WrapUses, *TLo[A] + Sh,
+                                    *THi[A] + Sh - Poly::constant(1));
+      if (!Why.empty())
+        return Why;
+      continue;
+    }
     if (Up.empty() && Lo.empty())
       continue;
     for (auto *Bs : {&Up, &Lo})

@@ -570,6 +570,8 @@ Value Interpreter::eval(const Expr *E) {
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
     if (std::optional<Value> V = ternaryClamp(CO))
       return *V;
+    if (std::optional<Value> V = ternaryWrap(CO))
+      return *V;
     if (std::optional<Value> V = guardedLoad(CO))
       return *V;
     if (std::optional<Value> V = selectedValue(CO))
@@ -646,6 +648,10 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
         return Value::index(
             Poly::symbol(ThreadFnPrefix + std::to_string(It->second)));
       }
+      // A position plus an offset, wrapped by the period: (i + 1) % n.
+      if (Op == BO_Rem)
+        if (std::optional<Value> W = remainderWrap(L, R, text(B)))
+          return *W;
       // A 1-D id split into axes: mod[X|A], div[X|A]; div of div
       // canonicalises to one division by the product.
       Poly X = L.Idx, A = R.Idx;

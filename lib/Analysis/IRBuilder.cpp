@@ -645,19 +645,27 @@ KernelAnalysis Interpreter::finish() {
               "not a bound on the slowest coordinate");
   if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi); !Why.empty())
     partial(ReasonKind::Guard, Why);
-  if (!Clamps.empty() && SymbolicOrigin) {
-    partial(ReasonKind::Boundary, "indices are clamped to the array's edge on a grid whose "
-            "origin is a parameter (" + IR.Axes.front().ThreadOffset + ", ...); clamps are "
-            "followed for a numeric origin only");
-  } else if (!Clamps.empty()) {
+  // Clamped indices (replicated boundaries) and wrapped ones (periodic).
+  const std::string Moved =
+      Wraps.empty()    ? "indices are clamped to the array's edge"
+      : Clamps.empty() ? "indices wrap around by a period"
+                       : "indices are clamped and wrapped";
+  if ((!Clamps.empty() || !Wraps.empty()) && SymbolicOrigin) {
+    partial(ReasonKind::Boundary, Moved + " on a grid whose "
+            "origin is a parameter (" + IR.Axes.front().ThreadOffset + ", ...); clamps and "
+            "wraps are followed for a numeric origin only");
+  } else if (!Clamps.empty() || !Wraps.empty()) {
     std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
                                     OffsetOf);
     if (!Why.empty()) {
       std::string List;
-      for (const std::string &C : Clamps)
-        List += (List.empty() ? "" : ", ") + C;
-      partial(ReasonKind::Boundary, "indices are clamped to the array's edge (" + List +
-              "), but not as a replicated boundary the IR states: " + Why);
+      for (const auto *Set : {&Clamps, &Wraps})
+        for (const std::string &C : *Set)
+          List += (List.empty() ? "" : ", ") + C;
+      partial(ReasonKind::Boundary, Moved + " (" + List + "), but not as " +
+              (Wraps.empty() ? "a replicated" : Clamps.empty() ? "a periodic"
+                                                              : "a") +
+              " boundary the IR states: " + Why);
     }
   }
   // Array extents from strides: stride[a+1] / stride[a].

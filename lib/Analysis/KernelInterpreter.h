@@ -76,6 +76,14 @@ struct ClampInfo {
   bool Equality = false;
   Poly Bound, Arg;
   std::string Text;
+  /// A periodic wrap of the position instead (Wraps.cpp): Arg outside the
+  /// interval [Lo, Hi] moves by its period Hi - Lo + 1 into it, at Arg > Hi
+  /// (Upper), at Arg < Lo (!Upper) or on both sides (Both, a remainder).
+  /// Equality: the wrap is right only where it moves the position one
+  /// point beyond the interval (i == n - 1 ? 0 : i + 1), so for reads at
+  /// +1 (-1); wrappedAxis checks it like an equality clamp's.
+  bool Wrap = false, Both = false;
+  Poly Lo, Hi;
 };
 
 /// The clamps one thread's read went through: ids into the interpreter's
@@ -559,6 +567,43 @@ private:
   /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
   /// min(p, b) does, e.g. i > 0 ? i - 1 : 0; nullopt for any other choice.
   std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
+  /// The same choice with the comparison's operands \p L, \p R and the
+  /// values \p T (where it holds) and \p F already evaluated: also an
+  /// if (c) v = t; that leaves v as it was where c does not hold.
+  std::optional<Value> choiceClamp(const BinaryOperator *Cmp, const Value &L,
+                                   const Value &R, const Value &T,
+                                   const Value &F, const std::string &Text);
+
+  // Periodic boundaries (Wraps.cpp).
+  std::set<std::string> Wraps; // wraps of an index, as written
+  /// (p + o + k*n) % n, k >= 0 a number: p + o wrapped into [0, n - 1] on
+  /// the upper side, and on the lower side too where k > 0; nullopt for any
+  /// other remainder (a 1-D id split, whose offset is 0).
+  std::optional<Value> remainderWrap(const Value &L, const Value &R,
+                                     const std::string &Text);
+  /// c ? p : w (or c ? w : p) where w is p moved by a period (i + 1 >= n ?
+  /// i + 1 - n : i + 1) or the other end of the interval (i == 0 ? n - 1 :
+  /// i - 1), chosen exactly where p leaves the interval; nullopt else.
+  std::optional<Value> ternaryWrap(const ConditionalOperator *CO);
+  /// ternaryWrap's choice over evaluated values, as choiceClamp.
+  std::optional<Value> choiceWrap(const BinaryOperator *Cmp, const Value &L,
+                                  const Value &R, const Value &T,
+                                  const Value &F, const std::string &Text);
+  /// Pos plus a fresh symbol for the wrap W (Arg taken from Pos).
+  Value wrapOf(ClampInfo W, const Value &Pos, const std::string &Text);
+  /// Along axis \p A, whose reads \p Uses went through the wraps in their
+  /// sets: sets the IR axis' wrap bounds (and the assumption that the period
+  /// covers the reach) or says why the reads are no periodic boundary.
+  struct BoundaryUse {
+    std::string Array;
+    ir::Offset O;
+    /// The wraps acting on this read along A, with the read's offset from
+    /// the axis symbol before the store's shift.
+    std::vector<std::pair<int64_t, const ClampInfo *>> Wraps;
+  };
+  std::string wrappedAxis(ir::StencilIR &IR, size_t A,
+                          const std::vector<BoundaryUse> &Uses,
+                          const Poly &DLo, const Poly &DLast);
   /// c ? v : fill (or c ? fill : v) with fill a constant and c bounds on
   /// positions (a load kept inside the array): v, its reads guarded by c.
   std::optional<Value> guardedLoad(const ConditionalOperator *CO);

@@ -160,7 +160,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     auto Saved = std::make_tuple(
         Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
         SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
-        Clamps, ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
+        Clamps, Wraps, ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
         HardReasons, Assumptions, Returned, Barriers, TileReadsLost);
     for (size_t I = 0; I < Carried.size(); ++I)
       Get(Carried[I]) = Start[I];
@@ -171,7 +171,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
       End.push_back(Get(S));
     std::tie(Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
              SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
-             Clamps, ClampInfos, Splits, LoopAxes, GridStrideSyms,
+             Clamps, Wraps, ClampInfos, Splits, LoopAxes, GridStrideSyms,
              PartialReasons, HardReasons, Assumptions, Returned, Barriers,
              TileReadsLost) = Saved;
     Settled = true;

@@ -110,7 +110,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   }
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (Ptr.Idx.mentionsPrefix(ClampPrefix)) {
-    partial(ReasonKind::Boundary, "a store at a clamped index (" + text(LHS) + ")");
+    partial(ReasonKind::Boundary, "a store at a clamped or wrapped index (" +
+            text(LHS) + ")");
     return;
   }
   if (A && A->Kind == ArrayKind::Shared && Slices.SkippedShared.count(Ptr.Array))
@@ -351,10 +352,30 @@ void Interpreter::mergeBranches(
            (V.K == Value::Data && V.D && V.D->K == DNode::Literal);
   };
   const bool ReadsData = readsData(Cond);
+  // A position local moved where a comparison of positions holds (if (ip
+  // == n) ip = 0; if (im < 0) im = 0;): the clamp or wrap the ternary
+  // c ? then : else would be. The comparison's operands as they were
+  // before the if.
+  const auto *Cmp = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  std::optional<std::pair<Value, Value>> Compared;
+  if (Cmp && Cmp->isComparisonOp() && !ReadsData && !Uniform) {
+    auto After = std::exchange(Env, EnvBefore);
+    Compared = {eval(Cmp->getLHS()), eval(Cmp->getRHS())};
+    Env = std::move(After);
+  }
   auto Merged = [&](const std::string &Name, const Value &T,
                     const Value &E) -> Value {
     if (sameValue(T, E))
       return T;
+    if (Compared && T.K == Value::Index && E.K == Value::Index) {
+      const std::string Text =
+          "if (" + text(Cond) + ") " + Name + " = " + T.Idx.str();
+      const auto &[L, R] = *Compared;
+      if (std::optional<Value> V = choiceClamp(Cmp, L, R, T, E, Text))
+        return *V;
+      if (std::optional<Value> V = choiceWrap(Cmp, L, R, T, E, Text))
+        return *V;
+    }
     // A mode switch: the variable holds cond ? then : else at every point.
     // (A side may leave a whole number the variable was set to, double
     // d = 0; as the other side's value is data, the select is one too.)

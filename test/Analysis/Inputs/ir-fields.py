@@ -52,6 +52,8 @@ def main():
                     a["linear_step"], a.get("linear_modulus", "-"))
             if "clamp_lower" in a:
                 linear += " clamp [%s, %s]" % (a["clamp_lower"], a["clamp_upper"])
+            if "wrap_lower" in a:
+                linear += " wrap [%s, %s]" % (a["wrap_lower"], a["wrap_upper"])
             print("  axis %s %s %s [%s, %s) extent %s shift %s%s" % (
                 a["name"], a["source"], a["thread_dim"], a["lower"],
                 a["upper"], a["extent"] or "-", a["thread_offset"], linear))
@@ -88,7 +90,7 @@ def main():
             print("  constant %s %s = %s (%s %s)" % (
                 c["name"], c["type"], c["value"], c["origin"], c["defined_at"]))
         for a in ir.get("assumptions", []):
-            op = "<=" if a["kind"] == "grid-dim-max" else "=="
+            op = {"grid-dim-max": "<=", "at-least": ">="}.get(a["kind"], "==")
             print("  assume %s %s %s %s" % (a["kind"], a["expr"], op, a["value"]))
         for r in ir.get("block_reductions", []):
             print("  block reduction %s -> %s by %s" % (
