@@ -192,6 +192,14 @@ KernelAnalysis Interpreter::finish() {
     return KA;
   };
 
+  // Stores on the boundary side of an if only: no stencil beside them.
+  if (Writes.empty() && !FrameWrites.empty()) {
+    Writes = std::move(FrameWrites);
+    FrameWrites.clear();
+    for (const std::string &C : FrameConds)
+      partial(ReasonKind::Boundary, "different updates on the two sides of '" + C +
+              "' (boundary and interior regions)");
+  }
   if (Writes.empty() && PartialReasons.empty() && HardReasons.empty()) {
     notStencil(ReasonKind::NoStore, "the kernel stores nothing to global memory the analysis can "
                "see");
@@ -850,6 +858,15 @@ KernelAnalysis Interpreter::finish() {
     U.Accumulate = W.Accumulate;
     U.Value = Convert(W.Value);
     IR.Updates.push_back(std::move(U));
+  }
+  if (std::string Why = frameOf(IR, AxisSyms, TLo, THi, ShiftOf, OffsetOf, Convert);
+      !Why.empty()) {
+    std::string Conds;
+    for (const std::string &C : FrameConds)
+      Conds += (Conds.empty() ? "'" : "', '") + C;
+    partial(ReasonKind::Boundary, "different updates on the two sides of " + Conds +
+            "' (boundary and interior regions): " + Why);
+    IR.Frame = ir::BoundaryFrame();
   }
 
   // Coefficients.

@@ -628,6 +628,25 @@ private:
       const std::vector<std::optional<Poly>> &THi,
       const std::function<std::optional<ir::Offset>(const Poly &,
                                                     std::string &)> &OffsetOf);
+  // Boundary frames (Frames.cpp).
+  /// The stores of the other side of an if whose one side bounds the
+  /// domain (if (interior) <stencil>; else <boundary values>;), and the
+  /// conditions they came from.
+  std::vector<Write> FrameWrites;
+  std::vector<std::string> FrameConds;
+  /// Runs \p Frame, one side of such an if, and keeps its stores apart.
+  void execFrameSide(const Stmt *Frame, const ThreadCond &C, const Expr *Cond);
+  /// Fills IR.Frame from FrameWrites: the box their guards give around the
+  /// domain [TLo, THi) and their values; the reason when they are no frame
+  /// of boundary values.
+  std::string frameOf(
+      ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+      const std::vector<std::optional<Poly>> &TLo,
+      const std::vector<std::optional<Poly>> &THi,
+      const std::function<Poly(size_t)> &ShiftOf,
+      const std::function<std::optional<ir::Offset>(const Poly &,
+                                                    std::string &)> &OffsetOf,
+      const std::function<ir::Expr(const DPtr &)> &Convert);
   std::map<std::string, Split> Splits;
   std::vector<AxisSym> LoopAxes;
   std::set<std::string> GridStrideSyms;

@@ -158,7 +158,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   for (size_t Round = 0; Round <= Carried.size() + 1 && !Settled; ++Round) {
     // One run of the body whose effects are thrown away.
     auto Saved = std::make_tuple(
-        Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
+        Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards, ActiveConds,
         SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
         Clamps, Wraps, ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
         HardReasons, Assumptions, Returned, Barriers, TileReadsLost);
@@ -169,7 +169,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     std::vector<Value> End;
     for (const Slot &S : Carried)
       End.push_back(Get(S));
-    std::tie(Env, Arrays, LocalElems, Writes, Reads, Guards, ActiveConds,
+    std::tie(Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards, ActiveConds,
              SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
              Clamps, Wraps, ClampInfos, Splits, LoopAxes, GridStrideSyms,
              PartialReasons, HardReasons, Assumptions, Returned, Barriers,

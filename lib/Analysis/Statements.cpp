@@ -467,8 +467,20 @@ void Interpreter::execIf(const IfStmt *If) {
                  ? B
                  : nullptr;
     };
+    // A global array's element is a boundary frame instead (below): the
+    // value on the other side is stored where the domain ends.
+    auto GlobalArray = [&](const BinaryOperator *S) {
+      const auto *AS =
+          dyn_cast<ArraySubscriptExpr>(S->getLHS()->IgnoreParenImpCasts());
+      const auto *DRE =
+          AS ? dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts())
+             : nullptr;
+      const ArrayInfo *I =
+          DRE ? arrayOf(DRE->getDecl()->getName().str()) : nullptr;
+      return I && I->Kind == ArrayKind::Global;
+    };
     const BinaryOperator *A = SingleStore(Then), *B = SingleStore(Else);
-    if (A && B && text(A->getLHS()) == text(B->getLHS()))
+    if (A && B && text(A->getLHS()) == text(B->getLHS()) && !GlobalArray(A))
       if (std::optional<Value> V =
               guardedValue(If->getCond(), A->getRHS(), B->getRHS())) {
         assign(A->getLHS(), A->getRHS(), BO_Assign, false, &*V);
@@ -535,14 +547,21 @@ void Interpreter::execIf(const IfStmt *If) {
           Guards.resize(Saved);
         },
         [&] {
-          if (const Stmt *Else = If->getElse()) {
-            size_t Before = Writes.size();
-            ExecUnder(Else, NotTC);
-            if (Writes.size() != Before)
-              partial(ReasonKind::Boundary, "different updates on the two sides of '" +
-                      text(If->getCond()) + "' (boundary and interior regions)");
-          }
+          if (const Stmt *Else = If->getElse())
+            execFrameSide(Else, NotTC, If->getCond());
         });
+    return;
+  }
+  // if (on the boundary) <values>; else <stencil>;: the else bounds the
+  // domain (i == 0 || i == n - 1 negated is i != 0 && i != n - 1).
+  if (If->getElse() && guardConstraints(If->getCond(), true, Cs)) {
+    ExecBoth([&] { execFrameSide(Then, TC, If->getCond()); },
+             [&] {
+               size_t Saved = Guards.size();
+               Guards.insert(Guards.end(), Cs.begin(), Cs.end());
+               ExecUnder(If->getElse(), NotTC);
+               Guards.resize(Saved);
+             });
     return;
   }
   // A condition every thread decides alike.

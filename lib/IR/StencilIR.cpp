@@ -295,6 +295,9 @@ std::string whyNoGenerator(const StencilIR &IR) {
            "' over its block into " + Outs +
            ", which no generator reproduces";
   }
+  if (IR.Frame.present())
+    return "the kernel also writes boundary values on a frame around the "
+           "domain (frame), which no generator writes yet";
   return "";
 }
 
@@ -407,6 +410,14 @@ json toJson(const StencilIR &IR) {
       Rs.push_back(
           {{"shared", R.Shared}, {"outputs", R.Outputs}, {"call", R.Call}});
     J["block_reductions"] = std::move(Rs);
+  }
+  if (IR.Frame.present()) {
+    json Fs = json::array();
+    for (const Update &U : IR.Frame.Updates)
+      Fs.push_back({{"target", U.Target}, {"value", toJson(U.Value)}});
+    J["frame"] = {{"lower", IR.Frame.Lower},
+                  {"upper", IR.Frame.Upper},
+                  {"updates", std::move(Fs)}};
   }
   return J;
 }
@@ -715,6 +726,32 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     B.Outputs = R.strings(Reduced[I], "outputs", RP, true);
     B.Call = R.string(Reduced[I], "call", RP, "");
     IR.Reductions.push_back(std::move(B));
+  }
+
+  if (const json *F = R.member(J, "frame", P, false)) {
+    std::string FP = memberPath(P, "frame");
+    if (!R.expectObject(*F, FP))
+      return;
+    IR.Frame.Lower = R.strings(*F, "lower", FP, true);
+    IR.Frame.Upper = R.strings(*F, "upper", FP, true);
+    const json &Us = R.array(*F, "updates", FP, true);
+    for (size_t I = 0; I < Us.size() && R.ok(); ++I) {
+      std::string UP = elementPath(memberPath(FP, "updates"), I);
+      if (!R.expectObject(Us[I], UP))
+        return;
+      Update X;
+      X.Target = R.string(Us[I], "target", UP);
+      const json *V = R.member(Us[I], "value", UP, true);
+      if (!V)
+        return;
+      auto E = exprFrom(*V, R, memberPath(UP, "value"), 0, Nodes);
+      if (!E)
+        return;
+      X.Value = std::move(*E);
+      IR.Frame.Updates.push_back(std::move(X));
+    }
+    if (R.ok() && IR.Frame.Updates.empty())
+      R.fail(memberPath(FP, "updates"), "a frame needs at least one update");
   }
 }
 

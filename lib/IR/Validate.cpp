@@ -355,6 +355,8 @@ public:
       checkAssumptions();
     if (ok())
       checkReductions();
+    if (ok())
+      checkFrame();
     return Error;
   }
 
@@ -631,8 +633,13 @@ private:
         return;
       }
       offset(memberPath(Where, "offset"), E.Off);
-      if (ok() && std::find(In->Offsets.begin(), In->Offsets.end(), E.Off) ==
-                      In->Offsets.end())
+      if (ok() && InFrame && E.Off != Offset{0, 0, 0})
+        fail(memberPath(Where, "offset"),
+             "a frame value reads its inputs at the point itself (offset "
+             "[0, 0, 0]) only");
+      else if (ok() && !InFrame &&
+               std::find(In->Offsets.begin(), In->Offsets.end(), E.Off) ==
+                   In->Offsets.end())
         fail(memberPath(Where, "offset"),
              "[" + std::to_string(E.Off[0]) + ", " + std::to_string(E.Off[1]) +
                  ", " + std::to_string(E.Off[2]) +
@@ -872,6 +879,53 @@ private:
              shown(U.Target) + " is not one of the outputs");
       else
         expr(U.Value, memberPath(Where, "value"));
+    }
+  }
+
+  /// A frame's box has one bound of each side per axis; its values are
+  /// plain stores of the outputs that read inputs at the point only.
+  bool InFrame = false;
+  void checkFrame() {
+    const BoundaryFrame &F = IR.Frame;
+    if (F.Lower.empty() && F.Upper.empty() && F.Updates.empty())
+      return;
+    std::string Where = at("frame");
+    if (F.Lower.size() != IR.Dims || F.Upper.size() != IR.Dims) {
+      fail(Where, "the frame needs one lower and one upper bound per axis (" +
+                      std::to_string(IR.Dims) + "), found " +
+                      std::to_string(F.Lower.size()) + " and " +
+                      std::to_string(F.Upper.size()));
+      return;
+    }
+    for (size_t A = 0; A < IR.Dims && ok(); ++A) {
+      expression(elementPath(memberPath(Where, "lower"), A), F.Lower[A], false);
+      if (ok())
+        expression(elementPath(memberPath(Where, "upper"), A), F.Upper[A],
+                   false);
+    }
+    if (ok() && F.Updates.empty())
+      fail(memberPath(Where, "updates"), "a frame needs at least one update");
+    std::set<std::string> Seen;
+    for (size_t I = 0; I < F.Updates.size() && ok(); ++I) {
+      const Update &U = F.Updates[I];
+      std::string UW = elementPath(memberPath(Where, "updates"), I);
+      bool Known = false;
+      for (const OutputArray &Out : IR.Outputs)
+        Known |= Out.Param == U.Target;
+      if (!Known)
+        fail(memberPath(UW, "target"),
+             shown(U.Target) + " is not one of the outputs");
+      else if (!Seen.insert(U.Target).second)
+        fail(memberPath(UW, "target"),
+             shown(U.Target) + " has two frame values");
+      else if (U.Accumulate)
+        fail(memberPath(UW, "accumulate"),
+             "a frame value is a plain store, not an accumulation");
+      if (!ok())
+        return;
+      InFrame = true;
+      expr(U.Value, memberPath(UW, "value"));
+      InFrame = false;
     }
   }
 };

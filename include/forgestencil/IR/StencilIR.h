@@ -211,6 +211,21 @@ struct Update {
   Expr Value;
 };
 
+/// A boundary the kernel writes itself (Dirichlet): the points of the box
+/// [Lower, Upper) that lie outside the domain get their own values, e.g.
+/// if (interior) out = <stencil>; else out = u; (or = 0.0f). Each value
+/// reads arrays only at the point itself (offset 0), besides literals,
+/// parameters and coefficients; the box contains the domain.
+struct BoundaryFrame {
+  /// Per axis (the IR's axis order), half-open C expressions over the
+  /// kernel's parameters, like Axis::Lower and Axis::Upper.
+  std::vector<std::string> Lower, Upper;
+  /// One plain store per output written there; an output not listed keeps
+  /// its values on the frame.
+  std::vector<Update> Updates;
+  bool present() const { return !Updates.empty(); }
+};
+
 /// The description of one stencil kernel.
 struct StencilIR {
   std::string Kernel;       ///< Qualified name of the original kernel.
@@ -232,6 +247,8 @@ struct StencilIR {
   std::vector<Assumption> Assumptions;
   /// Block reductions the kernel computes beside the stencil.
   std::vector<BlockReduction> Reductions;
+  /// The boundary values the kernel writes around the domain, if any.
+  BoundaryFrame Frame;
   /// Derived facts.
   std::string Shape;        ///< "star", "box" or "other".
   unsigned Radius = 0;

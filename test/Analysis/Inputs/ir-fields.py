@@ -92,6 +92,11 @@ def main():
         for a in ir.get("assumptions", []):
             op = {"grid-dim-max": "<=", "at-least": ">="}.get(a["kind"], "==")
             print("  assume %s %s %s %s" % (a["kind"], a["expr"], op, a["value"]))
+        frame = ir.get("frame")
+        if frame:
+            box = " x ".join("[%s, %s)" % b for b in zip(frame["lower"], frame["upper"]))
+            for u in frame["updates"]:
+                print("  frame %s: %s = %s" % (box, u["target"], expr(u["value"])))
         for r in ir.get("block_reductions", []):
             print("  block reduction %s -> %s by %s" % (
                 r["shared"], ",".join(r["outputs"]), r["call"]))

@@ -1,0 +1,167 @@
+//===- Frames.cpp - Boundary values a kernel writes around its domain -----===//
+///
+/// \file
+/// A Dirichlet boundary set by the stencil kernel itself:
+///
+///   if (i > 0 && i < nx - 1 && j > 0 && j < ny - 1)
+///     out[c] = 0.25f * (u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx]);
+///   else
+///     out[c] = u[c];            // or 0.0f, or a parameter
+///
+/// (also with the test the other way round, if (i == 0 || ...) out[c] = u[c];
+/// else ..., and as if (on the boundary) { out[c] = ...; return; }). The side
+/// whose condition bounds the position is the stencil; the stores of the
+/// other side are kept apart (FrameWrites) and, when each is a plain store of
+/// an output of the stencil at the same point whose value reads nothing but
+/// the point itself, become the IR's frame: the box the other side's guards
+/// give, around the domain, and those values. Anything else keeps the
+/// kernel partial with the reason.
+///
+//===----------------------------------------------------------------------===//
+
+#include "KernelInterpreter.h"
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+void Interpreter::execFrameSide(const Stmt *Frame, const ThreadCond &C,
+                                const Expr *Cond) {
+  const size_t Before = Writes.size();
+  enterCond(C);
+  exec(Frame);
+  leaveCond();
+  if (Writes.size() == Before)
+    return;
+  FrameWrites.insert(FrameWrites.end(),
+                     std::make_move_iterator(Writes.begin() + Before),
+                     std::make_move_iterator(Writes.end()));
+  Writes.resize(Before);
+  const std::string T = text(Cond);
+  if (std::find(FrameConds.begin(), FrameConds.end(), T) == FrameConds.end())
+    FrameConds.push_back(T);
+}
+
+std::string Interpreter::frameOf(
+    ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+    const std::vector<std::optional<Poly>> &TLo,
+    const std::vector<std::optional<Poly>> &THi,
+    const std::function<Poly(size_t)> &ShiftOf,
+    const std::function<std::optional<ir::Offset>(const Poly &,
+                                                  std::string &)> &OffsetOf,
+    const std::function<ir::Expr(const DPtr &)> &Convert) {
+  if (FrameWrites.empty())
+    return "";
+  const ir::Offset Zero{0, 0, 0};
+  // The values: plain stores of the stencil's outputs, at the point, that
+  // read the point itself only.
+  std::set<std::string> Stored;
+  std::string Why;
+  std::function<bool(const DPtr &)> AtPoint = [&](const DPtr &N) {
+    if (!N)
+      return false;
+    if (N->K == DNode::Select) {
+      Why = "a boundary value chosen by a condition";
+      return false;
+    }
+    if (N->K == DNode::Read) {
+      std::string Ignored;
+      auto O = N->Shared ? std::nullopt : OffsetOf(N->Index, Ignored);
+      const bool Moved = std::any_of(
+          N->Clamps.begin(), N->Clamps.end(),
+          [](const ClampSet &S) { return !S.Ids.empty(); });
+      if (!O || *O != Zero || Moved || !N->InBounds.empty()) {
+        Why = "a boundary value reads '" + N->Name + "' at another point";
+        return false;
+      }
+      bool Output = false, Input = false;
+      for (const Write &W : Writes)
+        Output |= W.Array == N->Name;
+      for (const ir::InputArray &In : IR.Inputs)
+        Input |= In.Param == N->Name;
+      if (Output || !Input) {
+        Why = "a boundary value reads '" + N->Name + "', " +
+              (Output ? "an output of the stencil"
+                      : "which the stencil does not read");
+        return false;
+      }
+    }
+    for (const DPtr &A : N->Args)
+      if (!AtPoint(A))
+        return false;
+    return true;
+  };
+  for (const Write &F : FrameWrites) {
+    const ir::OutputArray *Out = nullptr;
+    for (const ir::OutputArray &O : IR.Outputs)
+      if (O.Param == F.Array)
+        Out = &O;
+    if (!Out)
+      return "'" + F.Array + "' is stored on the boundary only";
+    if (F.Accumulate)
+      return "a compound store of '" + F.Array + "' on the boundary";
+    if (!Stored.insert(F.Array).second)
+      return "'" + F.Array + "' is stored twice on the boundary";
+    std::string OWhy;
+    auto O = OffsetOf(F.Index, OWhy);
+    if (!O || *O != Out->WriteOffset || Out->WriteOffset != Zero)
+      return "'" + F.Array + "' is stored on the boundary at another point "
+             "than in the interior";
+    if (!AtPoint(F.Value))
+      return Why;
+    if (F.Guards.size() != FrameWrites.front().Guards.size())
+      return "boundary stores under different guards";
+  }
+  // The box: the guards of the boundary's stores, along each axis.
+  const std::vector<Constraint> &Gs = FrameWrites.front().Guards;
+  for (size_t A = 0; A < AxisSyms.size(); ++A) {
+    const std::string &S = AxisSyms[A];
+    const std::string Axis = "'" + IR.Axes[A].Name + "'";
+    std::optional<Poly> Lo, Hi;
+    for (const AxisSym &L : LoopAxes)
+      if (L.Symbol == S && L.HasLoopRange) {
+        Lo = L.LoopLower;
+        Hi = L.LoopUpper;
+      }
+    if (!Lo && IR.Axes[A].Source != ir::AxisSource::Loop)
+      Lo = Poly(); // a thread's coordinate is at least its offset
+    for (const Constraint &C : Gs) {
+      if (C.Symbol != S)
+        continue;
+      if (C.NotEqual)
+        return "a boundary store excludes one point along " + Axis;
+      std::optional<Poly> &B = C.Upper ? Hi : Lo;
+      if (!B) {
+        B = C.Bound;
+        continue;
+      }
+      // Of two bounds a number apart, the tighter one holds.
+      auto D = (C.Bound - *B).constantValue();
+      if (!D)
+        return "boundary stores under two bounds along " + Axis;
+      if (C.Upper ? *D < 0 : *D > 0)
+        B = C.Bound;
+    }
+    if (!Lo || !Hi)
+      return "the boundary stores have no " + std::string(Lo ? "upper" : "lower") +
+             " bound along " + Axis;
+    if (!TLo[A] || !THi[A] || !nonNegative(*TLo[A] - *Lo) ||
+        !nonNegative(*Hi - *THi[A]))
+      return "the domain along " + Axis + " is not within the box of the "
+             "boundary stores [" + (*Lo + ShiftOf(A)).str() + ", " +
+             (*Hi + ShiftOf(A)).str() + ")";
+    IR.Frame.Lower.push_back((*Lo + ShiftOf(A)).str());
+    IR.Frame.Upper.push_back((*Hi + ShiftOf(A)).str());
+  }
+  for (const Write &F : FrameWrites) {
+    ir::Update U;
+    U.Target = F.Array;
+    U.Value = Convert(F.Value);
+    IR.Frame.Updates.push_back(std::move(U));
+  }
+  return "";
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil
