@@ -154,11 +154,8 @@ static std::string readReach(const ir::StencilIR &IR) {
       Bound.insert(X.Extent);
   for (const ir::NamedConstant &C : IR.Constants)
     Bound.insert(C.Name);
-  std::string S;
-  for (size_t A = 0; A < IR.Axes.size(); ++A) {
-    const std::string &U = IR.Axes[A].Upper;
-    if (U.empty())
-      return "";
+  // Whether every name of an upper bound is one the driver binds.
+  auto Bindable = [&](const std::string &U) {
     for (size_t I = 0; I < U.size();) {
       if (std::isalpha(static_cast<unsigned char>(U[I])) || U[I] == '_' ||
           U[I] == ':') {
@@ -169,12 +166,20 @@ static std::string readReach(const ir::StencilIR &IR) {
           ++J;
         std::string Name = U.substr(I, J - I);
         if (!Bound.count(Name) && Name != "min" && Name != "max")
-          return "";
+          return false;
         I = J;
       } else {
         ++I;
       }
     }
+    return true;
+  };
+  const bool Framed = IR.Frame.present();
+  std::string S;
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    const std::string &U = IR.Axes[A].Upper;
+    if (U.empty() || !Bindable(U))
+      return "";
     long long MaxOff = 0;
     for (const ir::InputArray &In : IR.Inputs)
       for (const ir::Offset &O : In.Offsets)
@@ -182,6 +187,13 @@ static std::string readReach(const ir::StencilIR &IR) {
     std::string Reach = "std::max<long long>((long long)(fs_ext[" +
                         std::to_string(A) + "] - 1), (long long)(" + U +
                         ") - 1 + " + std::to_string(MaxOff) + ")";
+    // A frame's box may reach further than the domain's reads.
+    if (Framed) {
+      if (A >= IR.Frame.Upper.size() || !Bindable(IR.Frame.Upper[A]))
+        return "";
+      Reach = "std::max<long long>(" + Reach + ", (long long)(" +
+              IR.Frame.Upper[A] + ") - 1)";
+    }
     S += "  fs_r += " + Reach + " * (long long)(" + IR.Strides[A] + ");\n";
     // Within its rows only: reads past an inner axis's row are reads of
     // the next row, which the arrays are not made larger for (the original
@@ -376,8 +388,29 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     OS << "  (void)fs_ext;\n  return 0;\n}\n";
   } else {
     OS << "  long long fs_lo[3], fs_hi[3], fs_st[3], fs_last[3];\n"
-       << "  fs_domain(dim3(1, 1, 1), dim3(1, 1, 1), fs_ext, fs_lo, fs_hi, fs_st);\n"
-       << "  for (int fs_a = 0; fs_a < 3; ++fs_a) {\n"
+       << "  fs_domain(dim3(1, 1, 1), dim3(1, 1, 1), fs_ext, fs_lo, fs_hi, fs_st);\n";
+    // The original writes its frame's box too, which may need more ids.
+    if (IR.Frame.present()) {
+      OS << "  // With the frame's box, as the ids cover it.\n";
+      for (size_t A = 0; A < IR.Axes.size() && A < IR.Frame.Upper.size();
+           ++A) {
+        const ir::Axis &X = IR.Axes[A];
+        const bool ById = X.Source == ir::AxisSource::Linear;
+        std::string Lo = "(long long)(" + IR.Frame.Lower[A] + ")";
+        std::string Hi = "(long long)(" + IR.Frame.Upper[A] + ")";
+        if (ById)
+          Lo = "std::max(" + Lo + ", (long long)(" + X.ThreadOffset + "))";
+        if (ById && !X.LinearModulus.empty())
+          Hi = "std::min(" + Hi + ", (long long)(" + X.ThreadOffset +
+               ") + (long long)(" + X.LinearModulus + "))";
+        const std::string I = std::to_string(A);
+        OS << "  fs_lo[" << I << "] = std::min(fs_lo[" << I << "], " << Lo
+           << ");\n"
+           << "  fs_hi[" << I << "] = std::max(fs_hi[" << I << "], " << Hi
+           << ");\n";
+      }
+    }
+    OS << "  for (int fs_a = 0; fs_a < 3; ++fs_a) {\n"
        << "    if (fs_hi[fs_a] <= fs_lo[fs_a]) return 1;\n"
        << "    fs_last[fs_a] = fs_hi[fs_a] - 1;\n  }\n"
        << "  return fs_point_id(fs_ext, fs_last) + 1;\n}\n";

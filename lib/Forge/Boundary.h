@@ -15,6 +15,15 @@
 /// An IR without a boundary gets none of this; one with clamped axes only
 /// gets the same text as before periodic boundaries existed.
 ///
+/// A boundary frame (ir::BoundaryFrame: a Dirichlet boundary the kernel
+/// writes itself) goes through the same boxes: the launcher head computes
+/// the frame's box as the original launch covers it, clips the domain into
+/// it and launches the boundary kernel, one point per thread, over the box
+/// minus the domain, where each listed output gets its frame value. Those
+/// points lie outside the domain, the clamped or wrapped frame above lies
+/// inside it: an IR may have both. The original and the reference test the
+/// domain inside the box and store the frame values outside it.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef FORGESTENCIL_LIB_FORGE_BOUNDARY_H
@@ -22,6 +31,7 @@
 
 #include "forgestencil/Forge/CodeGen.h"
 
+#include <functional>
 #include <string>
 
 namespace forgestencil {
@@ -38,8 +48,8 @@ std::string whyNotBoundary(const ir::Axis &X);
 
 /// The device helpers of the IR's boundaries, each block defined once per
 /// translation unit: `fs_clamp` and the frame's boxes (`fs_frame_boxes`)
-/// for any boundary, `fs_wrap` beside them (a block of its own) when an
-/// axis is wrapped.
+/// for any boundary or boundary frame, `fs_wrap` beside them (a block of
+/// its own) when an axis is wrapped.
 std::string boundaryHelpers(const ir::StencilIR &IR);
 
 /// The coordinate a read at offset \p O from coordinate \p C (a C
@@ -58,6 +68,37 @@ std::string emitFrameKernel(const StencilView &V, const GenerateOptions &O);
 /// frame kernel, then the domain shrunk to the interior for the strategy's
 /// kernel (or a return when the interior is empty).
 std::string emitFrameLaunch(const StencilView &V, const GenerateOptions &O);
+
+/// Whether the IR has a boundary frame: values its kernel writes on a box
+/// around the domain.
+bool hasFrame(const ir::StencilIR &IR);
+
+/// Why a generator cannot take the IR's frame (a bound missing on an axis,
+/// a value stored into an array the stencil does not write, or read from one
+/// it does not read or from an output); empty when it can or there is none.
+std::string whyNotFrame(const ir::StencilIR &IR);
+
+/// Produces the element of Array at an IR offset from the current point.
+using ElementAt =
+    std::function<std::string(const std::string &Array, const ir::Offset &)>;
+
+/// The frame's stores at one point, in the IR's order: each listed output
+/// at its write offset gets its value, whose reads are at the point.
+std::string emitFrameStores(const ir::StencilIR &IR, const std::string &Indent,
+                            const ElementAt &Element);
+
+/// The boundary kernel `<launcher>_boundary`: the points of the frame's box
+/// outside the domain, given as up to six boxes (fs_frame_boxes), one point
+/// per thread, each storing the frame values (for a kernel on a 1-D thread
+/// id, only the points whose id the original launch reaches).
+std::string emitBoundaryKernel(const StencilView &V, const GenerateOptions &O);
+
+/// The launcher's part for the frame, after the domain: the box as the
+/// original launch covers it in `fs_flo`/`fs_fhi` (the head computes it),
+/// a return when it is empty, the domain clipped into it, and the boundary
+/// kernel launched over the box minus the domain. The caller returns when
+/// the domain is empty.
+std::string emitBoundaryLaunch(const StencilView &V, const GenerateOptions &O);
 
 } // namespace forge
 } // namespace forgestencil

@@ -284,6 +284,11 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
   };
   const std::array<int, 3> ThreadDim = axisThreadDims(IR);
   long long Lo[3] = {0, 0, 0}, Hi[3] = {1, 1, 1}, St[3] = {0, 0, 0};
+  // The box of a boundary frame, whose points outside the domain the
+  // original writes too.
+  const bool Framed = IR.Frame.present() && IR.Frame.Lower.size() >= Dims &&
+                      IR.Frame.Upper.size() >= Dims;
+  long long FLo[3] = {0, 0, 0}, FHi[3] = {1, 1, 1};
   // Reads along an axis with a boundary (clamped or wrapped) stay within
   // its bounds.
   long long ClampLo[3], ClampHi[3];
@@ -294,20 +299,29 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
         !Eval(IR.Strides[A], St[A]) ||
         !Eval(X.ThreadOffset.empty() ? "0" : X.ThreadOffset, Offset))
       return R;
-    if (X.Source == ir::AxisSource::Thread && ThreadDim[A] >= 0) {
-      // What the driver's grid covers: whole blocks over the extent.
-      const long long B = std::max(1u, Block[ThreadDim[A]]);
-      Lo[A] = std::max(Lo[A], Offset);
-      Hi[A] = std::min(Hi[A], Offset + (Ext[A] + B - 1) / B * B);
-    } else if (X.Source == ir::AxisSource::Linear) {
-      Lo[A] = std::max(Lo[A], Offset);
-      long long Mod;
-      if (!X.LinearModulus.empty()) {
-        if (!Eval(X.LinearModulus, Mod))
-          return R;
-        Hi[A] = std::min(Hi[A], Offset + Mod);
+    if (Framed && (!Eval(IR.Frame.Lower[A], FLo[A]) ||
+                   !Eval(IR.Frame.Upper[A], FHi[A])))
+      return R;
+    // What the original's threads cover, of the domain and of the box.
+    auto Cover = [&](long long &L, long long &H) {
+      if (X.Source == ir::AxisSource::Thread && ThreadDim[A] >= 0) {
+        // What the driver's grid covers: whole blocks over the extent.
+        const long long B = std::max(1u, Block[ThreadDim[A]]);
+        L = std::max(L, Offset);
+        H = std::min(H, Offset + (Ext[A] + B - 1) / B * B);
+      } else if (X.Source == ir::AxisSource::Linear) {
+        L = std::max(L, Offset);
+        long long Mod;
+        if (!X.LinearModulus.empty()) {
+          if (!Eval(X.LinearModulus, Mod))
+            return false;
+          H = std::min(H, Offset + Mod);
+        }
       }
-    }
+      return true;
+    };
+    if (!Cover(Lo[A], Hi[A]) || (Framed && !Cover(FLo[A], FHi[A])))
+      return R;
     ClampLo[A] = LLONG_MIN;
     ClampHi[A] = LLONG_MAX;
     if (X.hasBoundary() && (!Eval(X.boundaryLower(), ClampLo[A]) ||
@@ -316,9 +330,20 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
   }
   R.Known = true;
   R.InBounds = true;
-  for (size_t A = 0; A < Dims; ++A)
-    if (Hi[A] <= Lo[A])
-      return R; // an empty domain touches nothing
+  bool Domain = true, Box = Framed;
+  for (size_t A = 0; A < Dims; ++A) {
+    Domain = Domain && Hi[A] > Lo[A];
+    Box = Box && FHi[A] > FLo[A];
+  }
+  if (!Domain && !Box)
+    return R; // an empty domain touches nothing
+  // The box's points outside the domain are written, and read at the
+  // point: the accesses span both.
+  long long ALo[3], AHi[3];
+  for (size_t A = 0; A < Dims; ++A) {
+    ALo[A] = !Box ? Lo[A] : !Domain ? FLo[A] : std::min(Lo[A], FLo[A]);
+    AHi[A] = !Box ? Hi[A] : !Domain ? FHi[A] : std::max(Hi[A], FHi[A]);
+  }
   // The offsets every access makes, per axis.
   long long RMin[3] = {0, 0, 0}, RMax[3] = {0, 0, 0};
   long long WMin[3] = {LLONG_MAX, LLONG_MAX, LLONG_MAX},
@@ -368,7 +393,7 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
   // Writes inside the array along every axis.
   if (!IR.Outputs.empty())
     for (size_t A = 0; A < Dims; ++A) {
-      const long long First = Lo[A] + WMin[A], Last = Hi[A] - 1 + WMax[A];
+      const long long First = ALo[A] + WMin[A], Last = AHi[A] - 1 + WMax[A];
       if (First < 0 || Last > Ext[A] - 1) {
         R.InBounds = false;
         R.Why = "the original writes " + std::string(axisLetter(A)) + " = " +
@@ -377,12 +402,20 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
         return R;
       }
     }
-  // Reads inside the allocation.
+  // Reads inside the allocation: the domain's at their offsets, the
+  // frame's at the box's points.
   if (AnyRead) {
     long long MinE = 0, MaxE = 0;
     for (size_t A = 0; A < Dims; ++A) {
       long long CLo = std::clamp(Lo[A] + RMin[A], ClampLo[A], ClampHi[A]);
       long long CHi = std::clamp(Hi[A] - 1 + RMax[A], ClampLo[A], ClampHi[A]);
+      if (!Domain) {
+        CLo = FLo[A];
+        CHi = FHi[A] - 1;
+      } else if (Box) {
+        CLo = std::min(CLo, FLo[A]);
+        CHi = std::max(CHi, FHi[A] - 1);
+      }
       MinE += std::min(CLo * St[A], CHi * St[A]);
       MaxE += std::max(CLo * St[A], CHi * St[A]);
     }

@@ -45,17 +45,6 @@ const ir::OutputArray *findOutput(const StencilIR &IR,
   return nullptr;
 }
 
-/// "s0", "s1", "s2" terms of an offset, e.g. " + (-1) * s1".
-std::string offsetTerms(const Offset &ViewOff) {
-  std::string S;
-  for (int A = 0; A < 3; ++A) {
-    if (ViewOff[A] == 0)
-      continue;
-    S += " + (" + std::to_string(ViewOff[A]) + ") * s" + std::to_string(A);
-  }
-  return S;
-}
-
 /// Replaces the whole word From by To in Text.
 std::string replaceWord(const std::string &Text, const std::string &From,
                         const std::string &To) {
@@ -68,6 +57,16 @@ std::string replaceWord(const std::string &Text, const std::string &From,
 char threadDimChar(char D) { return (D == 'y' || D == 'z') ? D : 'x'; }
 
 } // namespace
+
+std::string offsetTerms(const Offset &ViewOff) {
+  std::string S;
+  for (int A = 0; A < 3; ++A) {
+    if (ViewOff[A] == 0)
+      continue;
+    S += " + (" + std::to_string(ViewOff[A]) + ") * s" + std::to_string(A);
+  }
+  return S;
+}
 
 std::optional<StencilView> StencilView::create(const StencilIR &IR,
                                                std::string &Error) {
@@ -99,6 +98,10 @@ std::optional<StencilView> StencilView::create(const StencilIR &IR,
       Error = Why;
       return std::nullopt;
     }
+  }
+  if (std::string Why = whyNotFrame(IR); !Why.empty()) {
+    Error = Why;
+    return std::nullopt;
   }
   if (IR.ElementType != "float" && IR.ElementType != "double") {
     Error = "element type '" + IR.ElementType + "' is not float or double";
@@ -341,10 +344,8 @@ bool hasLinearAxes(const StencilIR &IR) {
   return false;
 }
 
-/// For a kernel on a 1-D thread id: the C expression of a point's id from
-/// view coordinates named by Coord ("fs_hi[0] - 1", ...).
-static std::string linearIdOf(const StencilView &V,
-                              const std::function<std::string(int)> &Coord) {
+std::string linearIdOf(const StencilView &V,
+                       const std::function<std::string(int)> &Coord) {
   std::string S;
   for (int VA = 0; VA < 3; ++VA) {
     int A = V.irAxis(VA);
@@ -391,12 +392,15 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
   const StencilIR &IR = V.ir();
   const bool Linear = hasLinearAxes(IR);
   const bool Bounded = hasBoundaryAxes(IR);
+  const bool Framed = hasFrame(IR);
   std::ostringstream OS;
   OS << boundaryHelpers(IR);
   if (Linear)
     OS << emitCoveredIdsKernel(V, O);
   if (Bounded)
     OS << emitFrameKernel(V, O);
+  if (Framed)
+    OS << emitBoundaryKernel(V, O);
   OS << "void " << O.LauncherName
      << "(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream";
   for (const ir::Param &P : IR.Params)
@@ -407,6 +411,9 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
         "  // slowest): its guards intersected with what its grid covers.\n";
   OS << "  long long fs_lo[3] = {0, 0, 0}, fs_hi[3] = {1, 1, 1}, "
         "fs_st[3] = {0, 0, 0};\n";
+  if (Framed)
+    OS << "  // The box of its frame (boundary values), intersected alike.\n"
+          "  long long fs_flo[3] = {0, 0, 0}, fs_fhi[3] = {1, 1, 1};\n";
   for (int VA = 0; VA < 3; ++VA) {
     int A = V.irAxis(VA);
     if (A < 0)
@@ -414,36 +421,52 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
     const ir::Axis &X = IR.Axes[A];
     std::string I = std::to_string(VA);
     OS << "  { // axis '" << X.Name << "'\n";
+    // The range [Lower, Upper) as the original's threads cover it, into
+    // Lo[I] and Hi[I]: the domain's, and the frame's box.
+    auto Covered = [&](const std::string &Lower, const std::string &Upper,
+                       const std::string &Lo, const std::string &Hi) {
+      if (X.Source == ir::AxisSource::Thread) {
+        OS << "    " << Lo << "[" << I << "] = fs_max((long long)(" << Lower
+           << "), fs_first);\n";
+        OS << "    " << Hi << "[" << I << "] = fs_min((long long)(" << Upper
+           << "), fs_first + fs_covered);\n";
+      } else if (X.Source == ir::AxisSource::Linear) {
+        // A coordinate split from the 1-D id: at least its offset, and
+        // below its offset plus the split's modulus.
+        OS << "    " << Lo << "[" << I << "] = fs_max((long long)(" << Lower
+           << "), (long long)(" << X.ThreadOffset << "));\n";
+        OS << "    " << Hi << "[" << I << "] = (long long)(" << Upper << ");\n";
+        if (!X.LinearModulus.empty())
+          OS << "    " << Hi << "[" << I << "] = fs_min(" << Hi << "[" << I
+             << "], (long long)(" << X.ThreadOffset << ") + (long long)("
+             << X.LinearModulus << "));\n";
+      } else {
+        OS << "    " << Lo << "[" << I << "] = (long long)(" << Lower << ");\n";
+        OS << "    " << Hi << "[" << I << "] = (long long)(" << Upper << ");\n";
+      }
+    };
     if (X.Source == ir::AxisSource::Thread) {
       char D = threadDimChar(X.ThreadDim);
       OS << "    const long long fs_first = (long long)(" << X.ThreadOffset
          << ");\n";
       OS << "    const long long fs_covered = (long long)grid." << D
          << " * (long long)block." << D << ";\n";
-      OS << "    fs_lo[" << I << "] = fs_max((long long)(" << X.Lower
-         << "), fs_first);\n";
-      OS << "    fs_hi[" << I << "] = fs_min((long long)(" << X.Upper
-         << "), fs_first + fs_covered);\n";
-    } else if (X.Source == ir::AxisSource::Linear) {
-      // A coordinate split from the 1-D id: at least its offset, and below
-      // its offset plus the split's modulus.
-      OS << "    fs_lo[" << I << "] = fs_max((long long)(" << X.Lower
-         << "), (long long)(" << X.ThreadOffset << "));\n";
-      OS << "    fs_hi[" << I << "] = (long long)(" << X.Upper << ");\n";
-      if (!X.LinearModulus.empty())
-        OS << "    fs_hi[" << I << "] = fs_min(fs_hi[" << I << "], (long long)("
-           << X.ThreadOffset << ") + (long long)(" << X.LinearModulus
-           << "));\n";
-    } else {
-      OS << "    fs_lo[" << I << "] = (long long)(" << X.Lower << ");\n";
-      OS << "    fs_hi[" << I << "] = (long long)(" << X.Upper << ");\n";
     }
+    Covered(X.Lower, X.Upper, "fs_lo", "fs_hi");
+    if (Framed)
+      Covered(IR.Frame.Lower[A], IR.Frame.Upper[A], "fs_flo", "fs_fhi");
     OS << "    fs_st[" << I << "] = (long long)(" << IR.Strides[A] << ");\n";
     OS << "  }\n";
   }
-  OS << "  for (int a = 0; a < 3; ++a)\n"
-        "    if (fs_hi[a] <= fs_lo[a])\n"
-        "      return; // nothing to compute: the original writes nothing\n";
+  if (Framed)
+    OS << emitBoundaryLaunch(V, O)
+       << "  for (int a = 0; a < 3; ++a)\n"
+          "    if (fs_hi[a] <= fs_lo[a])\n"
+          "      return; // no domain: the box was all boundary\n";
+  else
+    OS << "  for (int a = 0; a < 3; ++a)\n"
+          "    if (fs_hi[a] <= fs_lo[a])\n"
+          "      return; // nothing to compute: the original writes nothing\n";
   if (Linear) {
     OS << "  // The original's threads are the 1-D ids [0, grid.x * block.x);\n"
        << "  // the domain's last point has the largest id.\n"
@@ -635,7 +658,9 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
      << "// The kernel " << IR.Kernel << " as its Stencil IR describes it"
      << (To != From ? " (retyped to " + To + ")" : std::string()) << ".\n"
      << "#include <cuda_runtime.h>\n\n";
-  OS << boundaryHelpers(IR);
+  // The clamps and wraps of the reads (a frame's values need no helper).
+  if (hasBoundaryAxes(IR))
+    OS << boundaryHelpers(IR);
   if (O.Constants != ConstantMode::UseExisting)
     OS << defineNamedConstants(IR);
   for (const ir::Coefficient &C : IR.Coefficients) {
@@ -674,22 +699,33 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
      << ") {\n";
   std::string Indent = "  ";
   int Loops = 0;
+  // The range each axis's guards and loops run over: the domain's, or with
+  // a frame the frame's box, inside which the domain is tested.
+  const bool Framed = hasFrame(IR);
+  auto Lower = [&](size_t A) -> const std::string & {
+    return Framed ? IR.Frame.Lower[A] : IR.Axes[A].Lower;
+  };
+  auto Upper = [&](size_t A) -> const std::string & {
+    return Framed ? IR.Frame.Upper[A] : IR.Axes[A].Upper;
+  };
   // Thread axes first (their guards return early), then loops, slowest
   // outermost.
-  for (const ir::Axis &X : IR.Axes) {
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    const ir::Axis &X = IR.Axes[A];
     if (X.Source != ir::AxisSource::Thread)
       continue;
     char D = threadDimChar(X.ThreadDim);
     OS << Indent << "const long long " << X.Name << " = (long long)blockIdx."
        << D << " * blockDim." << D << " + threadIdx." << D << " + ("
        << X.ThreadOffset << ");\n";
-    OS << Indent << "if (" << X.Name << " < (" << X.Lower << ") || " << X.Name
-       << " >= (" << X.Upper << "))\n"
+    OS << Indent << "if (" << X.Name << " < (" << Lower(A) << ") || "
+       << X.Name << " >= (" << Upper(A) << "))\n"
        << Indent << "  return;\n";
   }
   // Coordinates split from the 1-D id with / and %.
   bool HaveId = false;
-  for (const ir::Axis &X : IR.Axes) {
+  for (size_t A = 0; A < IR.Axes.size(); ++A) {
+    const ir::Axis &X = IR.Axes[A];
     if (X.Source != ir::AxisSource::Linear)
       continue;
     if (X.LinearStep.empty()) {
@@ -707,20 +743,21 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
                ? std::string()
                : " % (long long)(" + X.LinearModulus + ")")
        << " + (" << X.ThreadOffset << ");\n";
-    OS << Indent << "if (" << X.Name << " < (" << X.Lower << ") || " << X.Name
-       << " >= (" << X.Upper << "))\n"
+    OS << Indent << "if (" << X.Name << " < (" << Lower(A) << ") || "
+       << X.Name << " >= (" << Upper(A) << "))\n"
        << Indent << "  return;\n";
   }
   for (size_t I = IR.Axes.size(); I-- > 0;) {
     const ir::Axis &X = IR.Axes[I];
     if (X.Source == ir::AxisSource::Loop) {
-      OS << Indent << "for (long long " << X.Name << " = (" << X.Lower << "); "
-         << X.Name << " < (" << X.Upper << "); ++" << X.Name << ") {\n";
+      OS << Indent << "for (long long " << X.Name << " = (" << Lower(I)
+         << "); " << X.Name << " < (" << Upper(I) << "); ++" << X.Name
+         << ") {\n";
     } else if (X.Source == ir::AxisSource::GridStride) {
       char D = threadDimChar(X.ThreadDim);
-      OS << Indent << "for (long long " << X.Name << " = (" << X.Lower
+      OS << Indent << "for (long long " << X.Name << " = (" << Lower(I)
          << ") + (long long)blockIdx." << D << " * blockDim." << D
-         << " + threadIdx." << D << "; " << X.Name << " < (" << X.Upper
+         << " + threadIdx." << D << "; " << X.Name << " < (" << Upper(I)
          << "); " << X.Name << " += (long long)gridDim." << D << " * blockDim."
          << D << ") {\n";
     } else {
@@ -756,6 +793,17 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
     }
     return Name + "[fs_i" + Offs(Off) + Moved + "]";
   };
+  // With a frame: the stencil inside the domain, the frame's values on
+  // the rest of the box.
+  if (Framed) {
+    std::string Inside;
+    for (size_t A = 0; A < IR.Axes.size(); ++A)
+      Inside += std::string(A ? " &&\n" + Indent + "    " : "") +
+                IR.Axes[A].Name + " >= (" + IR.Axes[A].Lower + ") && " +
+                IR.Axes[A].Name + " < (" + IR.Axes[A].Upper + ")";
+    OS << Indent << "if (" << Inside << ") {\n";
+    Indent += "  ";
+  }
   for (const ir::Update &U : IR.Updates) {
     Offset W{0, 0, 0};
     if (const ir::OutputArray *Out = findOutput(IR, U.Target))
@@ -763,6 +811,15 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
     OS << Indent << U.Target << "[fs_i" << Offs(W) << "] "
        << (U.Accumulate ? "+=" : "=") << " " << emitExpr(U.Value, Read, &IR)
        << ";\n";
+  }
+  if (Framed) {
+    Indent.resize(Indent.size() - 2);
+    OS << Indent << "} else {\n"
+       << emitFrameStores(IR, Indent + "  ",
+                          [&](const std::string &Name, const Offset &Off) {
+                            return Name + "[fs_i" + Offs(Off) + "]";
+                          })
+       << Indent << "}\n";
   }
   while (Loops-- > 0) {
     Indent.resize(Indent.size() - 2);

@@ -100,6 +100,9 @@ std::string stencilSignature(const ir::StencilIR &IR) {
     OS << ".clamp-" << Clamped;
   if (!Wrapped.empty())
     OS << ".wrap-" << Wrapped;
+  // Boundary values the kernel writes itself add a kernel over the frame.
+  if (IR.Frame.present())
+    OS << ".frame";
   OS << "." << dtypeTag(IR.ElementType);
   return OS.str();
 }
@@ -291,7 +294,7 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
   // entry that differs only there is the next best evidence. After it, the
   // same footprint on an untouched boundary: a replicated or periodic
   // boundary runs the same strategy over the interior, plus a thin frame
-  // kernel.
+  // kernel, and so do boundary values the kernel writes itself.
   auto Without = [](std::string Sig, const char *Part) {
     size_t Begin = Sig.find(Part);
     if (Begin == std::string::npos)
@@ -302,13 +305,23 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
   };
   auto Relaxed = [&](const std::string &Sig, int Pass) {
     std::string R = Pass >= 1 ? Without(Sig, ".coef") : Sig;
-    return Pass >= 2 ? Without(Without(R, ".clamp-"), ".wrap-") : R;
+    return Pass >= 2 ? Without(Without(Without(R, ".clamp-"), ".wrap-"),
+                               ".frame")
+                     : R;
   };
   auto Differs = [&](int Pass, const std::string &Entry) -> std::string {
     if (Pass == 1)
       return "differs only in how coefficients are passed";
-    const bool Wrap = Signature.find(".wrap-") != std::string::npos ||
-                      Entry.find(".wrap-") != std::string::npos;
+    auto Either = [&](const char *Part) {
+      return Signature.find(Part) != std::string::npos ||
+             Entry.find(Part) != std::string::npos;
+    };
+    const bool Wrap = Either(".wrap-");
+    if (Either(".frame"))
+      return std::string("differs in how coefficients are passed, in which "
+                         "axes have a ") +
+             (Wrap ? "replicated or periodic" : "replicated") +
+             " boundary or in the boundary values the kernel writes";
     return std::string("differs in how coefficients are passed or in which "
                        "axes have a ") +
            (Wrap ? "replicated or periodic" : "replicated") + " boundary";

@@ -271,6 +271,14 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
     R(U.Target);
     renameExpr(U.Value, Renames, ScalarCoefs);
   }
+  for (std::string &S : Out.Frame.Lower)
+    R(S);
+  for (std::string &S : Out.Frame.Upper)
+    R(S);
+  for (ir::Update &U : Out.Frame.Updates) {
+    R(U.Target);
+    renameExpr(U.Value, Renames, ScalarCoefs);
+  }
   // Only a grid extent's value and an at-least's expression are written
   // over the parameters; the other kinds name a thread dimension ("x"),
   // numbers or compile-time constants.

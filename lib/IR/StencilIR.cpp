@@ -295,9 +295,6 @@ std::string whyNoGenerator(const StencilIR &IR) {
            "' over its block into " + Outs +
            ", which no generator reproduces";
   }
-  if (IR.Frame.present())
-    return "the kernel also writes boundary values on a frame around the "
-           "domain (frame), which no generator writes yet";
   return "";
 }
 

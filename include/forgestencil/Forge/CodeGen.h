@@ -80,6 +80,13 @@ std::string emitExpr(const ir::Expr &E, const ReadEmitter &Read,
 
 /// Whether an axis of the IR is split from a 1-D thread id.
 bool hasLinearAxes(const ir::StencilIR &IR);
+/// For a kernel on a 1-D thread id: the C expression of a point's id from
+/// view coordinates named by Coord ("fs_hi[0] - 1", "x", ...).
+std::string linearIdOf(const StencilView &V,
+                       const std::function<std::string(int)> &Coord);
+/// The "s0", "s1", "s2" terms of an offset in view axes, e.g.
+/// " + (-1) * s1" (nothing for offset 0).
+std::string offsetTerms(const ir::Offset &ViewOff);
 /// The generated kernel's parameters: the original's arrays re-typed as
 /// `const T *__restrict__` (read only) or `T *__restrict__` (written), its
 /// other parameters as spelled, then `Idx lo0, hi0, lo1, hi1, lo2, hi2, s0,
