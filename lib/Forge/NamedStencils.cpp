@@ -365,6 +365,27 @@ StencilIR wrappedVariant(StencilIR IR, unsigned Axes) {
   return IR;
 }
 
+/// A stencil whose kernel writes a Dirichlet boundary itself: the domain
+/// stays what the stencil's guards give, and the rest of the whole array,
+/// the frame's box [0, extent) along every axis, gets \p Value at each
+/// output (`star2d_r1_dirichlet` copies the input there,
+/// `star3d_r1_dirichlet0` writes zeros). \p Suffix names it.
+StencilIR dirichletVariant(StencilIR IR, const std::string &Suffix,
+                           const Expr &Value) {
+  IR.Kernel += "_dirichlet" + Suffix;
+  for (const ir::Axis &X : IR.Axes) {
+    IR.Frame.Lower.push_back("0");
+    IR.Frame.Upper.push_back(X.Extent);
+  }
+  for (const ir::OutputArray &Out : IR.Outputs) {
+    ir::Update U;
+    U.Target = Out.Param;
+    U.Value = Value;
+    IR.Frame.Updates.push_back(std::move(U));
+  }
+  return IR;
+}
+
 /// The thermal update of a Rodinia-style chip simulation as the analysis of
 /// apps/hotspot2d reads it: a 5-point star of the temperature plus the
 /// power, adiabatic edges (reads clamped into the chip).
@@ -418,6 +439,8 @@ std::vector<std::string> namedStencilNames() {
   Names.push_back("box3d_r1_clamp");
   Names.push_back("star2d_r1_wrap");
   Names.push_back("star3d_r2_wrap");
+  Names.push_back("star2d_r1_dirichlet");
+  Names.push_back("star3d_r1_dirichlet0");
   return Names;
 }
 
@@ -442,6 +465,12 @@ std::optional<StencilIR> namedStencil(const std::string &Name,
     return wrappedVariant(star(2, 1, ElementType), 0b11);
   if (Name == "star3d_r2_wrap")
     return wrappedVariant(star(3, 2, ElementType), 0b1);
+  if (Name == "star2d_r1_dirichlet")
+    return dirichletVariant(star(2, 1, ElementType), "",
+                            read("in", {0, 0, 0}));
+  if (Name == "star3d_r1_dirichlet0")
+    return dirichletVariant(star(3, 1, ElementType), "0",
+                            literal(ElementType == "float" ? "0.0f" : "0.0"));
   for (const char *Shape : {"star", "box"})
     for (unsigned D = 2; D <= 3; ++D)
       for (unsigned R = 1; R <= 4; ++R) {

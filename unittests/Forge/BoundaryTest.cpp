@@ -6,6 +6,13 @@
 // frame, the original and the reference; its signature, test sizes and
 // parameter renames know it.
 //
+// A boundary frame (values the kernel writes itself around its domain)
+// goes through the same boxes: the box as the launch covers it, the domain
+// clipped into it, the boundary kernel over the rest before the domain;
+// the original tests the domain inside the box. Also with a clamped or
+// wrapped axis, on a 1-D thread id, with renamed parameters, in the
+// signature and in the cases' bounds.
+//
 //===----------------------------------------------------------------------===//
 
 #include "forgestencil/Forge/CaseShapes.h"
@@ -222,6 +229,203 @@ TEST(Boundary, EveryCaseOfAWrappedStencilHoldsItsAssumption) {
     EXPECT_GE(C.Ext[0], 50);
     EXPECT_TRUE(C.Derivation.Check.InBounds) << C.Derivation.Check.Why;
   }
+}
+
+TEST(Boundary, NamedDirichletStencils) {
+  ir::StencilIR S2 = named("star2d_r1_dirichlet");
+  EXPECT_EQ(S2.Axes[0].Lower, "1");
+  EXPECT_EQ(S2.Axes[1].Upper, "ny - 1");
+  EXPECT_EQ(S2.Frame.Lower, (std::vector<std::string>{"0", "0"}));
+  EXPECT_EQ(S2.Frame.Upper, (std::vector<std::string>{"nx", "ny"}));
+  ASSERT_EQ(S2.Frame.Updates.size(), 1u);
+  EXPECT_EQ(S2.Frame.Updates[0].Target, "out");
+  EXPECT_EQ(S2.Frame.Updates[0].Value.Kind, ir::Expr::Read);
+  EXPECT_EQ(ir::validate(S2), "");
+  ir::StencilIR S3 = named("star3d_r1_dirichlet0", "double");
+  EXPECT_EQ(S3.Frame.Upper, (std::vector<std::string>{"nx", "ny", "nz"}));
+  EXPECT_EQ(S3.Frame.Updates[0].Value.Value, "0.0");
+  EXPECT_EQ(ir::validate(S3), "");
+  EXPECT_EQ(ir::whyNoGenerator(S3), "");
+}
+
+TEST(Boundary, EveryStrategyWritesTheFrameBeforeTheDomain) {
+  for (const char *Name : {"star2d_r1_dirichlet", "star3d_r1_dirichlet0"}) {
+    ir::StencilIR IR = named(Name);
+    unsigned Generated = 0;
+    for (const auto &Strat : forge::allStrategies())
+      for (const forge::StrategyParams &P : Strat->searchSpace(IR)) {
+        forge::GeneratedSource G = generate(IR, P);
+        if (!G.ok())
+          continue;
+        ++Generated;
+        const std::string &S = G.Source;
+        SCOPED_TRACE(std::string(Name) + " " + P.id());
+        size_t Kernel = S.find("__global__ void fs_test_boundary(");
+        size_t Box = S.find("fs_fhi[0] = fs_min((long long)(nx), fs_first + "
+                            "fs_covered);");
+        size_t Clip = S.find("fs_lo[a] = fs_min(fs_max(fs_lo[a], fs_flo[a]), "
+                             "fs_fhi[a]);");
+        size_t Launch = S.find("fs_test_boundary<<<");
+        size_t Empty = S.find("return; // no domain: the box was all "
+                              "boundary");
+        ASSERT_NE(Kernel, std::string::npos);
+        EXPECT_LT(Kernel, Box);
+        EXPECT_LT(Box, Clip);
+        EXPECT_LT(Clip, Launch);
+        EXPECT_LT(Launch, Empty);
+        // The domain's own guards stay as they were.
+        EXPECT_TRUE(contains(S, "fs_lo[0] = fs_max((long long)(1), "
+                                "fs_first);"));
+        EXPECT_FALSE(contains(S, "nothing to compute: the original writes "
+                                 "nothing"));
+        EXPECT_FALSE(contains(S, "fs_test_frame"));
+      }
+    EXPECT_GT(Generated, 0u) << Name;
+  }
+}
+
+TEST(Boundary, TheFrameKernelStoresTheValuesAtThePoint) {
+  std::string S = naive(named("star2d_r1_dirichlet"));
+  EXPECT_TRUE(contains(S, "    const long long fs_i = x * s0 + y * s1 + z * "
+                          "s2;\n    out[fs_i] = in[fs_i];\n  }\n}\n"))
+      << S;
+  // Every axis of the IR is cut, the missing middle one is not.
+  EXPECT_TRUE(contains(S, "const int fs_axes[2] = {0, 2};"));
+  EXPECT_TRUE(contains(S, "fs_blo[a] = fs_flo[a];"));
+  EXPECT_TRUE(contains(S, "fs_bhi[fs_axes[k]] = fs_lo[fs_axes[k]];"));
+  S = naive(named("star3d_r1_dirichlet0"));
+  EXPECT_TRUE(contains(S, "    out[fs_i] = 0.0f;\n")) << S;
+  EXPECT_TRUE(contains(S, "const int fs_axes[3] = {0, 1, 2};"));
+  EXPECT_TRUE(contains(S, "fs_fhi[1] = fs_min((long long)(ny), fs_first + "
+                          "fs_covered);"));
+}
+
+TEST(Boundary, TheOriginalTestsTheDomainInsideTheBox) {
+  std::string O = original(named("star2d_r1_dirichlet"));
+  EXPECT_TRUE(contains(O, "if (i < (0) || i >= (nx))\n    return;")) << O;
+  EXPECT_TRUE(contains(O, "if (j < (0) || j >= (ny))\n    return;"));
+  EXPECT_TRUE(contains(O, "  if (i >= (1) && i < (nx - 1) &&\n"
+                          "      j >= (1) && j < (ny - 1)) {\n"
+                          "    out[fs_i] = "));
+  EXPECT_TRUE(contains(O, "  } else {\n    out[fs_i] = in[fs_i];\n  }\n"));
+  // No clamp or box helper: the original reads nothing moved.
+  EXPECT_FALSE(contains(O, "FORGESTENCIL_GENERATED_CLAMP"));
+  // A loop axis runs over the box.
+  ir::StencilIR IR = named("star3d_r1_dirichlet0");
+  IR.Axes[2].Source = ir::AxisSource::Loop;
+  O = original(IR);
+  EXPECT_TRUE(contains(O, "for (long long k = (0); k < (nz); ++k) {")) << O;
+  EXPECT_TRUE(contains(O, "k >= (1) && k < (nz - 1)) {"));
+  EXPECT_TRUE(contains(O, "} else {\n      out[fs_i] = 0.0f;\n    }\n"));
+}
+
+TEST(Boundary, AFrameWithAWrappedAxis) {
+  // Wrapped along x over whole rows, a frame on the first and last rows:
+  // the wrapped frame inside the domain, the boundary kernel outside it.
+  ir::StencilIR IR = named("star2d_r1_wrap");
+  IR.Axes[1].WrapLower = IR.Axes[1].WrapUpper = "";
+  IR.Axes[1].Lower = "1";
+  IR.Axes[1].Upper = "ny - 1";
+  IR.Frame = named("star2d_r1_dirichlet").Frame;
+  std::string S = naive(IR);
+  size_t Boundary = S.find("fs_test_boundary<<<");
+  size_t Wrapped = S.find("fs_test_frame<<<");
+  ASSERT_NE(Boundary, std::string::npos) << S;
+  EXPECT_LT(Boundary, Wrapped);
+  EXPECT_TRUE(contains(S, "__device__ inline long long fs_wrap("));
+  EXPECT_TRUE(contains(S, "const int fs_axes[1] = {0};"));
+  std::string O = original(IR);
+  EXPECT_TRUE(contains(O, "in[fs_i + (fs_wrap(i + (-1), (long long)(0), "
+                          "(long long)(nx - 1)) - i) * (long long)(1)]"));
+  EXPECT_TRUE(contains(O, "} else {\n    out[fs_i] = in[fs_i];"));
+}
+
+TEST(Boundary, AFrameOnAOneDimensionalIdSkipsPointsBeyondTheLaunch) {
+  ir::StencilIR IR = named("star2d_r1_dirichlet");
+  for (size_t A = 0; A < 2; ++A) {
+    IR.Axes[A].Source = ir::AxisSource::Linear;
+    IR.Axes[A].ThreadDim = 'x';
+  }
+  IR.Axes[0].LinearStep = "1";
+  IR.Axes[0].LinearModulus = "nx";
+  IR.Axes[1].LinearStep = "nx";
+  std::string S = naive(IR);
+  EXPECT_TRUE(contains(S, ", long long fs_ids, fs_frame_boxes fs_f) {"))
+      << S;
+  EXPECT_TRUE(contains(S, "if ((x - (0)) * (long long)(1) + (z - (0)) * "
+                          "(long long)(nx) >= fs_ids)\n      continue;"));
+  EXPECT_TRUE(contains(S, "fs_fhi[0] = fs_min(fs_fhi[0], (long long)(0) + "
+                          "(long long)(nx));"));
+  EXPECT_TRUE(contains(S, ", (long long)grid.x * block.x, fs_f);"));
+}
+
+TEST(Boundary, RefusesFramesNoGeneratorCanWrite) {
+  auto Why = [](const ir::StencilIR &IR) {
+    std::string Error;
+    EXPECT_FALSE(forge::StencilView::create(IR, Error));
+    return Error;
+  };
+  ir::StencilIR IR = named("star2d_r1_dirichlet");
+  IR.Frame.Upper.pop_back();
+  EXPECT_EQ(Why(IR), "the frame's box needs a lower and an upper bound per "
+                     "axis (2)");
+  IR = named("star2d_r1_dirichlet");
+  IR.Frame.Updates[0].Target = "in";
+  EXPECT_EQ(Why(IR), "the frame stores 'in', which the stencil does not "
+                     "update");
+  IR = named("star2d_r1_dirichlet");
+  IR.Frame.Updates[0].Value.Off = {1, 0, 0};
+  EXPECT_EQ(Why(IR), "the frame value of 'out' reads 'in' at another point "
+                     "than its own");
+  IR = named("star2d_r1_dirichlet");
+  IR.Frame.Updates[0].Value.Name = "out";
+  EXPECT_EQ(Why(IR), "the frame value of 'out' reads 'out', an output, which "
+                     "the frame's stores may change");
+  IR = named("star2d_r1_dirichlet");
+  IR.Frame.Updates.push_back(IR.Frame.Updates[0]);
+  EXPECT_EQ(Why(IR), "the frame stores 'out' twice");
+}
+
+TEST(Boundary, SignatureAndRenamesKnowTheFrame) {
+  EXPECT_EQ(forge::stencilSignature(named("star2d_r1_dirichlet")),
+            "2d.star.r1.pts5.in1.out1.pp0.coef-scalar-param.frame.f32");
+  ir::StencilIR IR = named("star2d_r1_dirichlet");
+  IR.Frame.Updates[0].Value = ir::Expr();
+  IR.Frame.Updates[0].Value.Kind = ir::Expr::Coef;
+  IR.Frame.Updates[0].Value.Name = "c0";
+  ir::StencilIR R = forge::renameParams(
+      IR, {{"nx", "fs_p_nx"}, {"out", "fs_p_out"}, {"c0", "fs_p_c0"}});
+  EXPECT_EQ(R.Frame.Upper[0], "fs_p_nx");
+  EXPECT_EQ(R.Frame.Updates[0].Target, "fs_p_out");
+  EXPECT_EQ(R.Frame.Updates[0].Value.Name, "fs_p_c0");
+}
+
+TEST(Boundary, CasesHoldADomainAndAFrameInBounds) {
+  for (const char *Name : {"star2d_r1_dirichlet", "star3d_r1_dirichlet0"}) {
+    ir::StencilIR IR = named(Name);
+    std::mt19937 Rng(3);
+    for (const forge::CaseShape &C :
+         forge::makeCases(IR, {64, 64, 64}, {32, 4, 2}, Rng, true)) {
+      SCOPED_TRACE(std::string(Name) + " " + C.Name);
+      EXPECT_TRUE(C.Derivation.Check.InBounds) << C.Derivation.Check.Why;
+      // The domain [1, n - 1) and the frame around it hold points.
+      for (unsigned A = 0; A < IR.Dims; ++A)
+        EXPECT_GE(C.Ext[A], 3);
+    }
+  }
+  // A box wider than the arrays writes outside them.
+  ir::StencilIR IR = named("star2d_r1_dirichlet");
+  IR.Frame.Upper[1] = "ny + 1";
+  forge::BoundsCheck B = forge::checkBounds(IR, {35, 19, 1}, {32, 8, 1});
+  EXPECT_TRUE(B.Known);
+  EXPECT_FALSE(B.InBounds);
+  EXPECT_EQ(B.Why, "the original writes y = 19, outside [0, 19)");
+  // An empty domain still writes its box.
+  IR = named("star2d_r1_dirichlet");
+  IR.Frame.Upper[0] = "nx + 1";
+  B = forge::checkBounds(IR, {2, 19, 1}, {32, 8, 1});
+  EXPECT_FALSE(B.InBounds);
+  EXPECT_EQ(B.Why, "the original writes x = 2, outside [0, 2)");
 }
 
 } // namespace

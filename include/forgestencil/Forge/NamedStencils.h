@@ -15,7 +15,11 @@
 /// periodic (wrapped) boundary: `star2d_r1_wrap`, the 5-point star wrapped
 /// on both axes over the whole array, and `star3d_r2_wrap`, the 13-point
 /// star wrapped along x only (the whole row its domain, a period of at
-/// least 2 assumed) and guarded along y and z.
+/// least 2 assumed) and guarded along y and z. Two write a Dirichlet
+/// boundary themselves (a boundary frame): `star2d_r1_dirichlet`, the
+/// 5-point star over [1, n - 1) along both axes that copies its input on
+/// the rest of the array, and `star3d_r1_dirichlet0`, the 7-point star
+/// that writes zeros there.
 ///
 //===----------------------------------------------------------------------===//
 
