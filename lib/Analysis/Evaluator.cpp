@@ -397,6 +397,10 @@ Value Interpreter::eval(const Expr *E) {
     return eval(S->getReplacement());
   if (const auto *C = dyn_cast<ConstantExpr>(E))
     return eval(C->getSubExpr());
+  // The temporaries of a full expression (std::max(i - 1, 0) binds them to
+  // its const int & parameters) change nothing the analysis reads.
+  if (const auto *C = dyn_cast<ExprWithCleanups>(E))
+    return eval(C->getSubExpr());
   if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
     return eval(M->getSubExpr());
 

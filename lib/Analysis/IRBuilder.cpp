@@ -587,7 +587,27 @@ KernelAnalysis Interpreter::finish() {
     bool Counted = X.Source == ir::AxisSource::Thread ||
                    X.Source == ir::AxisSource::Linear ||
                    X.Source == ir::AxisSource::GridStride;
+    // A loop axis' own range, which "k != 0" (if (k == 0) continue;) may
+    // narrow at either end.
+    std::optional<Poly> LoopLo, LoopHi;
+    for (const AxisSym &L : LoopAxes)
+      if (X.Source == ir::AxisSource::Loop && L.Symbol == S && L.HasLoopRange) {
+        LoopLo = L.LoopLower;
+        LoopHi = L.LoopUpper;
+      }
     for (const Poly &V : Excluded) {
+      if (LoopLo && Lowers.empty() && Uppers.empty()) {
+        if (V == *LoopLo) {
+          LoopLo = V + Poly::constant(1);
+          X.Lower = Display(*LoopLo);
+          continue;
+        }
+        if (V == *LoopHi - Poly::constant(1)) {
+          LoopHi = V;
+          X.Upper = Display(*LoopHi);
+          continue;
+        }
+      }
       Poly Lo = Lowers.size() == 1 ? Lowers[0] : Poly();
       bool HasLo = Lowers.size() == 1 || (Lowers.empty() && Counted);
       std::optional<Poly> Up = Uppers.size() == 1 ? std::optional<Poly>(Uppers[0])
@@ -631,12 +651,10 @@ KernelAnalysis Interpreter::finish() {
       partial(ReasonKind::Guard, "no upper bound on the 1-D thread id along " + S);
     if (X.Source == ir::AxisSource::Loop) {
       // The loop's own range, unless guards narrow it further.
-      for (const AxisSym &L : LoopAxes)
-        if (L.Symbol == S && L.HasLoopRange && Lowers.empty() &&
-            Uppers.empty()) {
-          TLo[A] = L.LoopLower;
-          THi[A] = L.LoopUpper;
-        }
+      if (LoopLo && Lowers.empty() && Uppers.empty()) {
+        TLo[A] = LoopLo;
+        THi[A] = LoopHi;
+      }
     } else {
       if (Lowers.size() == 1)
         TLo[A] = Lowers[0];

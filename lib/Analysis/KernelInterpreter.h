@@ -348,6 +348,14 @@ private:
   void execIf(const IfStmt *If);
   /// A for, while or do statement.
   void execLoopStmt(const Stmt *S);
+  /// Runs a loop's body once (one iteration, or the iteration of the axis
+  /// symbol): in its top-level block, if (c) continue; skips the rest of
+  /// the body where c holds, a guard for what follows it. A break or
+  /// continue anywhere else is not followed (partial).
+  void execLoopBody(const Stmt *Body);
+  /// The body execLoopBody runs now.
+  const Stmt *LoopBody = nullptr;
+  static const IfStmt *continuingIf(const Stmt *S);
   const IfStmt *returningIf(const Stmt *S);
   /// If's condition with its then-block less its return, and the
   /// statements [From, To) as its else.

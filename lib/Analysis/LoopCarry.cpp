@@ -165,7 +165,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     for (size_t I = 0; I < Carried.size(); ++I)
       Get(Carried[I]) = Start[I];
     Env[Var] = Value::index(KSym);
-    exec(Body);
+    execLoopBody(Body);
     std::vector<Value> End;
     for (const Slot &S : Carried)
       End.push_back(Get(S));

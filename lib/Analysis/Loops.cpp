@@ -202,7 +202,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       TC.D = K - Bound.Idx;
       TC.Text = text(Cond) + " (round " + std::to_string(J) + ")";
       enterCond(TC);
-      exec(Body);
+      execLoopBody(Body);
       leaveCond();
     }
     // What the loop loads counts where its tile is read, in the reader's
@@ -236,7 +236,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
         return;
       }
       Env[Var] = Value::index(Poly::constant(V));
-      exec(Body);
+      execLoopBody(Body);
     }
     return;
   }
@@ -252,7 +252,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       if (VarOnLeft && comparison(Cond, false, Cs))
         Guards.insert(Guards.end(), Cs.begin(), Cs.end());
       size_t Saved = Guards.size() - Cs.size();
-      exec(Body);
+      execLoopBody(Body);
       Guards.resize(Saved);
       return;
     }
@@ -292,7 +292,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       LoopAxes.back().CarryRefused = IndexRefused;
       Env[Var] = Value::index(Poly::symbol(A.Symbol));
     }
-    exec(Body);
+    execLoopBody(Body);
     return;
   }
   notStencil(ReasonKind::Loop, "a loop over '" + Var->getName().str() + "' (" + text(Cond) +

@@ -461,6 +461,8 @@ void Interpreter::execIf(const IfStmt *If) {
     auto SingleStore = [](const Stmt *S) -> const BinaryOperator * {
       if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && CS->size() == 1)
         S = CS->body_front();
+      if (const auto *EWC = dyn_cast<ExprWithCleanups>(S))
+        S = EWC->getSubExpr();
       const auto *B = dyn_cast<BinaryOperator>(S);
       return B && B->getOpcode() == BO_Assign &&
                      isa<ArraySubscriptExpr>(B->getLHS()->IgnoreParenImpCasts())
@@ -596,6 +598,23 @@ void Interpreter::execIf(const IfStmt *If) {
   }
 }
 
+void Interpreter::execLoopBody(const Stmt *Body) {
+  const Stmt *Outer = std::exchange(LoopBody, Body);
+  exec(Body);
+  LoopBody = Outer;
+}
+
+/// if (c) continue; (or if (c) { continue; }) with no else: the if, or null.
+const IfStmt *Interpreter::continuingIf(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return nullptr;
+  const Stmt *Then = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(Then); CS && CS->size() == 1)
+    Then = CS->body_front();
+  return isa<ContinueStmt>(Then) ? If : nullptr;
+}
+
 void Interpreter::execLoopStmt(const Stmt *S) {
   if (const auto *F = dyn_cast<ForStmt>(S)) {
     execFor(F);
@@ -608,7 +627,7 @@ void Interpreter::execLoopStmt(const Stmt *S) {
   const auto *D = cast<DoStmt>(S);
   // do { ... } while (0), the macro writer's statement: its body once.
   if (constantCondition(D->getCond()) == false) {
-    exec(D->getBody());
+    execLoopBody(D->getBody());
     return;
   }
   execWhile(D->getCond(), D->getBody(), true);
@@ -670,8 +689,30 @@ void Interpreter::exec(const Stmt *S) {
   }
   if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
     const bool CompoundTail = Tail;
+    // In a loop's own block: if (c) continue; guards what follows.
+    const bool Body = CS == std::exchange(LoopBody, nullptr);
+    size_t ContinueFrom = Guards.size(), ContinueGuards = 0;
     for (auto It = CS->body_begin(), End = CS->body_end(); It != End; ++It) {
       Tail = CompoundTail && std::next(It) == End;
+      if (const IfStmt *If = Body ? continuingIf(*It) : nullptr) {
+        if (std::optional<bool> Taken = constantCondition(If->getCond())) {
+          if (*Taken)
+            break; // this iteration stops here
+          continue;
+        }
+        std::vector<Constraint> Cs;
+        if (!guardConstraints(If->getCond(), /*Negate=*/true, Cs)) {
+          partial(ReasonKind::ControlFlow, "a continue under a condition the analysis does "
+                  "not follow: " + text(If->getCond()));
+          break;
+        }
+        if (ContinueGuards == 0)
+          ContinueFrom = Guards.size();
+        Guards.insert(Guards.begin() + ContinueFrom + ContinueGuards, Cs.begin(),
+                      Cs.end());
+        ContinueGuards += Cs.size();
+        continue;
+      }
       // if (c) { s; return; } rest  is  if (c) { s } else { rest } where
       // nothing runs after rest: the threads that return skip rest only.
       if (CompoundTail && Frames.empty())
@@ -682,7 +723,20 @@ void Interpreter::exec(const Stmt *S) {
         }
       exec(*It);
     }
+    if (ContinueGuards != 0 && Guards.size() >= ContinueFrom + ContinueGuards)
+      Guards.erase(Guards.begin() + ContinueFrom,
+                   Guards.begin() + ContinueFrom + ContinueGuards);
     Tail = CompoundTail;
+    return;
+  }
+  if (const auto *L = dyn_cast<LabelStmt>(S)) {
+    exec(L->getSubStmt()); // a label alone changes nothing (goto is refused)
+    return;
+  }
+  if (isa<ContinueStmt>(S) || isa<BreakStmt>(S)) {
+    partial(ReasonKind::ControlFlow, std::string("a ") +
+            (isa<BreakStmt>(S) ? "break" : "continue") +
+            " the analysis does not follow (it would skip the statements after it)");
     return;
   }
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
