@@ -391,7 +391,8 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
        << "  fs_domain(dim3(1, 1, 1), dim3(1, 1, 1), fs_ext, fs_lo, fs_hi, fs_st);\n";
     // The original writes its frame's box too, which may need more ids.
     if (IR.Frame.present()) {
-      OS << "  // With the frame's box, as the ids cover it.\n";
+      OS << "  // With the frame's box, as the ids cover it.\n"
+         << extentLocals(IR);
       for (size_t A = 0; A < IR.Axes.size() && A < IR.Frame.Upper.size();
            ++A) {
         const ir::Axis &X = IR.Axes[A];
