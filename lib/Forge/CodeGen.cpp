@@ -701,7 +701,9 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
   int Loops = 0;
   // The range each axis's guards and loops run over: the domain's, or with
   // a frame the frame's box, inside which the domain is tested.
-  const bool Framed = hasFrame(IR);
+  const bool Framed = hasFrame(IR) &&
+                      IR.Frame.Lower.size() >= IR.Axes.size() &&
+                      IR.Frame.Upper.size() >= IR.Axes.size();
   auto Lower = [&](size_t A) -> const std::string & {
     return Framed ? IR.Frame.Lower[A] : IR.Axes[A].Lower;
   };
