@@ -48,6 +48,17 @@ reason>`, then `emulated N candidates: P passed, F failed`. Exit status 0
 when every candidate passed, 1 when one failed, 2 when the emulation could
 not be built or run.
 
+With --bundle, the directory is a tuning bundle that fs-rewrite --bundle
+wrote for fs-tune: each candidate's driver includes the app's own
+translation unit, so the emulation verifies the candidate against the app's
+real kernel (what the analysis read), not against the original the IR
+describes. The app's unit is inlined into the driver (its launches become
+host calls like the driver's; headers it includes from its own directory
+are found there but are not rewritten), and the driver runs the given small
+verification cases (--case, default three 2-D/3-D sizes, odd and aligned,
+one with a partial grid) instead of the bundle's GPU-sized ones. Prints
+`PASS <kernel> <id>` or `FAIL <kernel> <id>: <reason>` per candidate.
+
 Python 3 standard library only.
 """
 import argparse
@@ -484,18 +495,24 @@ def check_emulatable(units, ids):
                 "after another do not give" % (who, op))
 
 
-def write_sources(units, work):
-    """Writes the host versions of the units and the cuda_runtime.h that
-    stands for the toolkit's; returns {unit name: source path}."""
-    functions = [f for u in units for f in u.kernels + u.device_functions]
-    barriers = barrier_functions(functions)
-    max_threads = {k.name: k.max_threads for u in units for k in u.kernels}
+def write_include(work):
+    """The shim and the cuda_runtime.h (and friends) that stand for the
+    toolkit's, in work/include."""
     include = os.path.join(work, "include")
     os.makedirs(include, exist_ok=True)
     shutil.copyfile(SHIM, os.path.join(include, SHIM_NAME))
     for header in ("cuda_runtime.h", "cuda_runtime_api.h", "cuda_pipeline.h"):
         with open(os.path.join(include, header), "w") as f:
             f.write('#include "%s"\n' % SHIM_NAME)
+
+
+def write_sources(units, work):
+    """Writes the host versions of the units and the cuda_runtime.h that
+    stands for the toolkit's; returns {unit name: source path}."""
+    functions = [f for u in units for f in u.kernels + u.device_functions]
+    barriers = barrier_functions(functions)
+    max_threads = {k.name: k.max_threads for u in units for k in u.kernels}
+    write_include(work)
     sources = {}
     for u in units:
         path = os.path.join(work, u.name[:-3] + ".cpp")
@@ -529,7 +546,7 @@ def write_runtime(work):
     return path
 
 
-def compile_unit(cxx, source, work):
+def compile_unit(cxx, source, work, extra=()):
     obj = source[:-4] + ".o"
     # The runtime unit includes the shim itself, after its macro.
     pch = [] if source.endswith(RUNTIME_UNIT) else ["-include", SHIM_NAME]
@@ -538,20 +555,21 @@ def compile_unit(cxx, source, work):
         # The fibers switch stacks under AddressSanitizer's feet: the
         # runtime itself is not instrumented (the kernels it runs are).
         flags = [f for f in CXXFLAGS if f not in ASAN_FLAGS]
-    cmd = [cxx] + flags + ["-I", os.path.join(work, "include")] + pch + [
-        "-c", source, "-o", obj]
+    cmd = [cxx] + flags + ["-I", os.path.join(work, "include")] + list(
+        extra) + pch + ["-c", source, "-o", obj]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True)
     return obj, r.returncode, r.stdout
 
 
-def compile_all(cxx, sources, work, jobs):
+def compile_all(cxx, sources, work, jobs, extra=(), precompile=True):
     """Object paths of sources, in order."""
-    precompile_shim(cxx, work)
+    if precompile:
+        precompile_shim(cxx, work)
     objects = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for obj, rc, log in pool.map(lambda s: compile_unit(cxx, s, work),
-                                     sources):
+        for obj, rc, log in pool.map(
+                lambda s: compile_unit(cxx, s, work, extra), sources):
             if rc != 0:
                 first = next((l for l in log.splitlines() if "error" in l),
                              log.strip().splitlines()[-1] if log.strip()
@@ -622,7 +640,18 @@ def fault_report(stderr, ids):
 def main(argv):
     parser = argparse.ArgumentParser(
         description="Verify an fs-bench directory's candidates on the CPU.")
-    parser.add_argument("bench_dir", help="what fs-bench --emit-dir wrote")
+    parser.add_argument("bench_dir", help="what fs-bench --emit-dir wrote "
+                        "(with --bundle: what fs-rewrite --bundle wrote)")
+    parser.add_argument("--bundle", action="store_true",
+                        help="the directory is a tuning bundle: verify its "
+                        "candidates against the app's own kernels")
+    parser.add_argument("--kernel", action="append", default=[],
+                        help="with --bundle: only this kernel (repeatable)")
+    parser.add_argument("--case", action="append", default=[],
+                        help="with --bundle: a verification case "
+                        "NAME=E0,E1,E2 (repeatable; a NAME with "
+                        "'partial-grid' launches a grid that does not "
+                        "cover the array)")
     parser.add_argument("--time-ext",
                         help="the driver's timed size (default: small)")
     parser.add_argument("--reps", type=int, default=3,
@@ -646,7 +675,7 @@ def main(argv):
                            tempfile.mkdtemp(prefix="fs-cpu-emulate-"))
     os.makedirs(work, exist_ok=True)
     try:
-        return emulate(args, work)
+        return emulate_bundle(args, work) if args.bundle else emulate(args, work)
     except EmulationError as e:
         print("cpu-emulate: error: %s" % e, file=sys.stderr)
         return 2
@@ -728,6 +757,128 @@ def emulate(args, work):
     print("emulated %d candidates: %d passed, %d failed"
           % (len(ordered), passed, failed))
     return 1 if failed else 0
+
+
+# --- Tuning bundles -------------------------------------------------------
+
+# Small cases: odd extents (no block or vector width divides them), the
+# same rounded up to a multiple of 4 (the vector kernels run), and a grid
+# that leaves part of the array alone.
+BUNDLE_CASES = {
+    1: ["small=1001", "small-partial-grid=999", "small-aligned=1004"],
+    2: ["small=37,23", "small-partial-grid=45,19", "small-aligned=40,23"],
+    3: ["small=23,13,11", "small-partial-grid=21,15,9",
+        "small-aligned=24,13,11"],
+}
+
+APP_INCLUDE = re.compile(r'^#include "(\.\./\.\./[^"]+)"[ \t]*$', re.M)
+
+
+def bundle_unit(bundle_dir, driver):
+    """The driver with the app's unit it includes inlined, and the app
+    unit's directory (for the headers it includes)."""
+    path = os.path.join(bundle_dir, driver)
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise EmulationError("cannot read %s: %s" % (driver, e))
+    m = APP_INCLUDE.search(text)
+    if not m:
+        raise EmulationError("%s includes no app unit" % driver)
+    app = os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))
+    try:
+        with open(app) as f:
+            app_text = f.read()
+    except OSError as e:
+        raise EmulationError("cannot read the app's unit %s: %s" % (app, e))
+    after = text.count("\n", 0, m.end()) + 2
+    unit = (text[:m.start()] + '#line 1 "%s"\n' % app + app_text +
+            '\n#line %d "%s"\n' % (after, driver) + text[m.end():])
+    return unit, os.path.dirname(app)
+
+
+def emulate_bundle(args, work):
+    path = os.path.join(args.bench_dir, "manifest.json")
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as e:
+        raise EmulationError("cannot read %s: %s" % (path, e))
+    if not shutil.which(args.cxx):
+        raise EmulationError("no host C++ compiler '%s'" % args.cxx)
+    kernels = [k for k in manifest.get("kernels", [])
+               if not args.kernel or k.get("name") in args.kernel]
+    missing = set(args.kernel) - {k.get("name") for k in kernels}
+    if missing:
+        raise EmulationError("the bundle has no kernel %s"
+                             % ", ".join(sorted(missing)))
+    write_include(work)
+    precompile_shim(args.cxx, work)
+    runtime = compile_all(args.cxx, [write_runtime(work)], work, 1,
+                          precompile=False)[0]
+    passed = failed = 0
+    for k in kernels:
+        name = k.get("name", "?")
+        for n, c in enumerate(k.get("candidates", [])):
+            cid = c.get("id", "?")
+            try:
+                ok, detail = emulate_bundle_candidate(args, work, runtime, k,
+                                                      c, n)
+            except EmulationError as e:
+                ok, detail = False, str(e)
+            if ok:
+                passed += 1
+                print("PASS %s %s%s" % (name, cid,
+                                        " (%s)" % detail if detail else ""))
+            else:
+                failed += 1
+                print("FAIL %s %s: %s" % (name, cid, detail))
+    print("emulated %d candidates: %d passed, %d failed"
+          % (passed + failed, passed, failed))
+    return 1 if failed else 0
+
+
+def emulate_bundle_candidate(args, work, runtime, kernel, cand, n):
+    text, app_dir = bundle_unit(args.bench_dir, cand["driver"])
+    unit = Unit(cand["driver"], text)
+    op = unit.warp_synchronous()
+    if op:
+        raise EmulationError("cannot emulate it: it uses %s" % op)
+    functions = unit.kernels + unit.device_functions
+    barriers = barrier_functions(functions)
+    max_threads = {f.name: f.max_threads for f in unit.kernels}
+    stem = "%s-%d" % (re.sub(r"[^\w.-]", "_", kernel.get("name", "k")), n)
+    source = os.path.join(work, stem + ".cpp")
+    with open(source, "w") as f:
+        f.write(unit.rewrite(barriers, max_threads))
+    obj = compile_all(args.cxx, [source], work, 1, ["-I", app_dir],
+                      precompile=False)[0]
+    binary = link(args.cxx, [obj, runtime], os.path.join(work, stem))
+    dims = int(kernel.get("ir", {}).get("dims", 0)) or 3
+    cases = args.case or BUNDLE_CASES.get(dims, BUNDLE_CASES[3])
+    time_ext = args.time_ext or DEFAULT_TIME_EXT.get(dims, "35,19,11")
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ASAN_OPTIONS
+    cmd = [binary, "--time-ext", time_ext, "--reps", str(args.reps)]
+    for case in cases:
+        cmd += ["--case", case]
+    try:
+        run = subprocess.run(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True,
+                             timeout=args.timeout, cwd=work, env=env)
+    except subprocess.TimeoutExpired:
+        raise EmulationError("the emulated driver ran longer than %d s"
+                             % args.timeout)
+    if run.returncode != 0:
+        _, msg = fault_report(run.stderr, {})
+        raise EmulationError(msg or "the emulated driver failed (exit %d): %s"
+                             % (run.returncode, run.stderr.strip()[-2000:]))
+    result = parse_result(run.stdout)
+    if result is None:
+        raise EmulationError("the emulated driver printed no FSBENCH_RESULT:"
+                             " %s" % run.stderr.strip()[-2000:])
+    return verdicts(result, [cand["id"]])[cand["id"]]
 
 
 if __name__ == "__main__":

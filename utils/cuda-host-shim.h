@@ -615,6 +615,29 @@ inline unsigned atomicInc(unsigned *P, unsigned V) {
 
 using std::max;
 using std::min;
+// CUDA's overloads for mixed operands: an int beside an unsigned one is
+// converted to unsigned, as in C (max(0u - 1, 0) is 4294967295), and a
+// float beside a double to double.
+inline unsigned max(unsigned A, int B) { return std::max(A, (unsigned)B); }
+inline unsigned max(int A, unsigned B) { return std::max((unsigned)A, B); }
+inline unsigned min(unsigned A, int B) { return std::min(A, (unsigned)B); }
+inline unsigned min(int A, unsigned B) { return std::min((unsigned)A, B); }
+inline unsigned long long max(unsigned long long A, long long B) {
+  return std::max(A, (unsigned long long)B);
+}
+inline unsigned long long max(long long A, unsigned long long B) {
+  return std::max((unsigned long long)A, B);
+}
+inline unsigned long long min(unsigned long long A, long long B) {
+  return std::min(A, (unsigned long long)B);
+}
+inline unsigned long long min(long long A, unsigned long long B) {
+  return std::min((unsigned long long)A, B);
+}
+inline double max(float A, double B) { return fmax((double)A, B); }
+inline double max(double A, float B) { return fmax(A, (double)B); }
+inline double min(float A, double B) { return fmin((double)A, B); }
+inline double min(double A, float B) { return fmin(A, (double)B); }
 inline float rsqrtf(float X) { return 1.0f / sqrtf(X); }
 inline double rsqrt(double X) { return 1.0 / sqrt(X); }
 inline float __fdividef(float A, float B) { return A / B; }
