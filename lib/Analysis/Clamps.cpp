@@ -85,7 +85,20 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
     return std::nullopt;
   Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
   Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
-  return choiceClamp(Cmp, L, R, T, F, text(CO));
+  if (std::optional<Value> V = choiceClamp(Cmp, L, R, T, F, text(CO)))
+    return V;
+  return choiceWrap(Cmp, L, R, T, F, text(CO)); // Wraps.cpp
+}
+
+/// A comparison made in unsigned arithmetic (i - 1 < 0u, never true) of a
+/// position that may go below 0: it does not choose as the same comparison
+/// of the position's mathematical value would.
+bool unsignedBelowZero(const BinaryOperator *Cmp, const Value &L,
+                       const Value &R) {
+  if (!Cmp->getLHS()->getType()->isUnsignedIntegerType())
+    return false;
+  return (moves(L) && mayBeNegative(L.Idx)) ||
+         (moves(R) && mayBeNegative(R.Idx));
 }
 
 std::optional<Value> Interpreter::choiceClamp(const BinaryOperator *Cmp,
@@ -93,7 +106,7 @@ std::optional<Value> Interpreter::choiceClamp(const BinaryOperator *Cmp,
                                               const Value &T, const Value &F,
                                               const std::string &Text) {
   if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
-      F.K != Value::Index)
+      F.K != Value::Index || unsignedBelowZero(Cmp, L, R))
     return std::nullopt;
   if (Cmp->isEqualityOp())
     return equalityClamp(Cmp, L, R, T, F, Text);

@@ -52,6 +52,15 @@ std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix) {
   return Syms;
 }
 
+/// Whether a position P may go below 0: it has a negative constant part
+/// (i - 1, blockIdx.x * T + lx - 1) or subtracts a symbol.
+bool mayBeNegative(const Poly &P) {
+  for (const auto &[M, C] : P.terms())
+    if (C < 0)
+      return true;
+  return false;
+}
+
 /// Whether P is a constant at least 0.
 bool atLeast0(const Poly &P) {
   auto C = P.constantValue();
@@ -574,8 +583,6 @@ Value Interpreter::eval(const Expr *E) {
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
     if (std::optional<Value> V = ternaryClamp(CO))
       return *V;
-    if (std::optional<Value> V = ternaryWrap(CO))
-      return *V;
     if (std::optional<Value> V = guardedLoad(CO))
       return *V;
     if (std::optional<Value> V = selectedValue(CO))
@@ -786,6 +793,18 @@ Value Interpreter::evalCall(const CallExpr *C) {
     // min(i + 1, n - 1): the position, clamped to an edge. The value is the
     // position; the clamp is reported (a replicated boundary).
     Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
+    // Compared as unsigned (blockIdx.x * T + lx - 1 is unsigned, and CUDA's
+    // max(unsigned, int) converts to unsigned), a position below 0 is a
+    // large number that max(p, 0) keeps and min(p, n - 1) turns into n - 1:
+    // no clamp.
+    if (A.K == Value::Index && B.K == Value::Index && moves(A) != moves(B) &&
+        C->getType()->isUnsignedIntegerType() &&
+        mayBeNegative(moves(A) ? A.Idx : B.Idx)) {
+      partial(ReasonKind::Boundary, "a min/max of a position compared as unsigned (" + text(C) +
+              "): below 0 the position wraps to a large value, which the clamp does "
+              "not catch");
+      return Value::unknown("");
+    }
     if (A.K == Value::Index && B.K == Value::Index && moves(A) != moves(B))
       return clampOf(FD->getName() == "min", moves(A) ? A : B,
                      moves(A) ? B : A, text(C));

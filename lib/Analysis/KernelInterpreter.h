@@ -573,7 +573,8 @@ private:
   Value clampOf(bool Upper, const Value &Pos, const Value &Bound,
                 const std::string &Text);
   /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
-  /// min(p, b) does, e.g. i > 0 ? i - 1 : 0; nullopt for any other choice.
+  /// min(p, b) does, e.g. i > 0 ? i - 1 : 0, or as a periodic wrap does
+  /// (choiceWrap); nullopt for any other choice.
   std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
   /// The same choice with the comparison's operands \p L, \p R and the
   /// values \p T (where it holds) and \p F already evaluated: also an
@@ -591,9 +592,8 @@ private:
                                      const std::string &Text);
   /// c ? p : w (or c ? w : p) where w is p moved by a period (i + 1 >= n ?
   /// i + 1 - n : i + 1) or the other end of the interval (i == 0 ? n - 1 :
-  /// i - 1), chosen exactly where p leaves the interval; nullopt else.
-  std::optional<Value> ternaryWrap(const ConditionalOperator *CO);
-  /// ternaryWrap's choice over evaluated values, as choiceClamp.
+  /// i - 1), chosen exactly where p leaves the interval, over evaluated
+  /// values as choiceClamp; nullopt else.
   std::optional<Value> choiceWrap(const BinaryOperator *Cmp, const Value &L,
                                   const Value &R, const Value &T,
                                   const Value &F, const std::string &Text);
@@ -740,6 +740,13 @@ using ThreadPos = std::array<int64_t, 3>;
 std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix);
 /// Whether P is a constant at least 0.
 bool atLeast0(const Poly &P);
+/// Whether a position P may go below 0: a term with a negative coefficient.
+bool mayBeNegative(const Poly &P);
+/// Whether the comparison is made in unsigned arithmetic of a position that
+/// may go below 0 (Clamps.cpp): it then chooses otherwise than the
+/// mathematical comparison.
+bool unsignedBelowZero(const BinaryOperator *Cmp, const Value &L,
+                       const Value &R);
 /// Number of scalars in one element of T (T[4][8] -> 32, float -> 1).
 std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx);
 /// The scalar element type of an array or pointer type.

@@ -101,16 +101,6 @@ std::optional<Value> Interpreter::remainderWrap(const Value &L, const Value &R,
   return wrapOf(std::move(W), Value::index(Pos + Poly::constant(O)), Text);
 }
 
-std::optional<Value> Interpreter::ternaryWrap(const ConditionalOperator *CO) {
-  const auto *Cmp =
-      dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
-  if (!Cmp || !Cmp->isComparisonOp() || !CO->getType()->isIntegerType())
-    return std::nullopt;
-  Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
-  Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
-  return choiceWrap(Cmp, L, R, T, F, text(CO));
-}
-
 std::optional<Value> Interpreter::choiceWrap(const BinaryOperator *Cmp,
                                              const Value &L, const Value &R,
                                              const Value &T, const Value &F,
@@ -118,6 +108,8 @@ std::optional<Value> Interpreter::choiceWrap(const BinaryOperator *Cmp,
   for (const Value *V : {&L, &R, &T, &F})
     if (V->K != Value::Index || V->Idx.mentionsPrefix(ClampPrefix))
       return std::nullopt;
+  if (unsignedBelowZero(Cmp, L, R))
+    return std::nullopt;
   for (bool WrappedIsTrue : {true, false}) {
     const Value &Q = WrappedIsTrue ? F : T, &W = WrappedIsTrue ? T : F;
     if (!moves(Q))

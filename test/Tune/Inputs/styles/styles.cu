@@ -38,8 +38,10 @@ __global__ void lap_flat(float *out, const float *u, int nx, int ny) {
   int j = blockIdx.y * TILE + ty;
   for (int k = ty * TILE + tx; k < (TILE + 2) * (TILE + 2); k += TILE * TILE) {
     int ly = k / (TILE + 2), lx = k % (TILE + 2);
-    int gi = min(max(blockIdx.x * TILE + lx - 1, 0), nx - 1);
-    int gj = min(max(blockIdx.y * TILE + ly - 1, 0), ny - 1);
+    // Signed: blockIdx.x * TILE + lx - 1 alone is unsigned, and max() of
+    // it with 0 would not clamp (test/Analysis/unsigned-clamps.test).
+    int gi = min(max((int)(blockIdx.x * TILE) + lx - 1, 0), nx - 1);
+    int gj = min(max((int)(blockIdx.y * TILE) + ly - 1, 0), ny - 1);
     t[ly][lx] = u[gj * nx + gi];
   }
   __syncthreads();
