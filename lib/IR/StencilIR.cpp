@@ -513,6 +513,22 @@ std::optional<Expr> exprFrom(const json &J, JsonReader &R,
 
 /// Reads the members of a document into IR, checking each one's type and
 /// range; what the members mean together is validate()'s job.
+/// An update object ({target, accumulate, value}) at Path.
+std::optional<Update> updateFrom(const json &J, JsonReader &R,
+                                 const std::string &Path, size_t &Nodes) {
+  Update X;
+  X.Target = R.string(J, "target", Path);
+  X.Accumulate = R.boolean(J, "accumulate", Path, false);
+  const json *V = R.member(J, "value", Path, true);
+  if (!V)
+    return std::nullopt;
+  auto E = exprFrom(*V, R, memberPath(Path, "value"), 0, Nodes);
+  if (!E)
+    return std::nullopt;
+  X.Value = std::move(*E);
+  return X;
+}
+
 void readMembers(const json &J, JsonReader &R, const std::string &P,
                  StencilIR &IR) {
   IR.Kernel = R.string(J, "kernel", P);
@@ -648,17 +664,10 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     std::string UP = elementPath(memberPath(P, "updates"), I);
     if (!R.expectObject(Updates[I], UP))
       return;
-    Update X;
-    X.Target = R.string(Updates[I], "target", UP);
-    X.Accumulate = R.boolean(Updates[I], "accumulate", UP, false);
-    const json *V = R.member(Updates[I], "value", UP, true);
-    if (!V)
+    std::optional<Update> X = updateFrom(Updates[I], R, UP, Nodes);
+    if (!X)
       return;
-    auto E = exprFrom(*V, R, memberPath(UP, "value"), 0, Nodes);
-    if (!E)
-      return;
-    X.Value = std::move(*E);
-    IR.Updates.push_back(std::move(X));
+    IR.Updates.push_back(std::move(*X));
   }
 
   // Derived facts are recomputed below; a document may state them (every
@@ -736,16 +745,10 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
       std::string UP = elementPath(memberPath(FP, "updates"), I);
       if (!R.expectObject(Us[I], UP))
         return;
-      Update X;
-      X.Target = R.string(Us[I], "target", UP);
-      const json *V = R.member(Us[I], "value", UP, true);
-      if (!V)
+      std::optional<Update> X = updateFrom(Us[I], R, UP, Nodes);
+      if (!X)
         return;
-      auto E = exprFrom(*V, R, memberPath(UP, "value"), 0, Nodes);
-      if (!E)
-        return;
-      X.Value = std::move(*E);
-      IR.Frame.Updates.push_back(std::move(X));
+      IR.Frame.Updates.push_back(std::move(*X));
     }
     if (R.ok() && IR.Frame.Updates.empty())
       R.fail(memberPath(FP, "updates"), "a frame needs at least one update");
