@@ -814,6 +814,23 @@ Value Interpreter::evalCall(const CallExpr *C) {
       return Value::unknown("an index computed with min/max of positions (" +
                             text(C) + ")");
   }
+  // std::max / std::min of floating values, as <algorithm> defines them:
+  // (a < b) ? b : a and (b < a) ? b : a. Not the device max()/fmaxf(),
+  // which return the other operand where one is a NaN.
+  if ((Name == "std::max" || Name == "std::min") && C->getNumArgs() == 2 &&
+      C->getType()->isRealFloatingType()) {
+    DPtr A = asData(eval(C->getArg(0)), C->getArg(0));
+    DPtr B = A ? asData(eval(C->getArg(1)), C->getArg(1)) : nullptr;
+    if (!A || !B)
+      return Value::unknown("");
+    DPtr Less = node(DNode::Binary);
+    Less->Op = "<";
+    Less->Args = Name == "std::max" ? std::vector<DPtr>{A, B}
+                                    : std::vector<DPtr>{B, A};
+    DPtr S = node(DNode::Select);
+    S->Args = {Less, B, A};
+    return Value::data(S);
+  }
   if (isMathFunction(FD->getName()) || isMathFunction(Name)) {
     DPtr N = node(DNode::Call);
     N->Op = FD->getName().str();
