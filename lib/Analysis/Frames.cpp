@@ -117,31 +117,30 @@ std::string Interpreter::frameOf(
   for (size_t A = 0; A < AxisSyms.size(); ++A) {
     const std::string &S = AxisSyms[A];
     const std::string Axis = "'" + IR.Axes[A].Name + "'";
-    std::optional<Poly> Lo, Hi;
+    std::vector<Poly> Lows, Highs;
     for (const AxisSym &L : LoopAxes)
       if (L.Symbol == S && L.HasLoopRange) {
-        Lo = L.LoopLower;
-        Hi = L.LoopUpper;
+        Lows.push_back(L.LoopLower);
+        Highs.push_back(L.LoopUpper);
       }
-    if (!Lo && IR.Axes[A].Source != ir::AxisSource::Loop)
-      Lo = Poly(); // a thread's coordinate is at least its offset
+    if (Lows.empty() && IR.Axes[A].Source != ir::AxisSource::Loop)
+      Lows.push_back(Poly()); // a thread's coordinate is at least its offset
     for (const Constraint &C : Gs) {
       if (C.Symbol != S)
         continue;
       if (C.NotEqual)
         return "a boundary store excludes one point along " + Axis;
-      std::optional<Poly> &B = C.Upper ? Hi : Lo;
-      if (!B) {
-        B = C.Bound;
-        continue;
-      }
-      // Of two bounds a number apart, the tighter one holds.
-      auto D = (C.Bound - *B).constantValue();
-      if (!D)
-        return "boundary stores under two bounds along " + Axis;
-      if (C.Upper ? *D < 0 : *D > 0)
-        B = C.Bound;
+      (C.Upper ? Highs : Lows).push_back(C.Bound);
     }
+    keepTightest(Lows, false);
+    keepTightest(Highs, true);
+    if (Lows.size() > 1 || Highs.size() > 1)
+      return "boundary stores under two bounds along " + Axis;
+    std::optional<Poly> Lo, Hi;
+    if (!Lows.empty())
+      Lo = Lows.front();
+    if (!Highs.empty())
+      Hi = Highs.front();
     if (!Lo || !Hi)
       return "the boundary stores have no " + std::string(Lo ? "upper" : "lower") +
              " bound along " + Axis;

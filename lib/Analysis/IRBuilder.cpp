@@ -152,6 +152,23 @@ std::string typeName(QualType T, ASTContext &Ctx) {
   return T.getAsString(PP);
 }
 
+void keepTightest(std::vector<Poly> &Bounds, bool Upper) {
+  std::vector<Poly> Kept;
+  for (const Poly &B : Bounds) {
+    auto Same = std::find_if(Kept.begin(), Kept.end(), [&](const Poly &K) {
+      return (B - K).constantValue().has_value();
+    });
+    if (Same == Kept.end()) {
+      Kept.push_back(B);
+      continue;
+    }
+    const int64_t D = *(B - *Same).constantValue();
+    if (Upper ? D < 0 : D > 0)
+      *Same = B;
+  }
+  Bounds = std::move(Kept);
+}
+
 KernelAnalysis Interpreter::finish() {
   KernelAnalysis KA;
   KA.Kernel = Kernel.getQualifiedNameAsString();
@@ -558,24 +575,8 @@ KernelAnalysis Interpreter::finish() {
     }
     // Bounds that differ by a number (i < n && i < n - 1, an outer guard
     // and the update's own): only the tighter one bounds the domain.
-    auto Tightest = [](std::vector<Poly> &Bs, bool Upper) {
-      std::vector<Poly> Kept;
-      for (const Poly &B : Bs) {
-        auto Same = std::find_if(Kept.begin(), Kept.end(), [&](const Poly &K) {
-          return (B - K).constantValue().has_value();
-        });
-        if (Same == Kept.end()) {
-          Kept.push_back(B);
-          continue;
-        }
-        const int64_t D = *(B - *Same).constantValue();
-        if (Upper ? D < 0 : D > 0)
-          *Same = B;
-      }
-      Bs = std::move(Kept);
-    };
-    Tightest(Lowers, false);
-    Tightest(Uppers, true);
+    keepTightest(Lowers, false);
+    keepTightest(Uppers, true);
     // "i != 0" next to i >= 0 (implicit for a thread or split coordinate)
     // moves the lower bound; "i != nx-1" next to i < nx the upper one.
     std::optional<Poly> ImplicitUpper;

@@ -740,6 +740,9 @@ using ThreadPos = std::array<int64_t, 3>;
 std::set<std::string> symbolsWithPrefix(const Poly &P, const char *Prefix);
 /// Whether P is a constant at least 0.
 bool atLeast0(const Poly &P);
+/// Of bounds a number apart (i < n && i < n - 1: an outer guard and the
+/// update's own), keeps only the tighter one (IRBuilder.cpp).
+void keepTightest(std::vector<Poly> &Bounds, bool Upper);
 /// Whether a position P may go below 0: a term with a negative coefficient.
 bool mayBeNegative(const Poly &P);
 /// Whether the comparison is made in unsigned arithmetic of a position that
