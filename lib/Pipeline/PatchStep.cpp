@@ -207,10 +207,17 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
                             "to 255");
         N = V;
       }
-      if (!Opts.Rewrite.ReblockKernels.count(Name.str()))
-        return usageError("--register-cap " + Name.str() + " needs --reblock " +
-                          Name.str() + " (a cap is timed and patched with a "
-                          "re-blocked copy)");
+      // Without --reblock the copy keeps the original's block shape; its
+      // cap is chosen with the shape it was timed at (--reblock-times).
+      if (!Opts.Rewrite.ReblockKernels.count(Name.str())) {
+        if (N)
+          return usageError("--register-cap " + Item.str() + ": without "
+                            "--reblock " + Name.str() + " the cap is chosen "
+                            "by --reblock-times, with the block shape it was "
+                            "timed at; give " + Name.str() + " alone");
+        Opts.Rewrite.ReblockKernels[Name.str()] = std::nullopt;
+        Opts.Rewrite.KeepShapeKernels.insert(Name.str());
+      }
       Opts.Rewrite.RegisterCapKernels[Name.str()] = N;
     }
     if (std::string E = chooseReblockShapes(O, Opts.Rewrite.ReblockKernels,
@@ -218,10 +225,12 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
                                             Err);
         !E.empty())
       return fail(E);
-    if (!O.ReblockKernels.empty() && Opts.Rewrite.ReblockKernels.empty() &&
+    if ((!O.ReblockKernels.empty() || !O.RegisterCapKernels.empty()) &&
+        Opts.Rewrite.ReblockKernels.empty() &&
         O.RestrictKernels.empty() && O.Kernels.empty())
-      return fail("no block shape in " + O.ReblockTimes +
-                  " is faster for any --reblock kernel: nothing to patch");
+      return fail("no block shape or cap in " + O.ReblockTimes +
+                  " is faster for any --reblock or --register-cap kernel: "
+                  "nothing to patch");
     StringRef Arch = O.Arch;
     if (!Arch.consume_front("sm_") ||
         Arch.getAsInteger(10, Opts.Rewrite.BodyComputeCapability))

@@ -86,11 +86,18 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
   if (K.PointerParams.size() > MaxCheckedPointers)
     return Fail("it has more than " + std::to_string(MaxCheckedPointers) +
                 " pointer parameters");
-  if (T.Reblock && !K.ReblockProblem.empty())
-    return Fail("its block shape cannot change: " + K.ReblockProblem);
+  if (T.Reblock && !T.KeepShape && !K.ReblockProblem.empty())
+    return Fail("its block shape cannot change: " + K.ReblockProblem +
+                (T.RegisterCap ? " (--register-cap without --reblock caps "
+                                 "its registers at the original's shape)"
+                               : ""));
+  if (T.KeepShape && !T.RegisterCap)
+    return Fail("a copy that keeps the original's block shape is made only "
+                "with a register cap");
   if (T.RegisterCap) {
     if (!T.Reblock)
-      return Fail("a register cap is made only with a re-blocked copy");
+      return Fail("a register cap is made only with a re-blocked copy or "
+                  "one that keeps the original's shape");
     if (K.IsTemplate)
       return Fail("a register cap on a template kernel is not made yet");
     if (K.HasRegisterLimit)
@@ -102,8 +109,12 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
     if (T.MaxRegisters && !validRegisterCap(*T.MaxRegisters))
       return Fail("a register cap must be 16 to 255");
     if (T.MaxRegisters && (!T.Block || !cappableThreads(blockThreads(*T.Block))))
-      return Fail("a register cap needs a chosen block shape (K=XxY) of 64, "
-                  "128, 256, 512 or 1024 threads");
+      return Fail(T.KeepShape
+                      ? "a chosen register cap without re-blocking needs the "
+                        "block shape it was timed at (--reblock-times), of "
+                        "64, 128, 256, 512 or 1024 threads"
+                      : "a register cap needs a chosen block shape (K=XxY) "
+                        "of 64, 128, 256, 512 or 1024 threads");
   }
 
   // Edits by offset, applied from the end so earlier offsets hold.
@@ -133,7 +144,8 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
     if (Edits.empty() && !T.Reblock)
       return Fail("none of its pointer parameters can be qualified further");
   }
-  if (T.Reblock) {
+  // A copy that keeps the shape keeps every thread-index expression.
+  if (T.Reblock && !T.KeepShape) {
     for (unsigned D = 0; D < 3; ++D) {
       const KernelDefinition::ReblockAxis &A = K.Reblock[D];
       if (!A.Used)
@@ -201,7 +213,12 @@ std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
            " point(s) to (only read)";
     Parts.push_back(R);
   }
-  if (T.Reblock) {
+  if (T.KeepShape) {
+    Parts.push_back(T.Block ? "the original's block shape, " +
+                                  shapeText(*T.Block) + " (launches of "
+                                  "another shape run the original)"
+                            : "the original's block shape");
+  } else if (T.Reblock) {
     std::string Axes;
     for (unsigned D = 0; D < 3; ++D)
       if (C.ReblockAxes & (1u << D))
@@ -258,7 +275,7 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
   std::string N = std::to_string(Ptrs.size());
   // What the original's launch must have been for the copy to match it.
   std::string Cond = "forgestencil::distinct_allocations(fs_ptrs, " + N + ")";
-  if (T.Reblock)
+  if (T.Reblock && !T.KeepShape)
     for (unsigned D = 0; D < 3; ++D)
       if (K.Reblock[D].Block)
         Cond += " &&\n        fs_block." + std::string(1, 'x' + D) +
@@ -295,7 +312,18 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
          std::to_string(C.ReblockAxes) + ", " + Chosen +
          ",\n                                                 "
          "fs_max_threads);\n";
-    S += "      if (fs_shapes.count() > 0) {\n";
+    if (T.KeepShape && !T.MaxRegisters) {
+      // Its only candidates are the capped copies at the original's shape:
+      // outside a verify run, and where the launch's block is not a power
+      // of two of 64 to 1024 threads, the original runs.
+      S += "      const unsigned fs_bt = fs_block.x * fs_block.y * "
+           "fs_block.z;\n";
+      S += "      if (fs_shapes.count() > 0 && "
+           "forgestencil::checks_detail::verifying() &&\n          fs_bt >= "
+           "64 && fs_bt <= 1024 && (fs_bt & (fs_bt - 1)) == 0) {\n";
+    } else {
+      S += "      if (fs_shapes.count() > 0) {\n";
+    }
     if (T.RegisterCap && !T.MaxRegisters) {
       // Every shape uncapped, and each shape of 64 to 1024 threads (a power
       // of two) with each cap: "WxHxD" and "WxHxD/rN".
@@ -308,6 +336,10 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
            "fs_ncaps] (0: uncapped).\n";
       S += "        static const int fs_caps[] = {" + Caps + "};\n";
       S += "        const int fs_ncaps = " + NCaps + ";\n";
+      // A copy that keeps the shape is timed capped only: uncapped, it is
+      // the original.
+      S += std::string("        const bool fs_uncapped = ") +
+           (T.KeepShape ? "false" : "true") + ";\n";
       S += R"(        std::vector<int> fs_cands;
         std::vector<std::string> fs_labels;
         std::vector<const char *> fs_names;
@@ -317,7 +349,7 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
             const unsigned fs_t = fs_sb.x * fs_sb.y * fs_sb.z;
             const bool fs_cappable = fs_t >= 64 && fs_t <= 1024 && (fs_t & (fs_t - 1)) == 0;
             for (int fs_c = 0; fs_c < fs_ncaps; ++fs_c)
-              if (fs_caps[fs_c] == 0 || fs_cappable) {
+              if (fs_caps[fs_c] == 0 ? fs_uncapped : fs_cappable) {
                 fs_cands.push_back(fs_s * fs_ncaps + fs_c);
                 fs_labels.push_back(std::string(fs_shapes.names()[fs_s]) +
                                     (fs_caps[fs_c] ? "/r" + std::to_string(fs_caps[fs_c]) : ""));

@@ -348,16 +348,17 @@ private:
       // A kernel asked for a body copy that cannot take one keeps its
       // launches unless it has a generated variant: the reference copy
       // alone gains nothing.
-      if (bodyAsked(*K) && variantsFor(*K).empty()) {
+      if (bodyAsked(*K)) {
         const BodyCopy &BC = bodyCopyOf(*K);
-        if (!BC.Error.empty()) {
-          if (NoBodyCopy.insert(K->QualifiedName).second)
-            note(K->NamePos.File, K->Line, 0,
-                 "kernel '" + K->QualifiedName +
-                     "' keeps its original launches: no copy of its body: " +
-                     BC.Error);
+        const bool HasVariant = !variantsFor(*K).empty();
+        if (!BC.Error.empty() && NoBodyCopy.insert(K->QualifiedName).second)
+          note(K->NamePos.File, K->Line, 0,
+               "kernel '" + K->QualifiedName +
+                   (HasVariant ? "' keeps its generated variant"
+                               : "' keeps its original launches") +
+                   ": no copy of its body: " + BC.Error);
+        if (!BC.Error.empty() && !HasVariant)
           continue;
-        }
       }
       if (!underRoot(Pos.File) || !underRoot(K->NamePos.File)) {
         note(Pos.File, L.Line, L.Column,
@@ -605,6 +606,7 @@ private:
         T.RegisterCap = true;
         T.MaxRegisters = Cap;
       }
+    T.KeepShape = T.Reblock && any_of(Opts.KeepShapeKernels, Named);
     return T;
   }
   bool bodyAsked(const KernelDefinition &K) const {

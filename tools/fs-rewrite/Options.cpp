@@ -197,7 +197,10 @@ cl::list<std::string> RegisterCapKernels(
              "its block): K=N for that cap (with a chosen shape), K alone to "
              "time the uncapped copy and each cap of 64, 56, 48, 40, 32 "
              "under USE_OURS=verify, beside every shape (--reblock-times "
-             "then chooses the shape and the cap)"),
+             "then chooses the shape and the cap). Without --reblock: a copy "
+             "at the original's block shape (for kernels whose shape cannot "
+             "change: shared memory, barriers), timed with each cap; "
+             "--reblock-times chooses the cap"),
     cl::value_desc("k[=N],..."), cl::cat(Category));
 cl::opt<std::string> ReblockTimes(
     "reblock-times",

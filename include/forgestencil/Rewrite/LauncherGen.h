@@ -63,8 +63,14 @@ struct BodyTransform {
   /// The block shape the re-blocked copy runs with; none for the
   /// original's (and every candidate timed under USE_OURS=verify).
   std::optional<std::array<unsigned, 3>> Block;
-  /// Register caps are asked for (re-blocked copies only).
+  /// Register caps are asked for (re-blocked copies, or copies that keep
+  /// the original's shape).
   bool RegisterCap = false;
+  /// With Reblock and RegisterCap: no axis is re-blocked, the copy runs
+  /// only at the original launch's block shape (fs-rewrite --register-cap
+  /// without --reblock); its candidates are the caps, Block the shape a
+  /// chosen cap was timed at.
+  bool KeepShape = false;
   /// The cap the copy runs with; none: every candidate cap is timed under
   /// USE_OURS=verify beside the uncapped copy.
   std::optional<unsigned> MaxRegisters;

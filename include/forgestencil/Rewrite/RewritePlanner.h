@@ -21,6 +21,7 @@
 
 #include <array>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +113,9 @@ struct RewriteOptions {
   /// Re-blocked kernels whose copy also gets a register cap: the cap, or
   /// none for every candidate cap timed under USE_OURS=verify.
   std::map<std::string, std::optional<unsigned>> RegisterCapKernels;
+  /// ReblockKernels whose copy keeps the original's block shape: a register
+  /// cap is all that changes (fs-rewrite --register-cap without --reblock).
+  std::set<std::string> KeepShapeKernels;
   /// The compute capability the body copies run on.
   int BodyComputeCapability = 90;
   /// With Strategy::Forge: kernels, by qualified or plain name, or a
