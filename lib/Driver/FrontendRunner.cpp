@@ -349,6 +349,11 @@ public:
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    // A launch whose configuration or arguments hold an error (clang's
+    // recovery, a reference to a declaration that did not parse) is no
+    // parsed launch: it blocks its translation unit.
+    if (E->containsErrors())
+      return true;
     if (const CallExpr *Config = E->getConfig())
       if (const Expr *Callee = Config->getCallee())
         Chevrons.insert(Callee->getBeginLoc().getRawEncoding());

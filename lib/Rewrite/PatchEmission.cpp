@@ -17,10 +17,22 @@ static Error failure(const Twine &Message) {
 Error emitPatch(const RewriteFacts &Facts,
                 const std::vector<driver::ParseResult> &Parses,
                 const EmitOptions &Opts, raw_ostream &Out, raw_ostream &Log) {
-  // Rewriting code that did not parse could corrupt it: refuse.
+  // Rewriting code that did not parse could corrupt it: refuse, unless
+  // every error lies outside every kernel and launch (the front end made
+  // each launch with an error in it, or one the errors hid, a blocker).
+  // The patch then replaces launches that parsed without error.
   for (const driver::ParseResult &R : Parses) {
     if (R.ok())
       continue;
+    if (R.hasToleratedErrors()) {
+      Log << "fs-rewrite: note: " << R.File << " ("
+          << driver::sideName(R.Side) << " side): " << R.NumErrors
+          << " error(s) outside every kernel and launch"
+          << (R.Errors.empty() ? std::string()
+                               : " (first: " + R.Errors[0].format() + ")")
+          << "; its launches parsed without error and may be rewritten\n";
+      continue;
+    }
     std::string First = R.Errors.empty() ? "" : "; first: " + R.Errors[0].format();
     return failure("failed to parse " + R.File + " (" +
                    driver::sideName(R.Side) + " side), so nothing is "
