@@ -237,7 +237,8 @@ std::string describeBodyCopy(const BodyTransform &T, const BodyCopy &C) {
     Parts.push_back(T.MaxRegisters
                         ? "at most " + std::to_string(*T.MaxRegisters) +
                               " registers a thread (`" + launchBounds(T) + "`)"
-                        : "uncapped and with at most " + Caps +
+                        : (T.KeepShape ? "with at most " + Caps
+                                       : "uncapped and with at most " + Caps) +
                               " registers a thread, each timed under "
                               "USE_OURS=verify");
   }
