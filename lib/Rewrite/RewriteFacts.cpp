@@ -229,6 +229,10 @@ private:
     K.Line = SM.getSpellingLineNumber(FD->getLocation());
     K.IsStatic = FD->getStorageClass() == SC_Static;
     K.HasRegisterLimit = FD->hasAttr<CUDALaunchBoundsAttr>();
+    for (const FunctionDecl *D : FD->redecls())
+      if (!D->doesThisDeclarationHaveABody())
+        if (std::optional<FileOffset> P = fileOffset(D->getLocation()))
+          K.DeclarationPos.push_back(*P);
 
     SourceLocation Begin = FD->getBeginLoc();
     if (FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate()) {
@@ -452,12 +456,14 @@ private:
     }
     if (Kernel) {
       recordDefinitionVisibility(Kernel, Spelled, L.KernelDefinitionPos,
-                                 L.DeclarationNeeded, L.Problem);
+                                 L.KernelDeclarationPos, L.DeclarationNeeded,
+                                 L.Problem);
     } else {
       for (LaunchStatement::Target &T : L.Targets)
         if (T.Problem.empty())
           recordDefinitionVisibility(TargetDecls[&T - L.Targets.data()],
                                      Spelled, T.KernelDefinitionPos,
+                                     T.KernelDeclarationPos,
                                      T.DeclarationNeeded, T.Problem);
     }
     Done("");
@@ -569,6 +575,7 @@ private:
   void recordDefinitionVisibility(const FunctionDecl *Kernel,
                                   SourceLocation LaunchLoc,
                                   std::optional<FileOffset> &DefinitionPos,
+                                  std::optional<FileOffset> &DeclarationPos,
                                   std::optional<FileOffset> &DeclarationNeeded,
                                   std::string &Problem) {
     const FunctionDecl *Pattern = Kernel;
@@ -586,6 +593,8 @@ private:
         SM.isBeforeInTranslationUnit(Definition->getLocation(), LaunchLoc))
       return;
     const FunctionDecl *First = Pattern->getFirstDecl();
+    if (First != Definition)
+      DeclarationPos = fileOffset(First->getLocation());
     if (First == Definition) {
       Problem = "the launch comes before the kernel's definition and no "
                 "earlier declaration exists";

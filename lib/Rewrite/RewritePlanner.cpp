@@ -236,25 +236,37 @@ private:
   /// The definition a launch calls: the one its TU saw, else the only one
   /// with its name.
   const KernelDefinition *definitionOf(const LaunchStatement &L) const {
-    return definitionOf(L.Kernel, L.KernelDefinitionPos);
+    return definitionOf(L.Kernel, L.KernelDefinitionPos,
+                        L.KernelDeclarationPos);
   }
   const KernelDefinition *
   definitionOf(const std::string &Kernel,
-               const std::optional<FileOffset> &DefinitionPos) const {
+               const std::optional<FileOffset> &DefinitionPos,
+               const std::optional<FileOffset> &DeclarationPos) const {
     if (DefinitionPos) {
       auto It = Facts.kernels().find(*DefinitionPos);
       if (It != Facts.kernels().end())
         return &It->second;
     }
-    const KernelDefinition *Found = nullptr;
+    // The one definition of that name, or else the one that shares the
+    // launch's declaration: benchmarks built into separate programs from
+    // one database may each define a kernel of the same name, declared in
+    // their own header.
+    const KernelDefinition *Found = nullptr, *Declared = nullptr;
+    unsigned Named = 0, SameDeclaration = 0;
     for (const auto &[Pos, K] : Facts.kernels()) {
       if (K.QualifiedName != Kernel)
         continue;
-      if (Found)
-        return nullptr; // Two kernels of that name; which one is unknown.
+      ++Named;
       Found = &K;
+      if (DeclarationPos && is_contained(K.DeclarationPos, *DeclarationPos)) {
+        ++SameDeclaration;
+        Declared = &K;
+      }
     }
-    return Found;
+    if (Named == 1)
+      return Found;
+    return SameDeclaration == 1 ? Declared : nullptr;
   }
 
   /// A launch through a pointer: a branch for each kernel it may hold
@@ -265,7 +277,8 @@ private:
     for (const LaunchStatement::Target &T : L.Targets) {
       if (isGeneratedKernel(T.Kernel))
         continue;
-      const KernelDefinition *K = definitionOf(T.Kernel, T.KernelDefinitionPos);
+      const KernelDefinition *K =
+          definitionOf(T.Kernel, T.KernelDefinitionPos, T.KernelDeclarationPos);
       if (K && !wanted(*K))
         continue;
       if (!K && !Opts.Kernels.empty())

@@ -46,6 +46,10 @@ struct KernelDefinition {
   std::string QualifiedName; ///< "ns::k".
   FileOffset NamePos;        ///< Where the kernel's name is; the key.
   unsigned Line = 0;
+  /// Where the names of its declarations without a body are (a header
+  /// that the launching units include): what pairs a launch in another
+  /// unit with this definition when several kernels share its name.
+  std::vector<FileOffset> DeclarationPos;
   /// [Begin, End) of the whole definition, from `template`/`__global__` to
   /// the closing brace.
   unsigned Begin = 0, End = 0;
@@ -132,6 +136,8 @@ struct LaunchStatement {
   std::string Kernel;        ///< Qualified name of the launched kernel.
   /// The kernel's definition when the launching TU has it.
   std::optional<FileOffset> KernelDefinitionPos;
+  /// Otherwise where the name of the kernel's first declaration is.
+  std::optional<FileOffset> KernelDeclarationPos;
   /// `::ns::` as written before the kernel's name, and `<float, 4>` when
   /// template arguments are written.
   std::string Qualifier, ExplicitTemplateArgs;
@@ -161,7 +167,7 @@ struct LaunchStatement {
   /// A kernel the pointer of a launch through a pointer may hold.
   struct Target {
     std::string Kernel; ///< Qualified name.
-    std::optional<FileOffset> KernelDefinitionPos;
+    std::optional<FileOffset> KernelDefinitionPos, KernelDeclarationPos;
     /// As written where the enclosing function stores it in the pointer:
     /// `ns::`, `<REAL, HALO>`, and the whole name (`ns::k<REAL, HALO>`).
     std::string Qualifier, ExplicitTemplateArgs, Spelling;
