@@ -87,7 +87,36 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
   Value T = eval(CO->getTrueExpr()), F = eval(CO->getFalseExpr());
   if (std::optional<Value> V = choiceClamp(Cmp, L, R, T, F, text(CO)))
     return V;
-  return choiceWrap(Cmp, L, R, T, F, text(CO)); // Wraps.cpp
+  if (std::optional<Value> V = choiceWrap(Cmp, L, R, T, F, text(CO))) // Wraps.cpp
+    return V;
+  return offsetChoice(Cmp, L, R, T, F, text(CO));
+}
+
+/// c ? a : b with a and b numbers and c a comparison of a position p with
+/// a bound: an offset from p chosen at the edge, as in CloverLeaf's
+/// upwind = (column == x_max + 3) ? 0 : 1, read at column + upwind. It is
+/// (c ? p + a : p + b) - p exactly, so where that position ternary is a
+/// clamp or a wrap of p + b, the offset is that clamped position minus p:
+/// added back to p (the only use in which it stays one), it is the clamp.
+/// Added to another coordinate, the clamp symbol's coefficient is not that
+/// coordinate's stride and the read is refused where clamps are laid out.
+std::optional<Value> Interpreter::offsetChoice(const BinaryOperator *Cmp,
+                                               const Value &L, const Value &R,
+                                               const Value &T, const Value &F,
+                                               const std::string &Text) {
+  if (T.K != Value::Index || F.K != Value::Index || !numberOf(T.Idx) ||
+      !numberOf(F.Idx) || moves(L) == moves(R))
+    return std::nullopt;
+  const Value &P = moves(L) ? L : R;
+  if (P.Idx.mentionsPrefix(ClampPrefix))
+    return std::nullopt;
+  const Value PT = Value::index(P.Idx + T.Idx), PF = Value::index(P.Idx + F.Idx);
+  std::optional<Value> V = choiceClamp(Cmp, L, R, PT, PF, Text);
+  if (!V)
+    V = choiceWrap(Cmp, L, R, PT, PF, Text);
+  if (!V || V->K != Value::Index)
+    return V;
+  return Value::index(V->Idx - P.Idx);
 }
 
 /// A comparison made in unsigned arithmetic (i - 1 < 0u, never true) of a

@@ -41,13 +41,14 @@ bool isChoice(llvm::StringRef Symbol) {
   return Symbol.starts_with(ChoicePrefix);
 }
 
-/// A number, or a polynomial over choice symbols only.
+/// A number, or a polynomial over choice symbols and clamp corrections
+/// only (an offset clamped at an edge: upwind = column == X ? 0 : 1).
 bool isChoiceOrNumber(const Value &V) {
   if (V.K != Value::Index)
     return false;
   for (const auto &[M, C] : V.Idx.terms())
     for (const std::string &S : M)
-      if (!isChoice(S))
+      if (!isChoice(S) && !llvm::StringRef(S).starts_with(ClampPrefix))
         return false;
   return true;
 }

@@ -582,6 +582,11 @@ private:
   std::optional<Value> choiceClamp(const BinaryOperator *Cmp, const Value &L,
                                    const Value &R, const Value &T,
                                    const Value &F, const std::string &Text);
+  /// c ? a : b, a and b numbers, c comparing a position p with a bound: the
+  /// offset (c ? p + a : p + b) - p where that is a clamp or a wrap.
+  std::optional<Value> offsetChoice(const BinaryOperator *Cmp, const Value &L,
+                                    const Value &R, const Value &T,
+                                    const Value &F, const std::string &Text);
 
   // Periodic boundaries (Wraps.cpp).
   std::set<std::string> Wraps; // wraps of an index, as written
