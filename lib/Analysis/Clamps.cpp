@@ -187,7 +187,10 @@ std::string Interpreter::clampedBounds(
     const std::vector<std::optional<Poly>> &TLo,
     const std::vector<std::optional<Poly>> &THi,
     const std::function<std::optional<ir::Offset>(const Poly &, std::string &)>
-        &OffsetOf) {
+        &OffsetOf,
+    const std::function<std::optional<ir::Offset>(const Poly &,
+                                                  std::vector<Poly> &)>
+        &OwnOffsetOf) {
   const size_t N = AxisSyms.size();
   auto AxisName = [&](size_t A) { return IR.Axes[A].Name; };
   // The axis a clamp acts on and KRaw, the clamped position's offset from
@@ -243,6 +246,19 @@ std::string Interpreter::clampedBounds(
     if (D->K == DNode::Read && !D->Shared) {
       std::string Ignored;
       auto O = OffsetOf(D->Index, Ignored);
+      // An array of its own layout: its clamps index it with its strides.
+      std::vector<Poly> Layout;
+      if (!O)
+        O = OwnOffsetOf(D->Index, Layout);
+      const std::vector<Poly> &ReadStrides = Layout.empty() ? Strides : Layout;
+      if (!O)
+        for (const ClampSet &S : D->Clamps)
+          if (!S.Ids.empty()) {
+            Why = "'" + D->Name + "' is read through " +
+                  ClampInfos[S.Ids.front().first].Text +
+                  " at an index the IR does not place";
+            return false;
+          }
       if (O) {
         std::vector<const ClampSet *> Sets;
         for (const ClampSet &S : D->Clamps)
@@ -258,7 +274,7 @@ std::string Interpreter::clampedBounds(
             auto X = AxisOf(CI);
             if (!X)
               return false;
-            if (Coef != Strides[X->Axis]) {
+            if (Coef != ReadStrides[X->Axis]) {
               Why = What + CI.Text + Verb + " the position along '" +
                     AxisName(X->Axis) + "' but indexes '" + D->Name +
                     "' with the stride " + Coef.str();

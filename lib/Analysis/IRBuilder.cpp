@@ -17,6 +17,8 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <set>
+#include <tuple>
 
 namespace forgestencil {
 namespace analysis {
@@ -682,8 +684,12 @@ KernelAnalysis Interpreter::finish() {
             "origin is a parameter (" + IR.Axes.front().ThreadOffset + ", ...); clamps and "
             "wraps are followed for a numeric origin only");
   } else if (!Clamps.empty() || !Wraps.empty()) {
-    std::string Why = clampedBounds(IR, AxisSyms, Strides, *Shift, TLo, THi,
-                                    OffsetOf);
+    std::string Why = clampedBounds(
+        IR, AxisSyms, Strides, *Shift, TLo, THi, OffsetOf,
+        [&](const Poly &Index, std::vector<Poly> &Layout) {
+          std::string Ignored;
+          return OwnLayoutOffset(Index, Layout, Ignored);
+        });
     if (!Why.empty()) {
       std::string List;
       for (const auto *Set : {&Clamps, &Wraps})
@@ -728,13 +734,52 @@ KernelAnalysis Interpreter::finish() {
     IR.Axes[A].Extent = Ext;
   }
 
-  // Writes must all have the same guards; each output once.
+  // A layout that is the store's once named constants have their numbers
+  // (u[j][i] of float (*u)[N] beside out[j * N + i]) is the same layout.
+  auto SameNumbers = [&](const std::vector<Poly> &Own) {
+    for (size_t A = 0; A < Own.size(); ++A) {
+      std::set<std::string> Before = NamedAssumed;
+      bool Same = resolved(Own[A]) == resolved(Strides[A]);
+      NamedAssumed = std::move(Before);
+      if (!Same)
+        return false;
+    }
+    return true;
+  };
+  auto LayoutText = [](const std::vector<Poly> &Own) {
+    std::vector<std::string> Out;
+    for (const Poly &S : Own)
+      Out.push_back(S.terms().empty() ? "0" : S.str());
+    return Out;
+  };
+
+  // Writes must all have the same guards; each output once. A store other
+  // than the main one may have a layout of its own (a staggered array).
   std::map<std::string, size_t> OutputIndex;
+  // The guards as a set: the same domain whatever the order they were met.
+  auto GuardSet = [](const std::vector<Constraint> &Gs) {
+    std::set<std::tuple<std::string, bool, std::string, bool>> S;
+    for (const Constraint &G : Gs)
+      S.insert({G.Symbol, G.Upper, G.Bound.str(), G.NotEqual});
+    return S;
+  };
+  const auto MainGuards = GuardSet(Main.Guards);
   for (const Write &W : Writes) {
-    if (W.Guards.size() != Main.Guards.size())
+    if (GuardSet(W.Guards) != MainGuards)
       partial(ReasonKind::Guard, "stores under different guards (" + W.Array + ")");
     std::string Why;
     auto O = OffsetOf(W.Index, Why);
+    std::vector<Poly> OwnLayout;
+    if (!O && LayoutDiffers) {
+      std::string OwnWhy;
+      auto OwnO = OwnLayoutOffset(W.Index, OwnLayout, OwnWhy);
+      if (!OwnO || !SameNumbers(OwnLayout)) {
+        O = OwnO;
+        Why = OwnWhy;
+      } else {
+        OwnLayout.clear();
+      }
+    }
     if (!O) {
       partial(ReasonKind::StoreIndex, Why);
       continue;
@@ -747,6 +792,8 @@ KernelAnalysis Interpreter::finish() {
     Out.Param = W.Array;
     Out.WriteOffset = *O;
     Out.Accumulate = W.Accumulate;
+    if (!OwnLayout.empty())
+      Out.Strides = LayoutText(OwnLayout);
     OutputIndex[W.Array] = IR.Outputs.size();
     IR.Outputs.push_back(Out);
   }
@@ -762,18 +809,7 @@ KernelAnalysis Interpreter::finish() {
     std::optional<std::vector<Poly>> Layout;
     if (!O && LayoutDiffers && !OutputIndex.count(Array)) {
       // A layout that is the store's once named constants have their
-      // numbers (u[j][i] of float (*u)[N] beside out[j * N + i]) is the
-      // same layout: the analysis retries with the numbers.
-      auto SameNumbers = [&](const std::vector<Poly> &Own) {
-        for (size_t A = 0; A < Own.size(); ++A) {
-          std::set<std::string> Before = NamedAssumed;
-          bool Same = resolved(Own[A]) == resolved(Strides[A]);
-          NamedAssumed = std::move(Before);
-          if (!Same)
-            return false;
-        }
-        return true;
-      };
+      // numbers is the same layout: the analysis retries with the numbers.
       std::vector<Poly> Own;
       std::string OwnWhy;
       auto OwnO = OwnLayoutOffset(Index, Own, OwnWhy);
@@ -812,8 +848,7 @@ KernelAnalysis Interpreter::finish() {
     In.PerPointCoefficient = Offs.size() == 1 && *Offs.begin() == ir::Offset{0, 0, 0} &&
                              !OutputIndex.count(Name);
     if (const auto &L = ReadLayout[Name])
-      for (const Poly &S : *L)
-        In.Strides.push_back(S.terms().empty() ? "0" : S.str());
+      In.Strides = LayoutText(*L);
     IR.Inputs.push_back(In);
     if (auto It = OutputIndex.find(Name); It != OutputIndex.end()) {
       ir::OutputArray &Out = IR.Outputs[It->second];

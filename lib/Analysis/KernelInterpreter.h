@@ -634,13 +634,17 @@ private:
                                      const Value &F, const std::string &Text);
   /// Fills the clamp bounds of IR's axes from the clamps the update's reads
   /// went through; the reason when they are not a replicated boundary.
+  /// OwnOffsetOf places a read of an array of its own layout and gives that
+  /// layout's strides, against which its clamps are checked.
   std::string clampedBounds(
       ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
       const std::vector<Poly> &Strides, const ir::Offset &Shift,
       const std::vector<std::optional<Poly>> &TLo,
       const std::vector<std::optional<Poly>> &THi,
       const std::function<std::optional<ir::Offset>(const Poly &,
-                                                    std::string &)> &OffsetOf);
+                                                    std::string &)> &OffsetOf,
+      const std::function<std::optional<ir::Offset>(
+          const Poly &, std::vector<Poly> &)> &OwnOffsetOf);
   // Boundary frames (Frames.cpp).
   /// The stores of the other side of an if whose one side bounds the
   /// domain (if (interior) <stencil>; else <boundary values>;), and the

@@ -233,6 +233,15 @@ std::string whyMixedLayouts(const StencilIR &IR) {
              List + "): no generator addresses arrays of more than one "
                     "layout yet";
     }
+  for (const OutputArray &Out : IR.Outputs)
+    if (!Out.Strides.empty()) {
+      std::string List;
+      for (const std::string &S : Out.Strides)
+        List += (List.empty() ? "" : ", ") + S;
+      return "the output '" + Out.Param + "' has a layout of its own "
+             "(strides " + List + "): no generator addresses arrays of more "
+             "than one layout yet";
+    }
   return "";
 }
 
@@ -352,11 +361,15 @@ json toJson(const StencilIR &IR) {
   }
   J["inputs"] = std::move(Inputs);
   json Outputs = json::array();
-  for (const OutputArray &Out : IR.Outputs)
-    Outputs.push_back({{"param", Out.Param},
-                       {"write_offset", offsetJson(Out.WriteOffset)},
-                       {"accumulate", Out.Accumulate},
-                       {"in_place", Out.InPlace}});
+  for (const OutputArray &Out : IR.Outputs) {
+    json X = {{"param", Out.Param},
+              {"write_offset", offsetJson(Out.WriteOffset)},
+              {"accumulate", Out.Accumulate},
+              {"in_place", Out.InPlace}};
+    if (!Out.Strides.empty())
+      X["strides"] = Out.Strides;
+    Outputs.push_back(std::move(X));
+  }
   J["outputs"] = std::move(Outputs);
   json Coefs = json::array();
   for (const Coefficient &C : IR.Coefficients) {
@@ -628,6 +641,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
       X.WriteOffset = offsetFrom(*W, R, memberPath(OP, "write_offset"));
     X.Accumulate = R.boolean(Outputs[I], "accumulate", OP, false);
     X.InPlace = R.boolean(Outputs[I], "in_place", OP, false);
+    X.Strides = R.strings(Outputs[I], "strides", OP, false);
     IR.Outputs.push_back(std::move(X));
   }
 

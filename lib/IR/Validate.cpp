@@ -523,18 +523,7 @@ private:
           fail(OW, "a per-point coefficient is read at offset [0, 0, 0] "
                    "only");
       }
-      if (ok() && !In.Strides.empty()) {
-        std::string SW = memberPath(Where, "strides");
-        if (In.Strides.size() != IR.Dims)
-          fail(SW, "an array's own layout has one stride per axis (" +
-                       std::to_string(IR.Dims) + "), found " +
-                       std::to_string(In.Strides.size()));
-        else if (std::all_of(In.Strides.begin(), In.Strides.end(),
-                             [](const std::string &S) { return S == "0"; }))
-          fail(SW, "every stride is 0: the array does not move with the point");
-        for (size_t A = 0; A < In.Strides.size() && ok(); ++A)
-          expression(elementPath(SW, A), In.Strides[A], false);
-      }
+      ownLayout(Where, In.Strides);
     }
     Seen.clear();
     for (size_t I = 0; I < IR.Outputs.size() && ok(); ++I) {
@@ -545,7 +534,31 @@ private:
         fail(memberPath(Where, "param"),
              "a second output named " + shown(Out.Param));
       offset(memberPath(Where, "write_offset"), Out.WriteOffset);
+      ownLayout(Where, Out.Strides);
+      // Every point stores its own element: an output moves along each axis.
+      if (ok() && std::find(Out.Strides.begin(), Out.Strides.end(), "0") !=
+                      Out.Strides.end())
+        fail(memberPath(Where, "strides"),
+             "a stride of 0: points of the domain would store one element");
     }
+  }
+
+  /// An array's own layout (empty: the IR's): one stride per axis, C
+  /// expressions, not all 0.
+  void ownLayout(const std::string &Where,
+                 const std::vector<std::string> &Strides) {
+    if (!ok() || Strides.empty())
+      return;
+    std::string SW = memberPath(Where, "strides");
+    if (Strides.size() != IR.Dims)
+      fail(SW, "an array's own layout has one stride per axis (" +
+                   std::to_string(IR.Dims) + "), found " +
+                   std::to_string(Strides.size()));
+    else if (std::all_of(Strides.begin(), Strides.end(),
+                         [](const std::string &S) { return S == "0"; }))
+      fail(SW, "every stride is 0: the array does not move with the point");
+    for (size_t A = 0; A < Strides.size() && ok(); ++A)
+      expression(elementPath(SW, A), Strides[A], false);
   }
 
   void checkCoefficients() {

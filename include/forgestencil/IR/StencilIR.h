@@ -123,6 +123,11 @@ struct OutputArray {
   Offset WriteOffset{0, 0, 0};
   bool Accumulate = false; ///< out += ... (reads itself at the write point).
   bool InPlace = false;    ///< Also read as an input at other offsets.
+  /// Its own element strides when they are not the IR's (as
+  /// InputArray::Strides): a kernel that stores a staggered array with
+  /// longer rows beside one of the grid's layout (CloverLeaf's mass flux
+  /// beside its energy flux). Empty: the IR's Strides.
+  std::vector<std::string> Strides;
 };
 
 /// A coefficient that is not a per-point array.
@@ -296,8 +301,9 @@ bool isIdentifier(const std::string &S);
 /// validator accepts; a call to anything else is not part of an update.
 bool isMathFunctionName(const std::string &Name);
 
-/// Why no generator can build \p IR because an input has a layout of its
-/// own (InputArray::Strides); empty when every input has the IR's strides.
+/// Why no generator can build \p IR because an input or an output has a
+/// layout of its own (InputArray::Strides, OutputArray::Strides); empty when
+/// every array has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);
 
 /// Why no generator can build \p IR because a neighbour is read only on one

@@ -69,9 +69,10 @@ def main():
                 "".join(" " + f for f in flags), layout))
         for o in ir["outputs"]:
             flags = [f for f in ("accumulate", "in_place") if o[f]]
-            print("  output %s at %s%s" % (
+            print("  output %s at %s%s%s" % (
                 o["param"], offset(o["write_offset"]),
-                "".join(" " + f for f in flags)))
+                "".join(" " + f for f in flags),
+                " strides " + ",".join(o["strides"]) if "strides" in o else ""))
         for c in ir["coefficients"]:
             print("  coefficient %s %s %s x%d" % (
                 c["name"], c["kind"], c["type"], c["size"]))
