@@ -314,6 +314,37 @@ TEST(IRValidate, AnInputsOwnLayout) {
   EXPECT_EQ(refusal(Bad).rfind("inputs[1].strides[1]: ", 0), 0u) << refusal(Bad);
 }
 
+TEST(IRValidate, AnOutputsOwnLayout) {
+  // A second output stored with longer rows (a staggered face array beside
+  // a cell array): its strides round-trip, make every generator refuse the
+  // IR, and a stride of 0 (points storing one element) is refused.
+  json Doc = star();
+  Doc["outputs"].push_back({{"param", "face"},
+                            {"write_offset", {0, 0, 0}},
+                            {"accumulate", false},
+                            {"in_place", false},
+                            {"strides", {"1", "nx + 1"}}});
+  Doc["updates"].push_back({{"target", "face"}, {"accumulate", false},
+                            {"value", Doc["updates"][0]["value"]}});
+  Doc["params"].push_back({{"name", "face"}, {"role", "output"}, {"type", "float *"}});
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  ASSERT_EQ(IR->Outputs.back().Strides, (std::vector<std::string>{"1", "nx + 1"}));
+  EXPECT_EQ(ir::toJson(*IR)["outputs"].back()["strides"], json({"1", "nx + 1"}));
+  EXPECT_FALSE(ir::toJson(*IR)["outputs"][0].contains("strides"));
+  EXPECT_NE(ir::whyMixedLayouts(*IR).find("the output 'face' has a layout of its own (strides 1, nx + 1)"),
+            std::string::npos);
+  EXPECT_NE(ir::whyNoGenerator(*IR), "");
+
+  json Bad = Doc;
+  Bad["outputs"].back()["strides"] = {"1", "0"};
+  EXPECT_EQ(refusal(Bad).rfind("outputs[1].strides: a stride of 0", 0), 0u) << refusal(Bad);
+  Bad["outputs"].back()["strides"] = {"1"};
+  EXPECT_EQ(refusal(Bad).rfind("outputs[1].strides: an array's own layout has one stride per axis (2), found 1", 0), 0u)
+      << refusal(Bad);
+}
+
 TEST(IRValidate, ABlockReduction) {
   // A block reduction fused into the stencil (an error norm into a
   // parameter the stencil never touches) round-trips, makes every
