@@ -1,30 +1,33 @@
 #!/usr/bin/env bash
 # in-app-measure.sh <app> <measuring patch> [fs-harness option...]
 #
-# The USE_OURS=verify run of an `fs-rewrite --in-app K` patch on a GPU host
-# (docs/in-app-candidates.md). Vendors <app> with its hand-written
+# The USE_OURS=verify run of a measuring patch on a GPU host: an
+# `fs-rewrite --in-app K` patch (docs/in-app-candidates.md), or one whose
+# body copies are timed in the app (`--reblock K` without a shape,
+# `--register-cap K` without a cap; docs/body-copies.md). Vendors <app> with its hand-written
 # patches/<app>/0000-*.patch, if any, and the measuring patch in place of its
 # other patches, builds it and runs fs-harness once with one round pair: the
 # verify run, which compares every candidate with the original in the app
 # and times both, comes first. The record goes to <out>/<app>-in-app.json,
 # the log to <out>/<app>-in-app.log, where <out> is $OUT, else
 # results/apps-e2e/<UTC date>-in-app. No registry entry is written: such a
-# patch runs the original outside USE_OURS=verify, it measures nothing the
-# registry keeps. Then, where fs-rewrite is:
+# patch measures candidates, it is no chosen variant the registry keeps.
+# Then, where fs-rewrite is:
 #
 #   fs-rewrite --app <app> --in-app K --in-app-times <out>/<app>-in-app.json --emit-patch ...
+#   fs-rewrite --app <app> --register-cap K --reblock-times <out>/<app>-in-app.json --emit-patch ...
 #
 # Needs what scripts/gpu/apps-e2e.sh needs (.carry/apps, .carry/mpi for the
 # MPI apps, .carry/include where the host lacks the headers).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 app=$1 patch=$(realpath "$2")
 shift 2
 [ -f "$root/apps/$app/app.json" ] || { echo "in-app-measure: no apps/$app/app.json" >&2; exit 2; }
 [ -f "$patch" ] || { echo "in-app-measure: no patch $patch" >&2; exit 2; }
-grep -q "in-app candidate" "$patch" ||
-  { echo "in-app-measure: $patch holds no in-app candidates (fs-rewrite --in-app)" >&2; exit 2; }
+grep -q -e "in-app candidate" -e "timed under USE_OURS=verify" "$patch" ||
+  { echo "in-app-measure: $patch holds no in-app candidates (fs-rewrite --in-app) and no body copies timed under USE_OURS=verify" >&2; exit 2; }
 out=${OUT:-$root/results/apps-e2e/$(date -u +%Y-%m-%d)-in-app}
 build=${FS_BUILD_DIR:-$root/build-gpu}
 work=${FS_WORK_DIR:-$build/work-in-app}/$app
@@ -52,7 +55,7 @@ trap 'rm -rf "$patches"' EXIT
 for p in "$root/patches/$app"/0000-*.patch; do
   [ -f "$p" ] && cp "$p" "$patches/"
 done
-cp "$patch" "$patches/0001-in-app-candidates.patch"
+cp "$patch" "$patches/0001-measuring.patch"
 rm -rf "$work"
 "$harness" --app "$app" --root "$root" --patches-dir "$patches" --work-dir "$work" \
   --rounds 1 --no-registry --run-timeout 600 --json "$out/$app-in-app.json" "$@" \
