@@ -21,7 +21,7 @@
 # MPI apps, .carry/include where the host lacks the headers).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[ $# -ge 2 ] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 app=$1 patch=$(realpath "$2")
 shift 2
 [ -f "$root/apps/$app/app.json" ] || { echo "in-app-measure: no apps/$app/app.json" >&2; exit 2; }
