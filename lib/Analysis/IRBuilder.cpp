@@ -764,8 +764,38 @@ KernelAnalysis Interpreter::finish() {
     return S;
   };
   const auto MainGuards = GuardSet(Main.Guards);
+  // The box another store's guards give it, [lower, upper) per axis: only
+  // where each axis has one lower and one upper bound on the position and
+  // no clamp or wrap is involved (whose no-op test is made on the main
+  // domain); nullopt otherwise.
+  using Box = std::pair<std::vector<std::string>, std::vector<std::string>>;
+  auto OwnBox = [&](const Write &W) -> std::optional<Box> {
+    if (!Clamps.empty() || !Wraps.empty())
+      return std::nullopt;
+    for (const Constraint &C : W.Guards)
+      if (C.NotEqual || std::find(AxisSyms.begin(), AxisSyms.end(),
+                                  C.Symbol) == AxisSyms.end())
+        return std::nullopt;
+    Box B;
+    for (size_t A = 0; A < AxisSyms.size(); ++A) {
+      if (IR.Axes[A].Source == ir::AxisSource::Loop)
+        return std::nullopt;
+      std::vector<Poly> Lowers, Uppers;
+      for (const Constraint &C : W.Guards)
+        if (C.Symbol == AxisSyms[A])
+          (C.Upper ? Uppers : Lowers).push_back(C.Bound);
+      keepTightest(Lowers, false);
+      keepTightest(Uppers, true);
+      if (Lowers.size() != 1 || Uppers.size() != 1)
+        return std::nullopt;
+      B.first.push_back((Lowers[0] + ShiftOf(A)).str());
+      B.second.push_back((Uppers[0] + ShiftOf(A)).str());
+    }
+    return B;
+  };
   for (const Write &W : Writes) {
-    if (GuardSet(W.Guards) != MainGuards)
+    std::optional<Box> WBox;
+    if (GuardSet(W.Guards) != MainGuards && !(WBox = OwnBox(W)))
       partial(ReasonKind::Guard, "stores under different guards (" + W.Array + ")");
     std::string Why;
     auto O = OffsetOf(W.Index, Why);
@@ -794,6 +824,10 @@ KernelAnalysis Interpreter::finish() {
     Out.Accumulate = W.Accumulate;
     if (!OwnLayout.empty())
       Out.Strides = LayoutText(OwnLayout);
+    if (WBox) {
+      Out.Lower = WBox->first;
+      Out.Upper = WBox->second;
+    }
     OutputIndex[W.Array] = IR.Outputs.size();
     IR.Outputs.push_back(Out);
   }
@@ -922,6 +956,13 @@ KernelAnalysis Interpreter::finish() {
             "' (boundary and interior regions): " + Why);
     IR.Frame = ir::BoundaryFrame();
   }
+  // A frame is stated over the main domain; an output of another box is
+  // not followed with one.
+  if (IR.Frame.present())
+    for (const ir::OutputArray &Out : IR.Outputs)
+      if (!Out.Lower.empty())
+        partial(ReasonKind::Guard, "stores under different guards (" +
+                                       Out.Param + ") beside a boundary frame");
 
   // Coefficients.
   std::set<std::string> SeenCoef;

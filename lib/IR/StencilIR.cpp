@@ -290,8 +290,23 @@ std::string whyReadsChosenByData(const StencilIR &IR) {
   return "";
 }
 
+std::string whyOutputBoxes(const StencilIR &IR) {
+  for (const OutputArray &Out : IR.Outputs)
+    if (!Out.Lower.empty()) {
+      std::string Box;
+      for (size_t A = 0; A < Out.Lower.size() && A < Out.Upper.size(); ++A)
+        Box += (Box.empty() ? "[" : " x [") + Out.Lower[A] + ", " +
+               Out.Upper[A] + ")";
+      return "the output '" + Out.Param + "' is stored over a box of its own " +
+             Box + ": no generator stores outputs over different boxes yet";
+    }
+  return "";
+}
+
 std::string whyNoGenerator(const StencilIR &IR) {
   if (std::string Why = whyMixedLayouts(IR); !Why.empty())
+    return Why;
+  if (std::string Why = whyOutputBoxes(IR); !Why.empty())
     return Why;
   if (std::string Why = whyReadsChosenByData(IR); !Why.empty())
     return Why;
@@ -368,6 +383,10 @@ json toJson(const StencilIR &IR) {
               {"in_place", Out.InPlace}};
     if (!Out.Strides.empty())
       X["strides"] = Out.Strides;
+    if (!Out.Lower.empty()) {
+      X["lower"] = Out.Lower;
+      X["upper"] = Out.Upper;
+    }
     Outputs.push_back(std::move(X));
   }
   J["outputs"] = std::move(Outputs);
@@ -642,6 +661,8 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.Accumulate = R.boolean(Outputs[I], "accumulate", OP, false);
     X.InPlace = R.boolean(Outputs[I], "in_place", OP, false);
     X.Strides = R.strings(Outputs[I], "strides", OP, false);
+    X.Lower = R.strings(Outputs[I], "lower", OP, false);
+    X.Upper = R.strings(Outputs[I], "upper", OP, false);
     IR.Outputs.push_back(std::move(X));
   }
 

@@ -535,6 +535,20 @@ private:
              "a second output named " + shown(Out.Param));
       offset(memberPath(Where, "write_offset"), Out.WriteOffset);
       ownLayout(Where, Out.Strides);
+      if (ok() && (!Out.Lower.empty() || !Out.Upper.empty())) {
+        if (Out.Lower.size() != IR.Dims || Out.Upper.size() != IR.Dims)
+          fail(memberPath(Where, "lower"),
+               "an output's own box has a lower and an upper bound per axis (" +
+                   std::to_string(IR.Dims) + "), found " +
+                   std::to_string(Out.Lower.size()) + " and " +
+                   std::to_string(Out.Upper.size()));
+        for (size_t A = 0; A < Out.Lower.size() && ok(); ++A)
+          expression(elementPath(memberPath(Where, "lower"), A), Out.Lower[A],
+                     false);
+        for (size_t A = 0; A < Out.Upper.size() && ok(); ++A)
+          expression(elementPath(memberPath(Where, "upper"), A), Out.Upper[A],
+                     false);
+      }
       // Every point stores its own element: an output moves along each axis.
       if (ok() && std::find(Out.Strides.begin(), Out.Strides.end(), "0") !=
                       Out.Strides.end())

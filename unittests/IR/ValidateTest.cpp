@@ -345,6 +345,38 @@ TEST(IRValidate, AnOutputsOwnLayout) {
       << refusal(Bad);
 }
 
+TEST(IRValidate, AnOutputsOwnBox) {
+  // A second output stored over a box of its own (y faces one row further
+  // than the cells): the box round-trips, makes every generator refuse the
+  // IR, and needs a lower and an upper bound per axis.
+  json Doc = star();
+  Doc["outputs"].push_back({{"param", "fy"},
+                            {"write_offset", {0, 0, 0}},
+                            {"accumulate", false},
+                            {"in_place", false},
+                            {"lower", {"1", "1"}},
+                            {"upper", {"nx - 1", "ny"}}});
+  Doc["updates"].push_back({{"target", "fy"}, {"accumulate", false},
+                            {"value", Doc["updates"][0]["value"]}});
+  Doc["params"].push_back({{"name", "fy"}, {"role", "output"}, {"type", "float *"}});
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  EXPECT_EQ(IR->Outputs.back().Upper, (std::vector<std::string>{"nx - 1", "ny"}));
+  EXPECT_EQ(ir::toJson(*IR)["outputs"].back()["lower"], json({"1", "1"}));
+  EXPECT_FALSE(ir::toJson(*IR)["outputs"][0].contains("lower"));
+  EXPECT_EQ(ir::whyNoGenerator(*IR),
+            "the output 'fy' is stored over a box of its own [1, nx - 1) x [1, ny): "
+            "no generator stores outputs over different boxes yet");
+
+  json Bad = Doc;
+  Bad["outputs"].back()["upper"] = {"ny"};
+  EXPECT_EQ(refusal(Bad).rfind("outputs[1].lower: an output's own box has a lower and an upper bound per axis (2), found 2 and 1", 0), 0u)
+      << refusal(Bad);
+  Bad["outputs"].back()["upper"] = {"nx - 1", "ny; exit(0)"};
+  EXPECT_EQ(refusal(Bad).rfind("outputs[1].upper[1]: ", 0), 0u) << refusal(Bad);
+}
+
 TEST(IRValidate, ABlockReduction) {
   // A block reduction fused into the stencil (an error norm into a
   // parameter the stencil never touches) round-trips, makes every

@@ -128,6 +128,11 @@ struct OutputArray {
   /// longer rows beside one of the grid's layout (CloverLeaf's mass flux
   /// beside its energy flux). Empty: the IR's Strides.
   std::vector<std::string> Strides;
+  /// The box it is stored over, per axis [Lower, Upper) (C expressions in
+  /// the store's coordinates, as the axes' bounds), when it is not the
+  /// axes' domain: face arrays of a staggered grid stored one column or one
+  /// row further than the cells. Empty: the axes' domain.
+  std::vector<std::string> Lower, Upper;
 };
 
 /// A coefficient that is not a per-point array.
@@ -312,8 +317,13 @@ std::string whyMixedLayouts(const StencilIR &IR);
 /// every point, where the original may not. Empty when there is none.
 std::string whyReadsChosenByData(const StencilIR &IR);
 
+/// Why no generator can build \p IR because an output is stored over a box
+/// of its own (OutputArray::Lower/Upper); empty when there is none.
+std::string whyOutputBoxes(const StencilIR &IR);
+
 /// Why no generator can build \p IR at all: an input with a layout of its
-/// own (whyMixedLayouts), a neighbour the data decides to read
+/// own (whyMixedLayouts), an output over a box of its own (whyOutputBoxes),
+/// a neighbour the data decides to read
 /// (whyReadsChosenByData) or a block reduction fused into the kernel, whose
 /// result a generated kernel would not compute. Empty when one can.
 std::string whyNoGenerator(const StencilIR &IR);

@@ -72,7 +72,9 @@ def main():
             print("  output %s at %s%s%s" % (
                 o["param"], offset(o["write_offset"]),
                 "".join(" " + f for f in flags),
-                " strides " + ",".join(o["strides"]) if "strides" in o else ""))
+                (" strides " + ",".join(o["strides"]) if "strides" in o else "") +
+                (" box " + " x ".join("[%s, %s)" % b for b in zip(o["lower"], o["upper"]))
+                 if "lower" in o else "")))
         for c in ir["coefficients"]:
             print("  coefficient %s %s %s x%d" % (
                 c["name"], c["kind"], c["type"], c["size"]))
