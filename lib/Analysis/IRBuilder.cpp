@@ -28,121 +28,6 @@ namespace detail {
 // Finalisation
 // ---------------------------------------------------------------------------
 
-/// P / D when D's single monomial divides every monomial of P.
-std::optional<Poly> exactQuotient(const Poly &P, const Poly &D) {
-  if (D.terms().size() != 1 || D.terms().begin()->second != 1)
-    return std::nullopt;
-  const Monomial &DM = D.terms().begin()->first;
-  Poly R;
-  for (const auto &[M, C] : P.terms()) {
-    Monomial Rest = M;
-    for (const std::string &S : DM) {
-      auto It = std::find(Rest.begin(), Rest.end(), S);
-      if (It == Rest.end())
-        return std::nullopt;
-      Rest.erase(It);
-    }
-    Poly Term = Poly::constant(C);
-    for (const std::string &S : Rest)
-      Term = Term * Poly::symbol(S);
-    R = R + Term;
-  }
-  return R;
-}
-
-void Interpreter::applySplits() {
-  // X = mod[X|A] + A*div[X|A] for every split whose two halves were used.
-  auto Subst = [&](Poly P) {
-    for (int Round = 0; Round < 4; ++Round) {
-      bool Changed = false;
-      for (const auto &[Key, S] : Splits) {
-        if (!S.HaveMod || !S.HaveDiv)
-          continue;
-        if (S.X.terms().size() != 1 || S.X.terms().begin()->first.size() != 1)
-          continue;
-        std::string XSym = S.X.terms().begin()->first[0];
-        if (!P.mentions(XSym))
-          continue;
-        P = P.substitute(XSym, Poly::symbol(S.ModName) +
-                                   S.A * Poly::symbol(S.DivName));
-        Changed = true;
-      }
-      if (!Changed)
-        break;
-    }
-    return P;
-  };
-  // div[div[X|a]|b] was canonicalised to div[X|a*b]; the inner quotient
-  // q = div[X|a] also equals mod[q|b] + b*div[X|a*b].
-  for (auto &[Key, S] : Splits) {
-    if (S.X.terms().size() == 1 && S.X.terms().begin()->first.size() == 1 &&
-        S.X.terms().begin()->first[0].rfind("div[", 0) == 0) {
-      std::string Inner = S.X.terms().begin()->first[0];
-      for (auto &[K2, S2] : Splits)
-        if (S2.DivName == Inner && S.HaveMod) {
-          std::string Outer = "div[" + S2.X.str() + "|" + (S2.A * S.A).str() + "]";
-          if (Splits.count(S2.X.str() + "|" + (S2.A * S.A).str())) {
-            S.DivName = Outer;
-            S.HaveDiv = true;
-          }
-        }
-    }
-  }
-  for (Write &W : Writes)
-    W.Index = Subst(W.Index);
-  for (ReadRecord &R : Reads)
-    R.Index = Subst(R.Index);
-  std::function<void(DPtr &)> Walk = [&](DPtr &N) {
-    if (!N)
-      return;
-    if (N->K == DNode::Read) {
-      N->Index = Subst(N->Index);
-      for (PosGuard &G : N->InBounds)
-        G.D = Subst(G.D);
-    }
-    for (DPtr &A : N->Args)
-      Walk(A);
-  };
-  for (Write &W : Writes)
-    Walk(W.Value);
-  for (Write &W : Writes)
-    for (Constraint &C : W.Guards) {
-      Poly Sym = Subst(Poly::symbol(C.Symbol));
-      if (Sym == Poly::symbol(C.Symbol))
-        continue;
-      // A bound on the 1-D id itself. id >= 0 says nothing; id < A*B with
-      // id = mod[id|A] + A*div[id|A] bounds the slowest coordinate:
-      // div[id|A] < B. The widest split that divides the bound is the
-      // slowest axis.
-      if (!C.Upper && !C.NotEqual && C.Bound == Poly()) {
-        C.Symbol = "";
-        continue;
-      }
-      const Split *Best = nullptr;
-      for (const auto &[Key, S] : Splits) {
-        if (!C.Upper || C.NotEqual || !S.HaveDiv ||
-            S.X != Poly::symbol(C.Symbol))
-          continue;
-        auto Deg = [](const Poly &P) {
-          size_t D = 0;
-          for (const auto &[M, K] : P.terms())
-            D = std::max(D, M.size());
-          return D;
-        };
-        if (!exactQuotient(C.Bound, S.A))
-          continue;
-        if (!Best || Deg(S.A) > Deg(Best->A))
-          Best = &S;
-      }
-      if (!Best) {
-        C.Symbol = "?";
-        continue;
-      }
-      C.Bound = *exactQuotient(C.Bound, Best->A);
-      C.Symbol = Best->DivName;
-    }
-}
-
 bool isAxisSymbol(const std::string &S) {
   return S[0] == '@' || S.rfind("mod[", 0) == 0 || S.rfind("div[", 0) == 0;
 }
@@ -169,6 +54,24 @@ void keepTightest(std::vector<Poly> &Bounds, bool Upper) {
       *Same = B;
   }
   Bounds = std::move(Kept);
+}
+
+/// The bounds \p Guards put on the symbol \p S, the tightest of each kind
+/// where they differ by a number (i < n && i < n - 1, an outer guard and
+/// the update's own), and the points they exclude (i != v).
+static void boundsOn(const std::vector<Constraint> &Guards,
+                     const std::string &S, std::vector<Poly> &Lowers,
+                     std::vector<Poly> &Uppers, std::vector<Poly> &Excluded) {
+  for (const Constraint &C : Guards) {
+    if (C.Symbol != S)
+      continue;
+    if (C.NotEqual)
+      Excluded.push_back(C.Bound);
+    else
+      (C.Upper ? Uppers : Lowers).push_back(C.Bound);
+  }
+  keepTightest(Lowers, false);
+  keepTightest(Uppers, true);
 }
 
 KernelAnalysis Interpreter::finish() {
@@ -567,18 +470,7 @@ KernelAnalysis Interpreter::finish() {
     }
     // Guards on this axis: the tightest of each kind must be unique.
     std::vector<Poly> Lowers, Uppers, Excluded;
-    for (const Constraint &C : Main.Guards) {
-      if (C.Symbol != S)
-        continue;
-      if (C.NotEqual)
-        Excluded.push_back(C.Bound);
-      else
-        (C.Upper ? Uppers : Lowers).push_back(C.Bound);
-    }
-    // Bounds that differ by a number (i < n && i < n - 1, an outer guard
-    // and the update's own): only the tighter one bounds the domain.
-    keepTightest(Lowers, false);
-    keepTightest(Uppers, true);
+    boundsOn(Main.Guards, S, Lowers, Uppers, Excluded);
     // "i != 0" next to i >= 0 (implicit for a thread or split coordinate)
     // moves the lower bound; "i != nx-1" next to i < nx the upper one.
     std::optional<Poly> ImplicitUpper;
@@ -780,12 +672,8 @@ KernelAnalysis Interpreter::finish() {
     for (size_t A = 0; A < AxisSyms.size(); ++A) {
       if (IR.Axes[A].Source == ir::AxisSource::Loop)
         return std::nullopt;
-      std::vector<Poly> Lowers, Uppers;
-      for (const Constraint &C : W.Guards)
-        if (C.Symbol == AxisSyms[A])
-          (C.Upper ? Uppers : Lowers).push_back(C.Bound);
-      keepTightest(Lowers, false);
-      keepTightest(Uppers, true);
+      std::vector<Poly> Lowers, Uppers, Excluded;
+      boundsOn(W.Guards, AxisSyms[A], Lowers, Uppers, Excluded);
       if (Lowers.size() != 1 || Uppers.size() != 1)
         return std::nullopt;
       B.first.push_back((Lowers[0] + ShiftOf(A)).str());

@@ -224,24 +224,21 @@ json toJson(const Expr &E) {
 }
 
 std::string whyMixedLayouts(const StencilIR &IR) {
+  auto Own = [](const std::string &What, const std::string &Param,
+                const std::vector<std::string> &Strides) {
+    std::string List;
+    for (const std::string &S : Strides)
+      List += (List.empty() ? "" : ", ") + S;
+    return "the " + What + " '" + Param + "' has a layout of its own (strides " +
+           List + "): no generator addresses arrays of more than one layout "
+                  "yet";
+  };
   for (const InputArray &In : IR.Inputs)
-    if (!In.Strides.empty()) {
-      std::string List;
-      for (const std::string &S : In.Strides)
-        List += (List.empty() ? "" : ", ") + S;
-      return "the input '" + In.Param + "' has a layout of its own (strides " +
-             List + "): no generator addresses arrays of more than one "
-                    "layout yet";
-    }
+    if (!In.Strides.empty())
+      return Own("input", In.Param, In.Strides);
   for (const OutputArray &Out : IR.Outputs)
-    if (!Out.Strides.empty()) {
-      std::string List;
-      for (const std::string &S : Out.Strides)
-        List += (List.empty() ? "" : ", ") + S;
-      return "the output '" + Out.Param + "' has a layout of its own "
-             "(strides " + List + "): no generator addresses arrays of more "
-             "than one layout yet";
-    }
+    if (!Out.Strides.empty())
+      return Own("output", Out.Param, Out.Strides);
   return "";
 }
 
