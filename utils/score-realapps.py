@@ -25,7 +25,9 @@ Per label, over its matched entries:
                   points (only dims when the label's footprint is symbolic, points null);
                   the IR's points are counted as the labels count them: over the
                   inputs read at more than the centre (the IR's own `points` also
-                  counts arrays read only at the centre)
+                  counts arrays read only at the centre). A temporally blocked
+                  entry without an IR is compared by one step's footprint, its
+                  temporal_blocking.step (the labels give one step's footprint)
   shape           among recognised labels with a shape: the IR's shape equals it
   false positive  a non-stencil label with any entry called "stencil"
 A refusal without a reason is any scored-dir dump entry whose verdict is not
@@ -178,7 +180,8 @@ def score_dir(dirname, labels, dump):
         res["recognised"] += 1
         res["temporal_recognised"] += tb
         res["unsure_recognised"] += bool(lab.get("unsure"))
-        irs = [e.get("ir") or {} for e in ok]
+        irs = [e.get("ir") or (tb and (e.get("temporal_blocking") or {}).get("step")) or {}
+               for e in ok]
         symbolic = lab.get("points") is None
         fields = ("dims",) if symbolic else ("dims", "radius", "points")
         got = [{f: (labelled_points(ir) if f == "points" else ir.get(f)) for f in fields}

@@ -255,6 +255,18 @@ json::Value analysesJson(const Inventory &Inv, StringRef Root) {
                                   : "time-loop"}};
       if (A.Temporal->TimeSteps)
         T["time_steps"] = A.Temporal->TimeSteps;
+      if (const auto &P = A.Temporal->PerStep) {
+        json::Array Offsets;
+        for (const auto &O : P->Offsets)
+          Offsets.push_back(json::Array{O[0], O[1], O[2]});
+        T["step"] = json::Object{{"dims", P->Dims},
+                                 {"radius", P->Radius},
+                                 {"points", static_cast<int64_t>(P->Offsets.size())},
+                                 {"shape", P->Shape},
+                                 {"offsets", std::move(Offsets)}};
+      } else if (!A.Temporal->NoStepWhy.empty()) {
+        T["step_unknown"] = A.Temporal->NoStepWhy;
+      }
       K["temporal_blocking"] = std::move(T);
     }
     if (A.IR && A.Result != KernelAnalysis::NotStencil)

@@ -39,6 +39,17 @@ struct TemporalBlocking {
     TimeLoop,   ///< A loop with a grid-wide barrier runs the time steps.
   } Form = FusedSteps;
   unsigned TimeSteps = 0; ///< For FusedSteps.
+  /// The points one step reads relative to the point it computes, x the
+  /// unit-stride axis (FusedSteps, where the code says where every value
+  /// comes from; lib/Analysis/FusedSteps.h says how it is derived).
+  struct StepFootprint {
+    unsigned Dims = 0;
+    std::vector<std::array<int64_t, 3>> Offsets; ///< Sorted.
+    int64_t Radius = 0;
+    std::string Shape; ///< "star", "box" or "other".
+  };
+  std::optional<StepFootprint> PerStep;
+  std::string NoStepWhy; ///< For FusedSteps without PerStep: why.
 };
 
 /// What the analysis concluded about one kernel.
