@@ -9,6 +9,8 @@
 #include "forgestencil/Harness/Measurement.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace forgestencil {
 namespace harness {
@@ -19,14 +21,37 @@ bool hasBodyCopies(const std::string &SourceDir) {
          std::filesystem::exists(SourceDir + "/forgestencil/checks.h", Error);
 }
 
+std::optional<bool> holdsVerifyCode(const std::string &Binary) {
+  std::ifstream In(Binary, std::ios::binary);
+  if (!In)
+    return std::nullopt;
+  std::string Bytes((std::istreambuf_iterator<char>(In)),
+                    std::istreambuf_iterator<char>());
+  if (Bytes.compare(0, 4, "\x7f" "ELF") != 0)
+    return std::nullopt;
+  return Bytes.find("forgestencil verify:") != std::string::npos;
+}
+
 std::string judgeInAppVerification(const support::ProcessResult &Result,
+                                   const std::string &Binary,
                                    std::optional<InAppVerification> &Found,
                                    std::ostream &Progress) {
   if (!Result.succeeded())
     return "the USE_OURS=verify run failed: " + Result.describeEnd() + "\n" +
            support::lastLines(Result.Stderr, 10);
-  Expected<InAppVerification> V =
-      parseInAppVerification(Result.Stdout + "\n" + Result.Stderr);
+  const std::string Output = Result.Stdout + "\n" + Result.Stderr;
+  // A build variant the patch does not touch: the program holds none of
+  // its code, so there is nothing to verify and both modes run the same.
+  if (Output.find("forgestencil verify") == std::string::npos &&
+      holdsVerifyCode(Binary) == false) {
+    Found = InAppVerification();
+    Found->Untouched = true;
+    Progress << "fs-harness: USE_OURS=verify: the program holds none of the "
+                "patch's code (" << Binary << " has no forgestencil/checks.h "
+                "in it): no launch of it is rewritten; measured as it is\n";
+    return "";
+  }
+  Expected<InAppVerification> V = parseInAppVerification(Output);
   if (!V)
     return V.error();
   Found = *V;
@@ -50,6 +75,12 @@ std::string judgeInAppVerification(const support::ProcessResult &Result,
 }
 
 nlohmann::json inAppVerificationJson(const InAppVerification &V) {
+  if (V.Untouched)
+    return {{"untouched", true},
+            {"how", "USE_OURS=verify printed no verify line and the program "
+                    "holds none of forgestencil/checks.h's code: the patch "
+                    "rewrites no launch of this program, so both modes run "
+                    "the same code"}};
   nlohmann::json KernelTimes = nlohmann::json::object();
   for (const InAppVerification::KernelTimes &K : V.Kernels)
     KernelTimes[K.Kernel] = {{"original_ms", K.OriginalMs},

@@ -630,8 +630,8 @@ void IntegrationRun::verifyInApp() {
               "candidates compared "
               "with the originals in the app)\n";
   RefusalReason = judgeInAppVerification(
-      support::runProcess(appProcess(RunArgs, OutPath, "verify")), Verification,
-      Progress);
+      support::runProcess(appProcess(RunArgs, OutPath, "verify")), Binary,
+      Verification, Progress);
 }
 
 void IntegrationRun::judgeOutputs() {
@@ -705,6 +705,9 @@ void IntegrationRun::printReport() {
   if (S.PairRatios.size() < 5)
     Report << "  note: with fewer than 5 round pairs the interval is coarse; "
               "use --rounds 5 or more for a result to quote\n";
+  if (Verification && Verification->Untouched)
+    Report << "  note: the patch rewrites no launch of this program (it holds "
+              "none of the patch's code): both modes run the same code\n";
   if (!App.Check)
     Report << "  check: none of its own; the outputs of the two modes are "
               "compared instead\n";

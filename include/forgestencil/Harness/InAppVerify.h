@@ -31,10 +31,20 @@ namespace harness {
 /// the app gets a USE_OURS=verify run.
 bool hasBodyCopies(const std::string &SourceDir);
 
-/// Judges the USE_OURS=verify run \p Result: its findings go to \p Found and
-/// one line each to \p Progress. Returns why the measurement is refused
-/// (a failed run, no summary, a difference, nothing compared), or "".
+/// Whether the program file \p Binary holds the code forgestencil/checks.h
+/// adds (its report's text, "forgestencil verify:"): true or false for an
+/// ELF file, nullopt for anything else (a script that starts the program
+/// elsewhere) or a file that cannot be read.
+std::optional<bool> holdsVerifyCode(const std::string &Binary);
+
+/// Judges the USE_OURS=verify run \p Result of the program \p Binary: its
+/// findings go to \p Found and one line each to \p Progress. Returns why
+/// the measurement is refused (a failed run, no summary, a difference,
+/// nothing compared), or "". A run that succeeded and printed no verify line
+/// at all, of an ELF program without the patch's code (a build variant the
+/// patch does not touch), is not refused: Found says Untouched.
 std::string judgeInAppVerification(const support::ProcessResult &Result,
+                                   const std::string &Binary,
                                    std::optional<InAppVerification> &Found,
                                    std::ostream &Progress);
 

@@ -85,6 +85,9 @@ Expected<CheckVerdict> parseCheck(const std::string &Output,
 /// and the launches that differed.
 struct InAppVerification {
   unsigned Compared = 0, Identical = 0, Differ = 0, NotCompared = 0;
+  /// The program holds none of the patch's code (a build variant the patch
+  /// does not touch): nothing to compare, both modes run the same code.
+  bool Untouched = false;
   /// "dvelcx launch 3: DIFFERS in ..." for each that did.
   std::vector<std::string> Differing;
   /// Every "not compared" line.
