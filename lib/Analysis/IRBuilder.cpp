@@ -96,10 +96,10 @@ KernelAnalysis Interpreter::finish() {
     if (HardReasons.empty() && !PartialReasons.empty()) {
       if (ReadsNothing)
         notStencil(ReasonKind::Pointwise, "the kernel reads no array: it only stores values (a "
-                   "boundary condition or an initialisation), not a stencil");
+                   "boundary condition or an initialisation), not a stencil" + modesNote());
       else if (ReadsSinglePoints)
         notStencil(ReasonKind::Pointwise, "each array is read at a single point per thread (a "
-                   "pointwise update, copy or injection), not a stencil");
+                   "pointwise update, copy or injection), not a stencil" + modesNote());
     }
     KA.Reasons.assign(HardReasons.begin(), HardReasons.end());
     if (!HardReasons.empty()) {
@@ -904,6 +904,7 @@ KernelAnalysis Interpreter::finish() {
       partial(ReasonKind::Parameter, "the array '" + In.Param + "' is not a kernel parameter");
 
   IR.Notes.assign(Assumptions.begin(), Assumptions.end());
+  IR.Assumptions.insert(IR.Assumptions.end(), Modes.begin(), Modes.end());
   recordBuildFacts(IR);
   IR.computeDerived();
   bool Understood = HardReasons.empty() && PartialReasons.empty();
@@ -912,10 +913,10 @@ KernelAnalysis Interpreter::finish() {
     // accesses the analysis could not place.
   } else if (IR.Points == 0 && !IR.Outputs.empty()) {
     notStencil(ReasonKind::Pointwise, "the kernel reads no neighbourhood (a pointwise update, not a "
-               "stencil)");
+               "stencil)" + modesNote());
   } else if (IR.Points == 1 && IR.Radius == 0) {
     notStencil(ReasonKind::Pointwise, "the kernel reads each input at the written point only (a "
-               "pointwise update, not a stencil)");
+               "pointwise update, not a stencil)" + modesNote());
   }
   IR.Reductions = Slices.Reductions;
   if (KA.NotRewritten.empty())

@@ -444,6 +444,12 @@ private:
   /// on one side only or a __shared__ store is no select: the kernel is
   /// refused as before.
   void execUniformIf(const IfStmt *If, const DPtr &Cond, bool Data = false);
+  /// A mode switch one of whose sides has a barrier (the block's threads
+  /// work together): runs the other side alone and records the mode it
+  /// assumes (true), or nothing.
+  bool specialiseMode(const IfStmt *If, const DPtr &Cond);
+  /// " (in the modes where ...)" for a verdict on the modes kept, or "".
+  std::string modesNote() const;
 
   // Data-dependent branches (DataBranches.cpp).
   /// The condition as a node comparing data values (loads and what is
@@ -733,6 +739,26 @@ private:
   static bool containsReturn(const Stmt *S);
   unsigned Barriers = 0;       // __syncthreads() calls so far
   bool TileReadsLost = false;  // a tile read could not be traced
+  /// The modes the IR describes (UniformBranches.cpp): a branch every
+  /// thread of a launch takes alike whose other side is not a stencil.
+  std::vector<ir::Assumption> Modes;
+  /// Everything interpreting a statement changes, to run it and take it
+  /// back (a loop body's trial run, a mode's side that is not kept).
+  auto snapshot() const {
+    return std::make_tuple(
+        Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards,
+        ActiveConds, SharedStores, BlockSizes, BlockSizeWanted, ThreadFns,
+        ThreadFnIds, Clamps, Wraps, ClampInfos, Splits, LoopAxes,
+        GridStrideSyms, PartialReasons, HardReasons, Assumptions, Returned,
+        Barriers, TileReadsLost, Modes, NamedAssumed);
+  }
+  template <class Snapshot> void restore(const Snapshot &S) {
+    std::tie(Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards,
+             ActiveConds, SharedStores, BlockSizes, BlockSizeWanted, ThreadFns,
+             ThreadFnIds, Clamps, Wraps, ClampInfos, Splits, LoopAxes,
+             GridStrideSyms, PartialReasons, HardReasons, Assumptions, Returned,
+             Barriers, TileReadsLost, Modes, NamedAssumed) = S;
+  }
   unsigned InlineDepth = 0;
   unsigned Steps = 0;
   /// Per lambda defined in the kernel: the values it captured by copy (and

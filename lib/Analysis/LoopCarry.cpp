@@ -157,11 +157,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   bool Settled = false;
   for (size_t Round = 0; Round <= Carried.size() + 1 && !Settled; ++Round) {
     // One run of the body whose effects are thrown away.
-    auto Saved = std::make_tuple(
-        Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards, ActiveConds,
-        SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
-        Clamps, Wraps, ClampInfos, Splits, LoopAxes, GridStrideSyms, PartialReasons,
-        HardReasons, Assumptions, Returned, Barriers, TileReadsLost);
+    auto Saved = snapshot();
     for (size_t I = 0; I < Carried.size(); ++I)
       Get(Carried[I]) = Start[I];
     Env[Var] = Value::index(KSym);
@@ -169,11 +165,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     std::vector<Value> End;
     for (const Slot &S : Carried)
       End.push_back(Get(S));
-    std::tie(Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards, ActiveConds,
-             SharedStores, BlockSizes, BlockSizeWanted, ThreadFns, ThreadFnIds,
-             Clamps, Wraps, ClampInfos, Splits, LoopAxes, GridStrideSyms,
-             PartialReasons, HardReasons, Assumptions, Returned, Barriers,
-             TileReadsLost) = Saved;
+    restore(Saved);
     Settled = true;
     for (size_t I = 0; I < Carried.size(); ++I) {
       const Value &S = Start[I], &E = End[I];

@@ -251,6 +251,9 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
                                  &A.LinearStep, &A.LinearModulus, &A.ClampLower,
                                  &A.ClampUpper})
       Texts.push_back(S);
+  for (const ir::Assumption &A : IR.Assumptions)
+    if (A.Kind == ir::Assumption::Holds)
+      Texts.push_back(&A.Expr);
   std::set<std::string> InExprs;
   std::function<void(const ir::Expr &)> Walk = [&](const ir::Expr &E) {
     if (E.Kind == ir::Expr::ParamRef)

@@ -7,6 +7,13 @@
 // the kernel's integer parameters, so generated code decides it at run
 // time exactly as the original does, for every launch.
 //
+// Where one side of such a branch makes the block's threads work together
+// (a barrier) and the other does not (a preconditioner's block solve in
+// shared memory beside its diagonal and plain modes), the IR describes the
+// kernel in the modes of the other side only, and says so with a `holds`
+// assumption: the condition that selects it, which the generated launcher
+// checks before each launch, running the original in the other modes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelInterpreter.h"
@@ -170,8 +177,85 @@ DPtr Interpreter::uniformCondition(const Expr *Cond) {
   return nullptr;
 }
 
+namespace {
+
+/// \p N (a uniform condition's tree) as C over the kernel's parameters and
+/// named constants, or "" where a node is of another kind.
+std::string conditionText(const DPtr &N) {
+  if (!N)
+    return "";
+  auto Arg = [&](size_t I) {
+    return I < N->Args.size() ? conditionText(N->Args[I]) : std::string();
+  };
+  switch (N->K) {
+  case DNode::Literal:
+    return N->Value;
+  case DNode::ParamRef:
+    return N->Name;
+  case DNode::Unary: {
+    std::string A = Arg(0);
+    if (A.empty() || (N->Op != "!" && N->Op != "neg"))
+      return "";
+    return (N->Op == "!" ? "!(" : "-(") + A + ")";
+  }
+  case DNode::Binary: {
+    std::string L = Arg(0), R = Arg(1);
+    if (L.empty() || R.empty())
+      return "";
+    return "(" + L + " " + N->Op + " " + R + ")";
+  }
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+bool Interpreter::specialiseMode(const IfStmt *If, const DPtr &Cond) {
+  // Each side alone, taken back: which one makes the block's threads work
+  // together (a barrier: a block solve, a tile another thread fills).
+  auto Before = snapshot();
+  const unsigned BarriersBefore = Barriers;
+  exec(If->getThen());
+  const bool ThenTogether = Barriers != BarriersBefore;
+  restore(Before);
+  exec(If->getElse());
+  const bool ElseTogether = Barriers != BarriersBefore;
+  restore(Before);
+  const std::string Text = conditionText(Cond);
+  if (ThenTogether == ElseTogether || Text.empty())
+    return false;
+  const bool KeepThen = ElseTogether;
+  ir::Assumption Mode;
+  Mode.Kind = ir::Assumption::Holds;
+  Mode.Expr = KeepThen ? Text : "!" + Text;
+  Mode.Value = "1";
+  Mode.Why = "where '" + text(If->getCond()) + "' " +
+             (KeepThen ? "fails" : "holds") +
+             ", the block's threads work together (a barrier: another "
+             "computation than the stencil); the variant covers the other "
+             "modes only";
+  if (std::none_of(Modes.begin(), Modes.end(), [&](const ir::Assumption &A) {
+        return A.Expr == Mode.Expr;
+      }))
+    Modes.push_back(std::move(Mode));
+  exec(KeepThen ? If->getThen() : If->getElse());
+  return true;
+}
+
+std::string Interpreter::modesNote() const {
+  std::string Note;
+  for (const ir::Assumption &M : Modes)
+    Note += (Note.empty() ? " (in the modes where " : " && ") + M.Expr;
+  return Note.empty() ? Note
+                      : Note + " holds; in the others the block's threads "
+                               "work together)";
+}
+
 void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond,
                                 bool Data) {
+  if (!Data && specialiseMode(If, Cond))
+    return;
   const auto EnvBefore = Env;
   const auto ElemsBefore = LocalElems;
   const size_t WritesBefore = Writes.size();

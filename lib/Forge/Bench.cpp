@@ -58,6 +58,12 @@ bool bindParams(const ir::StencilIR &IR, const StencilView &V,
                 std::vector<ParamBinding> &Bindings, int &Scalars,
                 std::string &Error) {
   Scalars = 0;
+  for (const ir::Assumption &A : IR.Assumptions)
+    if (A.Kind == ir::Assumption::Holds) {
+      Error = "the variants compute the mode where " + A.Expr +
+              " holds; a driver cannot choose parameters that select it";
+      return false;
+    }
   for (const ir::Param &P : IR.Params) {
     int ArrayIndex = 0;
     bool Found = false;

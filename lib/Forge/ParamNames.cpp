@@ -279,13 +279,14 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
     R(U.Target);
     renameExpr(U.Value, Renames, ScalarCoefs);
   }
-  // Only a grid extent's value and an at-least's expression are written
-  // over the parameters; the other kinds name a thread dimension ("x"),
-  // numbers or compile-time constants.
+  // Only a grid extent's value and an at-least's or a mode's expression are
+  // written over the parameters; the other kinds name a thread dimension
+  // ("x"), numbers or compile-time constants.
   for (ir::Assumption &A : Out.Assumptions)
     if (A.Kind == ir::Assumption::GridExtent)
       R(A.Value);
-    else if (A.Kind == ir::Assumption::AtLeast)
+    else if (A.Kind == ir::Assumption::AtLeast ||
+             A.Kind == ir::Assumption::Holds)
       R(A.Expr);
   for (ir::BlockReduction &B : Out.Reductions)
     for (std::string &O : B.Outputs)

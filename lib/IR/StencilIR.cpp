@@ -51,7 +51,8 @@ const char *const CoefKindNames[] = {"literal", "scalar-param",
 const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
 const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
                                            "block-dim", "grid-extent",
-                                           "grid-dim-max", "at-least"};
+                                           "grid-dim-max", "at-least",
+                                           "holds"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
 

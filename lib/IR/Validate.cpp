@@ -828,6 +828,12 @@ private:
         else
           expression(memberPath(Where, "value"), A.Value, false);
         break;
+      case Assumption::Holds:
+        expression(memberPath(Where, "expr"), A.Expr, false);
+        if (ok() && A.Value != "1")
+          fail(memberPath(Where, "value"),
+               shown(A.Value) + ": a mode condition holds (1)");
+        break;
       case Assumption::AtLeast:
         expression(memberPath(Where, "expr"), A.Expr, false);
         if (ok() && !isCountIn(A.Value, 0, 4294967295LL))

@@ -227,6 +227,10 @@ static VariantConditions variantConditions(const ir::StencilIR &IR) {
       And(C.Runtime, "(long long)(" + A.Expr + ") >= " + A.Value);
       C.Comment += "//   " + A.Expr + " >= " + A.Value;
       break;
+    case ir::Assumption::Holds:
+      And(C.Runtime, "(" + A.Expr + ")");
+      C.Comment += "//   " + A.Expr;
+      break;
     }
     C.Comment += A.Why.empty() ? "\n" : ": " + A.Why + "\n";
   }
@@ -421,7 +425,8 @@ static std::string variantTable(const KernelDefinition &K,
     for (const EmittedVariant *E : Variants)
       for (const ir::Assumption &A : E->Variant->Variant->IR.Assumptions)
         Named |= A.Kind == ir::Assumption::GridExtent ||
-                 A.Kind == ir::Assumption::AtLeast;
+                 A.Kind == ir::Assumption::AtLeast ||
+                 A.Kind == ir::Assumption::Holds;
     std::vector<std::string> Forward = {"fs_args..."};
     if (Named) {
       const ir::StencilIR &IR = Variants.front()->Variant->Variant->IR;

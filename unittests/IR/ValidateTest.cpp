@@ -456,6 +456,25 @@ TEST(IRValidate, AtLeastIsAnExpressionAndAWholeNumber) {
         << Bad;
 }
 
+TEST(IRValidate, HoldsIsAConditionThatHolds) {
+  auto With = [](const char *Expr, const char *Value) {
+    json Doc = star();
+    Doc["assumptions"] = json::array(
+        {{{"kind", "holds"}, {"expr", Expr}, {"value", Value}}});
+    return refusal(Doc);
+  };
+  EXPECT_EQ(With("!(mode == 3)", "1"), "");
+  EXPECT_EQ(With("(o.kind == 1) && (nx > 2)", "1"), "");
+  // (expr) reaches the launcher as code.
+  EXPECT_NE(With("mode; abort()", "1").find("assumptions[0].expr: "),
+            std::string::npos);
+  EXPECT_NE(With("", "1").find("assumptions[0].expr: "), std::string::npos);
+  for (const char *Bad : {"", "0", "true", "2"})
+    EXPECT_NE(With("mode == 1", Bad).find("a mode condition holds (1)"),
+              std::string::npos)
+        << Bad;
+}
+
 /// The 5-point star wrapped along x over its whole rows.
 json wrappedStar() {
   json Doc = star();

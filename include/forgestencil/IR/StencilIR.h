@@ -182,6 +182,11 @@ struct Assumption {
                   ///< kernel's parameters and Value a whole number: a
                   ///< wrapped axis read at |offset| R >= 2 has a period of
                   ///< at least R, so that one shift wraps every read.
+    Holds,        ///< (Expr) is true (Value "1"), Expr a C condition over
+                  ///< the kernel's parameters and named constants: the mode
+                  ///< the IR describes, where a branch every thread of a
+                  ///< launch takes alike has another side that is not a
+                  ///< stencil (a block solve in shared memory).
   } Kind = CompileTime;
   std::string Expr, Value;
   std::string Why; ///< Where it comes from, for the generated comment.
