@@ -445,8 +445,8 @@ private:
   /// refused as before.
   void execUniformIf(const IfStmt *If, const DPtr &Cond, bool Data = false);
   /// A mode switch one of whose sides has a barrier (the block's threads
-  /// work together): runs the other side alone and records the mode it
-  /// assumes (true), or nothing.
+  /// work together), the other none: runs the other side alone and records
+  /// the mode it assumes (true), or nothing.
   bool specialiseMode(const IfStmt *If, const DPtr &Cond);
   /// " (in the modes where ...)" for a verdict on the modes kept, or "".
   std::string modesNote() const;

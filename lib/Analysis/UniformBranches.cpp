@@ -19,6 +19,7 @@
 #include "KernelInterpreter.h"
 
 #include <algorithm>
+#include <set>
 
 namespace forgestencil {
 namespace analysis {
@@ -209,19 +210,38 @@ std::string conditionText(const DPtr &N) {
   }
 }
 
+/// Whether \p S has a __syncthreads() barrier outside any nested if (a
+/// branch of its own decides that one), or in a function it calls (up to
+/// \p Depth calls deep, anywhere in its body).
+bool hasBarrier(const Stmt *S, int Depth, bool InCallee,
+                std::set<const FunctionDecl *> &Seen) {
+  if (!S || (!InCallee && isa<IfStmt>(S)))
+    return false;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *F = C->getDirectCallee()) {
+      if (F->getName() == "__syncthreads")
+        return true;
+      const FunctionDecl *Def = nullptr;
+      if (Depth > 0 && F->hasBody(Def) && Def && Seen.insert(Def).second &&
+          hasBarrier(Def->getBody(), Depth - 1, true, Seen))
+        return true;
+    }
+  for (const Stmt *Child : S->children())
+    if (hasBarrier(Child, Depth, InCallee, Seen))
+      return true;
+  return false;
+}
+
 } // namespace
 
 bool Interpreter::specialiseMode(const IfStmt *If, const DPtr &Cond) {
-  // Each side alone, taken back: which one makes the block's threads work
-  // together (a barrier: a block solve, a tile another thread fills).
-  auto Before = snapshot();
-  const unsigned BarriersBefore = Barriers;
-  exec(If->getThen());
-  const bool ThenTogether = Barriers != BarriersBefore;
-  restore(Before);
-  exec(If->getElse());
-  const bool ElseTogether = Barriers != BarriersBefore;
-  restore(Before);
+  // Which side makes the block's threads work together: a barrier in it
+  // (a block solve, a tile another thread fills), not behind a nested if
+  // (an else-if chain of modes decides at the mode that has it).
+  std::set<const FunctionDecl *> Seen;
+  const bool ThenTogether = hasBarrier(If->getThen(), 4, false, Seen);
+  Seen.clear();
+  const bool ElseTogether = hasBarrier(If->getElse(), 4, false, Seen);
   const std::string Text = conditionText(Cond);
   if (ThenTogether == ElseTogether || Text.empty())
     return false;
