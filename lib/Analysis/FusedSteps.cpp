@@ -950,25 +950,8 @@ private:
     return SymbolKind::Size;
   }
 
-  std::optional<std::set<StepOffset>>
-  offsetsOf(const Elements &From, const Poly &Stored,
-            const std::vector<Monomial> &Axes) const {
-    std::set<StepOffset> Out;
-    auto Kind = [this](const std::string &S) { return kindOf(S); };
-    for (const auto &Entry : From) {
-      std::optional<StepOffset> O =
-          indexOffset(Entry.second.second - Stored, Axes, Kind);
-      if (!O)
-        return std::nullopt;
-      Out.insert(*O);
-    }
-    return Out;
-  }
-
-  /// One step's footprint from the last step's stores and the first
-  /// step's updates: every pair that fits (a store next to a boundary,
-  /// whose value was computed from fewer points, fits none) must give the
-  /// same footprint.
+  /// One step's footprint (StepFootprint.h) from the last step's stores
+  /// and the first step's updates whose elements are known.
   void footprint(FusedStepsFound &F) {
     const unsigned N = F.Steps;
     if (Unsure) {
@@ -977,49 +960,22 @@ private:
                     "accessor)";
       return;
     }
-    std::optional<std::vector<Monomial>> Axes;
-    std::set<std::set<StepOffset>> Composites;
-    const Store *Frame = nullptr;
-    for (const Store &St : Stores) {
-      if (St.Depth != static_cast<int>(N))
-        continue;
-      std::optional<std::vector<Monomial>> A =
-          indexAxes(St.Index, [this](const std::string &S) { return kindOf(S); });
-      if (!A || (Axes && *A != *Axes)) {
-        F.NoStepWhy = "the stored index has no axes, or stores disagree on them";
-        return;
-      }
-      Axes = A;
-      if (!Frame)
-        Frame = &St;
-      if (std::optional<std::set<StepOffset>> C = offsetsOf(*St.From, St.Index, *A))
-        Composites.insert(*C);
-    }
-    if (Composites.empty()) {
-      F.NoStepWhy = "no store of the last step whose elements are known";
-      return;
-    }
-    std::set<std::set<StepOffset>> Firsts;
+    auto Indices = [](const Elements &From) {
+      std::vector<Poly> Out;
+      for (const auto &Entry : From)
+        Out.push_back(Entry.second.second);
+      return Out;
+    };
+    std::vector<StoredSample> Last;
+    for (const Store &St : Stores)
+      if (St.Depth == static_cast<int>(N))
+        Last.push_back({St.Index, Indices(*St.From)});
+    std::vector<std::vector<Poly>> First;
     for (const ElementsRef &From : FirstSteps)
-      if (std::optional<std::set<StepOffset>> G = offsetsOf(*From, Frame->Index, *Axes))
-        Firsts.insert(*G);
-    if (Firsts.empty()) {
-      F.NoStepWhy = "no first-step update whose elements are known";
-      return;
-    }
-    std::set<std::set<StepOffset>> Found;
-    for (const std::set<StepOffset> &C : Composites)
-      for (const std::set<StepOffset> &G : Firsts)
-        if (std::optional<std::set<StepOffset>> One = stepFootprint(G, C, N))
-          Found.insert(*One);
-    if (Found.size() != 1) {
-      F.NoStepWhy = Found.empty()
-                        ? "no first-step update summed " + std::to_string(N) +
-                              " times gives a stored value's footprint"
-                        : "first-step updates of different footprints fit";
-      return;
-    }
-    F.PerStep = describeStep(*Found.begin(), static_cast<unsigned>(Axes->size()));
+      First.push_back(Indices(*From));
+    F.PerStep = oneStep(Last, First, N,
+                        [this](const std::string &S) { return kindOf(S); },
+                        F.NoStepWhy);
   }
 };
 

@@ -136,6 +136,69 @@ stepFootprint(const std::set<StepOffset> &Step,
   return F;
 }
 
+namespace {
+
+/// The offsets of \p From from \p Stored on \p Axes, or nullopt.
+std::optional<std::set<StepOffset>>
+offsetsOf(const std::vector<Poly> &From, const Poly &Stored,
+          const std::vector<Monomial> &Axes, const SymbolKinds &Kind) {
+  std::set<StepOffset> Out;
+  for (const Poly &P : From) {
+    std::optional<StepOffset> O = indexOffset(P - Stored, Axes, Kind);
+    if (!O)
+      return std::nullopt;
+    Out.insert(*O);
+  }
+  return Out;
+}
+
+} // namespace
+
+std::optional<TemporalBlocking::StepFootprint>
+oneStep(const std::vector<StoredSample> &Last,
+        const std::vector<std::vector<Poly>> &FirstSteps, unsigned N,
+        const SymbolKinds &Kind, std::string &Why) {
+  std::optional<std::vector<Monomial>> Axes;
+  std::set<std::set<StepOffset>> Composites;
+  for (const StoredSample &St : Last) {
+    std::optional<std::vector<Monomial>> A = indexAxes(St.Index, Kind);
+    if (!A || (Axes && *A != *Axes)) {
+      Why = "the stored index has no axes, or stores disagree on them";
+      return std::nullopt;
+    }
+    Axes = A;
+    if (std::optional<std::set<StepOffset>> C =
+            offsetsOf(St.From, St.Index, *A, Kind))
+      Composites.insert(*C);
+  }
+  if (Composites.empty()) {
+    Why = "no store of the last step whose elements are known";
+    return std::nullopt;
+  }
+  // The first step's updates in the first store's frame.
+  std::set<std::set<StepOffset>> Firsts;
+  for (const std::vector<Poly> &From : FirstSteps)
+    if (std::optional<std::set<StepOffset>> G =
+            offsetsOf(From, Last.front().Index, *Axes, Kind))
+      Firsts.insert(*G);
+  if (Firsts.empty()) {
+    Why = "no first-step update whose elements are known";
+    return std::nullopt;
+  }
+  std::set<std::set<StepOffset>> Found;
+  for (const std::set<StepOffset> &C : Composites)
+    for (const std::set<StepOffset> &G : Firsts)
+      if (std::optional<std::set<StepOffset>> One = stepFootprint(G, C, N))
+        Found.insert(*One);
+  if (Found.size() != 1) {
+    Why = Found.empty() ? "no first-step update summed " + std::to_string(N) +
+                              " times gives a stored value's footprint"
+                        : "first-step updates of different footprints fit";
+    return std::nullopt;
+  }
+  return describeStep(*Found.begin(), static_cast<unsigned>(Axes->size()));
+}
+
 TemporalBlocking::StepFootprint describeStep(const std::set<StepOffset> &F,
                                              unsigned Dims) {
   TemporalBlocking::StepFootprint S;

@@ -13,7 +13,8 @@
 ///  * stepFootprint() finds one step's footprint F from N steps' footprint
 ///    and F up to a translation (F summed with itself N times must be the
 ///    N steps' footprint exactly);
-///  * describeStep() gives its dims, radius and shape.
+///  * describeStep() gives its dims, radius and shape;
+///  * oneStep() puts them together for a kernel's stores and updates.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,24 @@ std::optional<std::vector<Monomial>> indexAxes(const Poly &Stored,
 std::optional<StepOffset> indexOffset(const Poly &Delta,
                                       const std::vector<Monomial> &Axes,
                                       const SymbolKinds &Kind);
+
+/// A store of the last step: its index and the indices of the elements its
+/// value was computed from.
+struct StoredSample {
+  Poly Index;
+  std::vector<Poly> From;
+};
+
+/// One step's footprint, from the last step's stores and the first step's
+/// updates (the indices each read), all in one kernel's terms: the axes are
+/// the stores' (they must agree), and every store/update pair that fits
+/// (stepFootprint) must give the same footprint; a store next to a boundary,
+/// whose value was computed from fewer points, fits none. nullopt, with
+/// \p Why, when none or several do.
+std::optional<TemporalBlocking::StepFootprint>
+oneStep(const std::vector<StoredSample> &Last,
+        const std::vector<std::vector<Poly>> &FirstSteps, unsigned N,
+        const SymbolKinds &Kind, std::string &Why);
 
 /// The footprint F of one step such that F summed with itself \p N times
 /// is \p Composite, given F up to a translation (\p Step): F = Step + t for
