@@ -277,7 +277,6 @@ private:
   struct Store {
     int Depth;
     ElementsRef From;
-    std::string Array;
     Poly Index;
   };
   std::vector<Store> Stores;
@@ -790,8 +789,7 @@ private:
     if (V.Depth > StoredDepth)
       StoredDepth = V.Depth;
     if (ElementsRef At = element(LHS, S); At && V.From && V.Depth >= 2)
-      Stores.push_back({V.Depth, V.From, At->begin()->second.first,
-                        At->begin()->second.second});
+      Stores.push_back({V.Depth, V.From, At->begin()->second.second});
   }
 
   static bool sameVariable(const Expr *A, const Expr *B) {
