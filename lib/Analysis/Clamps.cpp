@@ -214,7 +214,8 @@ std::string Interpreter::clampedBounds(
     return std::nullopt;
   };
   auto ThreadAxis = [&](size_t A) {
-    return IR.Axes[A].Source == ir::AxisSource::Thread ||
+    return (IR.Axes[A].Source == ir::AxisSource::Thread &&
+            IR.Axes[A].usualThreadMapping()) ||
            IR.Axes[A].Source == ir::AxisSource::GridStride;
   };
   // A clamp that never moves the position of a point of the domain.
@@ -353,7 +354,8 @@ std::string Interpreter::clampedBounds(
         return "reads along '" + AxisName(A) + "' are clamped to different " +
                (Bs == &Up ? "upper" : "lower") + " bounds (" + List + ")";
       }
-    const int Dim = IR.Axes[A].ThreadDim - 'x';
+    const char TD = IR.Axes[A].ThreadDim;
+    const int Dim = TD == 'y' ? 1 : TD == 'z' ? 2 : 0;
     int MinO = 0, MaxO = 0;
     for (const Use &U : Uses) {
       const int O = U.O[A];
@@ -382,7 +384,7 @@ std::string Interpreter::clampedBounds(
     const Poly Sh = Poly::constant(Shift[A]);
     std::optional<Poly> Hi = THi[A];
     if (!Hi && !Up.empty() && IR.Axes[A].Source == ir::AxisSource::Thread &&
-        IR.Axes[A].Upper.empty()) {
+        IR.Axes[A].usualThreadMapping() && IR.Axes[A].Upper.empty()) {
       // No guard bounds the thread axis, the launch's grid does: the reads
       // are a replicated boundary where the grid ends within the clamp's
       // bound, which the launcher checks before it runs a variant.

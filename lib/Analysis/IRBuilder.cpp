@@ -261,6 +261,29 @@ KernelAnalysis Interpreter::finish() {
       partial(ReasonKind::StoreIndex, "two position variables share the stride " + Axes[I].Stride.str());
       return Verdict();
     }
+  // Two positions formed from one threadIdx (or one blockIdx) component
+  // move together: the points are no box.
+  {
+    std::map<std::string, std::string> Owner;
+    for (const AxisFact &A : Axes) {
+      if (A.Sym.rfind("@g", 0) != 0 || A.Sym.size() < 3)
+        continue;
+      const char T = A.Sym[2], B = A.Sym.size() == 4 ? A.Sym[3] : A.Sym[2];
+      for (const std::string &Part :
+           {T == '-' ? std::string() : std::string("threadIdx.") + T,
+            B == '-' ? std::string() : std::string("blockIdx.") + B}) {
+        if (Part.empty())
+          continue;
+        auto [It, New] = Owner.emplace(Part, A.Sym);
+        if (!New) {
+          partial(ReasonKind::StoreIndex,
+                  "two position variables of the store index (" + It->second +
+                      ", " + A.Sym + ") are both formed from " + Part);
+          return Verdict();
+        }
+      }
+    }
+  }
   std::vector<std::string> AxisSyms;
   std::vector<Poly> Strides;
   for (const AxisFact &A : Axes) {
@@ -431,7 +454,14 @@ KernelAnalysis Interpreter::finish() {
     X.Name = S;
     X.ThreadOffset = ShiftOf(A).str();
     auto Display = [&](Poly P) { return (P + ShiftOf(A)).str(); };
-    if (S.rfind("@g", 0) == 0) {
+    if (S.rfind("@g", 0) == 0 && S.size() == 4) {
+      // blockIdx.B * blockDim.T + threadIdx.T, or either term alone.
+      X.Source = ir::AxisSource::Thread;
+      X.ThreadDim = S[2];
+      X.BlockDim = S[3];
+      X.Name = S[2] != '-' ? std::string("thread.") + S[2]
+                           : std::string("block.") + S[3];
+    } else if (S.rfind("@g", 0) == 0) {
       X.ThreadDim = S[2];
       X.Source = GridStrideSyms.count(S) ? ir::AxisSource::GridStride
                                          : ir::AxisSource::Thread;

@@ -60,6 +60,16 @@ using llvm::StringRef;
 
 /// Symbol names for the thread's global position along x, y, z.
 const char *const GlobalThread[3] = {"@gx", "@gy", "@gz"};
+/// The position variable blockIdx.B * blockDim.T + threadIdx.T for thread
+/// dimension T and block dimension B (0..2; -1 for a term that is absent):
+/// "@gyx" for blockIdx.x * blockDim.y + threadIdx.y, "@gx-" for threadIdx.x
+/// alone, "@g-z" for blockIdx.z alone. With B == T it is GlobalThread[T].
+inline std::string mixedPosition(int T, int B) {
+  if (T == B && T >= 0)
+    return GlobalThread[T];
+  return std::string("@g") + (T < 0 ? '-' : char('x' + T)) +
+         (B < 0 ? '-' : char('x' + B));
+}
 
 /// The prefix of the symbol a min/max clamp of a position adds to it: the
 /// clamped value is the position plus "clamp#N" (what the clamp moves it by),
@@ -297,8 +307,8 @@ public:
               const KernelSlices &Slices, const PreprocessorFacts *PP,
               NumericConstants Numbers, std::map<int, int64_t> BlockSizes = {})
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernel(Kernel), Slices(Slices),
-        PP(PP), Numbers(std::move(Numbers)),
-        BlockSizes(std::move(BlockSizes)) {}
+        PP(PP), Numbers(std::move(Numbers)), BlockSizes(BlockSizes),
+        GivenBlockSizes(std::move(BlockSizes)) {}
   /// The named constants this run needed the numbers of.
   const std::set<std::string> &assumedConstants() const { return NamedAssumed; }
 
@@ -320,6 +330,13 @@ public:
     BlockFromLaunch = std::move(Dims);
     LaunchWhere = std::move(Where);
   }
+  /// The threadIdx and blockIdx components the first store's index uses by
+  /// themselves ("tid.x": threadIdx.x with no blockIdx.x beside it, one
+  /// block spanning the axis; "bid.z": blockIdx.z with no threadIdx.z, a
+  /// block per plane). A run given them (lonePositions) takes each as a
+  /// position variable of its own.
+  std::set<std::string> lonePositionIndices() const;
+  void lonePositions(std::set<std::string> Names) { Lone = std::move(Names); }
   std::map<int, int64_t> lateBlockSizes() const {
     for (int D : BlockSizeWanted)
       if (!BlockSizes.count(D))
@@ -561,6 +578,8 @@ private:
   }
   std::vector<SharedStore> SharedStores;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
+  std::set<std::string> Lone;         // tid.D / bid.D taken as positions
+  std::map<int, int64_t> GivenBlockSizes; // BlockSizes at construction
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
   std::set<int> BlockFromLaunch;     // block sizes a launch gave
   std::string LaunchWhere;           // which launches

@@ -73,9 +73,13 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   detail::KernelSlices Slices;
   for (const auto &Slicer : detail::kernelSlicers())
     Slicer->slice(Kernel, Ctx, Slices);
+  // threadIdx/blockIdx components taken as positions of their own (a
+  // second analysis, below), and those the last run's store used alone.
+  std::set<std::string> Lone, LoneSeen;
   auto RunWith = [&](const Interpreter::NumericConstants &Numbers,
                      std::set<std::string> &Assumed) {
     Interpreter I(Ctx, Kernel, Slices, PP, Numbers, FromLaunch);
+    I.lonePositions(Lone);
     std::set<int> Given;
     for (const auto &[D, B] : FromLaunch)
       Given.insert(D);
@@ -83,12 +87,15 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
       I.blockSizesFromLaunch(Given, Launch->Where);
     KernelAnalysis R = I.run();
     Assumed = I.assumedConstants();
+    LoneSeen = I.lonePositionIndices();
     if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty()) {
       Interpreter Again(Ctx, Kernel, Slices, PP, Numbers, std::move(Late));
+      Again.lonePositions(Lone);
       if (Launch)
         Again.blockSizesFromLaunch(Given, Launch->Where);
       R = Again.run();
       Assumed = Again.assumedConstants();
+      LoneSeen = Again.lonePositionIndices();
     }
     if (Launch && R.Result != KernelAnalysis::Stencil) {
       std::set<int> Wanted = I.blockSizesWanted();
@@ -112,23 +119,42 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     }
     return std::move(*R);
   };
-  Interpreter::NumericConstants Numbers;
-  std::set<std::string> Assumed;
-  KernelAnalysis KA = Run(Numbers, Assumed);
-  for (int Round = 0; Round < 4; ++Round) {
-    if (std::includes(Numbers.Names.begin(), Numbers.Names.end(),
-                      Assumed.begin(), Assumed.end()))
-      break;
-    Numbers.Names.insert(Assumed.begin(), Assumed.end());
-    KA = Run(Numbers, Assumed);
-  }
-  if (KA.Result != KernelAnalysis::Stencil && KA.IR &&
-      !KA.IR->Constants.empty()) {
-    Interpreter::NumericConstants All;
-    All.AllNumeric = true;
-    KernelAnalysis Numeric = Run(All, Assumed);
-    if (Numeric.Result == KernelAnalysis::Stencil)
-      KA = std::move(Numeric);
+  const LaunchBlock *const GivenLaunch = Launch;
+  auto Analyse = [&] {
+    Launch = GivenLaunch;
+    FromLaunch.clear();
+    Interpreter::NumericConstants Numbers;
+    std::set<std::string> Assumed;
+    KernelAnalysis KA = Run(Numbers, Assumed);
+    for (int Round = 0; Round < 4; ++Round) {
+      if (std::includes(Numbers.Names.begin(), Numbers.Names.end(),
+                        Assumed.begin(), Assumed.end()))
+        break;
+      Numbers.Names.insert(Assumed.begin(), Assumed.end());
+      KA = Run(Numbers, Assumed);
+    }
+    if (KA.Result != KernelAnalysis::Stencil && KA.IR &&
+        !KA.IR->Constants.empty()) {
+      Interpreter::NumericConstants All;
+      All.AllNumeric = true;
+      std::set<std::string> Seen = LoneSeen;
+      KernelAnalysis Numeric = Run(All, Assumed);
+      if (Numeric.Result == KernelAnalysis::Stencil)
+        KA = std::move(Numeric);
+      else
+        LoneSeen = std::move(Seen);
+    }
+    return KA;
+  };
+  KernelAnalysis KA = Analyse();
+  // A store whose position uses threadIdx.D alone (one block spans the
+  // axis) or blockIdx.D alone (a block per plane): analysed again with
+  // those as positions of their own, kept where that makes it a stencil.
+  if (KA.Result != KernelAnalysis::Stencil && !LoneSeen.empty()) {
+    Lone = LoneSeen;
+    KernelAnalysis Positions = Analyse();
+    if (Positions.Result == KernelAnalysis::Stencil)
+      KA = std::move(Positions);
   }
   // Idioms that decide the verdict themselves (Recognisers.h).
   for (const auto &R : detail::kernelRecognisers()) {

@@ -557,6 +557,17 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
       S.Error = "extents must be between 1 and 1e9";
       return S;
     }
+  for (const ir::Axis &X : IR.Axes)
+    if (X.Source == ir::AxisSource::Thread && !X.usualThreadMapping()) {
+      std::string Pos = ir::threadPosition(X);
+      Pos.erase(0, std::string("(long long)").size());
+      S.Error = "axis " + std::to_string(&X - IR.Axes.data()) +
+                " is at " + Pos +
+                " in the original: no driver launches such a kernel yet "
+                "(its block must span the axis, or its grid give a block "
+                "per point)";
+      return S;
+    }
   std::vector<ParamBinding> Bindings;
   int Scalars = 0;
   if (!bindParams(IR, *V, Bindings, Scalars, S.Error))

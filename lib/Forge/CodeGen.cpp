@@ -446,11 +446,18 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
       }
     };
     if (X.Source == ir::AxisSource::Thread) {
-      char D = threadDimChar(X.ThreadDim);
+      // blockIdx.B * blockDim.T + threadIdx.T covers gridDim.B * blockDim.T
+      // points; a term the position lacks covers one.
+      const char T = X.ThreadDim, B = X.blockDim();
       OS << "    const long long fs_first = (long long)(" << X.ThreadOffset
          << ");\n";
-      OS << "    const long long fs_covered = (long long)grid." << D
-         << " * (long long)block." << D << ";\n";
+      OS << "    const long long fs_covered = "
+         << (B == '-' ? std::string("1LL")
+                      : std::string("(long long)grid.") + threadDimChar(B))
+         << " * "
+         << (T == '-' ? std::string("1LL")
+                      : std::string("(long long)block.") + threadDimChar(T))
+         << ";\n";
     }
     Covered(X.Lower, X.Upper, "fs_lo", "fs_hi");
     if (Framed)
@@ -716,10 +723,8 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
     const ir::Axis &X = IR.Axes[A];
     if (X.Source != ir::AxisSource::Thread)
       continue;
-    char D = threadDimChar(X.ThreadDim);
-    OS << Indent << "const long long " << X.Name << " = (long long)blockIdx."
-       << D << " * blockDim." << D << " + threadIdx." << D << " + ("
-       << X.ThreadOffset << ");\n";
+    OS << Indent << "const long long " << X.Name << " = "
+       << ir::threadPosition(X) << " + (" << X.ThreadOffset << ");\n";
     OS << Indent << "if (" << X.Name << " < (" << Lower(A) << ") || "
        << X.Name << " >= (" << Upper(A) << "))\n"
        << Indent << "  return;\n";

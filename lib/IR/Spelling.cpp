@@ -296,7 +296,8 @@ std::string whyNotKernelName(const std::string &S) {
 bool isAxisName(const std::string &S) {
   if (isIdentifier(S))
     return true;
-  if (S == "thread.x" || S == "thread.y" || S == "thread.z")
+  if (S == "thread.x" || S == "thread.y" || S == "thread.z" ||
+      S == "block.x" || S == "block.y" || S == "block.z")
     return true;
   if ((S.rfind("mod[", 0) == 0 || S.rfind("div[", 0) == 0) &&
       S.size() > 5 && S.back() == ']' && S.size() <= MaxTextLength) {

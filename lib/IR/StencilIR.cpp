@@ -301,6 +301,17 @@ std::string whyOutputBoxes(const StencilIR &IR) {
   return "";
 }
 
+std::string threadPosition(const Axis &X) {
+  auto Dim = [](char D) { return (D == 'y' || D == 'z') ? D : 'x'; };
+  const char T = X.ThreadDim, B = X.blockDim();
+  if (T == '-')
+    return std::string("(long long)blockIdx.") + Dim(B);
+  if (B == '-')
+    return std::string("(long long)threadIdx.") + Dim(T);
+  return std::string("(long long)blockIdx.") + Dim(B) + " * blockDim." +
+         Dim(T) + " + threadIdx." + Dim(T);
+}
+
 std::string whyNoGenerator(const StencilIR &IR) {
   if (std::string Why = whyMixedLayouts(IR); !Why.empty())
     return Why;
@@ -332,11 +343,15 @@ json toJson(const StencilIR &IR) {
   for (const Axis &A : IR.Axes) {
     json X = {{"name", A.Name},
               {"source", axisSourceName(A.Source)},
-              {"thread_dim", std::string(1, A.ThreadDim)},
+              {"thread_dim", A.ThreadDim == '-' ? std::string("none")
+                                                : std::string(1, A.ThreadDim)},
               {"lower", A.Lower},
               {"upper", A.Upper},
               {"extent", A.Extent},
               {"thread_offset", A.ThreadOffset}};
+    if (A.blockDim() != A.ThreadDim)
+      X["block_dim"] = A.BlockDim == '-' ? std::string("none")
+                                         : std::string(1, A.BlockDim);
     if (!A.LinearStep.empty())
       X["linear_step"] = A.LinearStep;
     if (!A.LinearModulus.empty())
@@ -590,11 +605,18 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
       R.fail(memberPath(AP, "source"),
              "unknown axis source '" + Source +
                  "' (known: thread, linear, loop, grid-stride)");
-    std::string D = R.string(A, "thread_dim", AP, "x");
-    if (D != "x" && D != "y" && D != "z")
-      R.fail(memberPath(AP, "thread_dim"),
-             "'" + D + "' is not x, y or z");
-    X.ThreadDim = D.empty() ? 'x' : D[0];
+    auto DimChar = [&](const std::string &Member, const std::string &D) {
+      if (D == "none")
+        return '-';
+      if (D != "x" && D != "y" && D != "z") {
+        R.fail(memberPath(AP, Member), "'" + D + "' is not x, y, z or none");
+        return 'x';
+      }
+      return D[0];
+    };
+    X.ThreadDim = DimChar("thread_dim", R.string(A, "thread_dim", AP, "x"));
+    if (A.contains("block_dim"))
+      X.BlockDim = DimChar("block_dim", R.string(A, "block_dim", AP, "x"));
     X.Lower = R.string(A, "lower", AP);
     X.Upper = R.string(A, "upper", AP);
     X.Extent = R.string(A, "extent", AP, "");

@@ -141,8 +141,21 @@ private:
              shown(X.Name) + " is not an axis name (a C identifier)");
       else if (!Names.insert(X.Name).second)
         fail(memberPath(P, "name"), "a second axis named " + shown(X.Name));
-      else if (X.ThreadDim != 'x' && X.ThreadDim != 'y' && X.ThreadDim != 'z')
-        fail(memberPath(P, "thread_dim"), "not x, y or z");
+      else if (X.ThreadDim != 'x' && X.ThreadDim != 'y' && X.ThreadDim != 'z' &&
+               !(X.ThreadDim == '-' && X.Source == AxisSource::Thread))
+        fail(memberPath(P, "thread_dim"),
+             X.Source == AxisSource::Thread ? "not x, y, z or none"
+                                            : "not x, y or z");
+      else if (X.BlockDim && X.Source != AxisSource::Thread)
+        fail(memberPath(P, "block_dim"),
+             "only a thread axis is formed with a blockIdx of another "
+             "dimension");
+      else if (X.BlockDim && X.BlockDim != 'x' && X.BlockDim != 'y' &&
+               X.BlockDim != 'z' && X.BlockDim != '-')
+        fail(memberPath(P, "block_dim"), "not x, y, z or none");
+      else if (X.ThreadDim == '-' && X.blockDim() == '-')
+        fail(P, "axis " + shown(X.Name) +
+                    " has neither a threadIdx nor a blockIdx term");
       expression(memberPath(P, "lower"), X.Lower, false);
       // The grid alone may bound a thread axis.
       expression(memberPath(P, "upper"), X.Upper,

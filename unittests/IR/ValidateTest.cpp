@@ -517,3 +517,62 @@ TEST(IRValidate, AWrapNeedsBothBoundsAndNoClamp) {
   Bad["axes"][0]["wrap_upper"] = "nx - 1; }";
   EXPECT_EQ(refusal(Bad).rfind("axes[0].wrap_upper: ", 0), 0u) << refusal(Bad);
 }
+
+/// The star with a block per row (j = blockIdx.x) and the block spanning x
+/// (i = threadIdx.x).
+json rowPerBlockStar() {
+  json Doc = star();
+  Doc["axes"][0]["block_dim"] = "none";
+  Doc["axes"][1]["name"] = "block.x";
+  Doc["axes"][1]["thread_dim"] = "none";
+  Doc["axes"][1]["block_dim"] = "x";
+  return Doc;
+}
+
+TEST(IRValidate, LonePositionsRoundTrip) {
+  json Doc = rowPerBlockStar();
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_EQ(IR->Axes[0].ThreadDim, 'x');
+  EXPECT_EQ(IR->Axes[0].blockDim(), '-');
+  EXPECT_FALSE(IR->Axes[0].usualThreadMapping());
+  EXPECT_EQ(ir::threadPosition(IR->Axes[0]), "(long long)threadIdx.x");
+  EXPECT_EQ(IR->Axes[1].ThreadDim, '-');
+  EXPECT_EQ(ir::threadPosition(IR->Axes[1]), "(long long)blockIdx.x");
+  EXPECT_EQ(ir::toJson(*IR), Doc);
+  // The usual mapping writes no block_dim, and reads as before.
+  auto Plain = ir::fromJson(star(), Error);
+  ASSERT_TRUE(Plain.has_value()) << Error;
+  EXPECT_TRUE(Plain->Axes[1].usualThreadMapping());
+  EXPECT_FALSE(ir::toJson(*Plain)["axes"][1].contains("block_dim"));
+  EXPECT_EQ(ir::threadPosition(Plain->Axes[1]),
+            "(long long)blockIdx.y * blockDim.y + threadIdx.y");
+  // blockIdx.x * blockDim.y + threadIdx.y.
+  json Mixed = star();
+  Mixed["axes"][1]["block_dim"] = "x";
+  auto M = ir::fromJson(Mixed, Error);
+  ASSERT_TRUE(M.has_value()) << Error;
+  EXPECT_EQ(ir::threadPosition(M->Axes[1]),
+            "(long long)blockIdx.x * blockDim.y + threadIdx.y");
+}
+
+TEST(IRValidate, LonePositionsNeedATermAndAThreadAxis) {
+  json Neither = rowPerBlockStar();
+  Neither["axes"][1]["block_dim"] = "none";
+  EXPECT_EQ(refusal(Neither), "axes[1]: axis 'block.x' has neither a "
+                              "threadIdx nor a blockIdx term");
+  json Bad = star();
+  Bad["axes"][0]["block_dim"] = "w";
+  EXPECT_EQ(refusal(Bad), "axes[0].block_dim: 'w' is not x, y, z or none");
+  json Loop = star();
+  Loop["axes"][1]["source"] = "loop";
+  Loop["axes"][1]["thread_dim"] = "none";
+  EXPECT_EQ(refusal(Loop), "axes[1].thread_dim: not x, y or z");
+  json LoopBlock = star();
+  LoopBlock["axes"][1]["source"] = "loop";
+  LoopBlock["axes"][1]["block_dim"] = "y";
+  EXPECT_NE(refusal(LoopBlock).find("axes[1].block_dim: only a thread axis"),
+            std::string::npos)
+      << refusal(LoopBlock);
+}

@@ -47,7 +47,21 @@ enum class AxisSource {
 struct Axis {
   std::string Name;         ///< The kernel variable, e.g. "i".
   AxisSource Source = AxisSource::Thread;
-  char ThreadDim = 'x';     ///< For Thread/Linear/GridStride: x, y or z.
+  char ThreadDim = 'x';     ///< For Thread/Linear/GridStride: x, y or z;
+                            ///< for Thread also '-' (no threadIdx term).
+  /// For Thread axes: the blockIdx the position is formed with, when it is
+  /// not ThreadDim's: the position is blockIdx.B * blockDim.T + threadIdx.T
+  /// (B = blockDim(), T = ThreadDim), without the threadIdx term when T is
+  /// '-' (blockIdx.B alone: one point per block) and without the blockIdx
+  /// term when B is '-' (threadIdx.T alone: one block spans the axis).
+  /// 0 means the same as ThreadDim, the usual blockIdx.T*blockDim.T+threadIdx.T.
+  char BlockDim = 0;
+  char blockDim() const { return BlockDim ? BlockDim : ThreadDim; }
+  /// A Thread axis formed as blockIdx.T * blockDim.T + threadIdx.T (the
+  /// only mapping the generators and drivers reproduce the coverage of).
+  bool usualThreadMapping() const {
+    return blockDim() == ThreadDim && ThreadDim != '-';
+  }
   /// Half-open iteration range as C expressions over kernel parameters;
   /// Thread axes are additionally bounded by the launch grid.
   std::string Lower = "0", Upper;
@@ -315,6 +329,11 @@ bool isMathFunctionName(const std::string &Name);
 /// layout of its own (InputArray::Strides, OutputArray::Strides); empty when
 /// every array has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);
+
+/// A Thread axis's position in CUDA: "(long long)blockIdx.x * blockDim.x +
+/// threadIdx.x", "(long long)blockIdx.x * blockDim.y + threadIdx.y",
+/// "(long long)threadIdx.x", "(long long)blockIdx.z".
+std::string threadPosition(const Axis &X);
 
 /// Why no generator can build \p IR because a neighbour is read only on one
 /// side of a select whose condition reads data (an upwind donor, a limiter

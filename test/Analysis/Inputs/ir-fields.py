@@ -47,6 +47,8 @@ def main():
         print("  %dD %s" % (ir["dims"], ir["element_type"]))
         for a in ir["axes"]:
             linear = ""
+            if "block_dim" in a:
+                linear = " block %s" % a["block_dim"]
             if "linear_step" in a:
                 linear = " step %s modulus %s" % (
                     a["linear_step"], a.get("linear_modulus", "-"))
