@@ -139,6 +139,8 @@ KernelAnalysis Interpreter::finish() {
                        (BlockFromLaunch.count(D)
                             ? " (the kernel's launches use " +
                                   std::to_string(B) + ": " + LaunchWhere + ")"
+                        : TileWhy.count(D)
+                            ? " (the launches in view give no one block size; " + TileWhy.at(D) + ")"
                             : " (the kernel indexes blocks by " +
                                   std::to_string(B) + ")"));
   applySplits();

@@ -208,6 +208,7 @@ struct ArrayInfo {
   bool Const = false;
   unsigned ConstSize = 0; // __constant__ arrays
   std::vector<unsigned> ConstShape; // their extents when multi-dimensional
+  std::vector<int64_t> SharedShape; // a __shared__ array's declared extents
 };
 
 /// One bound on an axis symbol: Symbol + Shift (< | >=) Bound.
@@ -337,6 +338,16 @@ public:
   /// position variable of its own.
   std::set<std::string> lonePositionIndices() const;
   void lonePositions(std::set<std::string> Names) { Lone = std::move(Names); }
+  /// Block sizes this run wanted for a __shared__ tile and no launch gave,
+  /// guessed from the tile's declared extents: the extent along the tile
+  /// dimension that threadIdx.D indexes, less the span of the constant
+  /// offsets the tile is read at (s[ty + 4 + d][tx] for d in -4..4 in a
+  /// tile of 72 rows: 64). A run given them (blockSizesFromTiles) states
+  /// each as a block-dim assumption, which the launcher checks.
+  std::map<int, int64_t> tileBlockGuesses(std::map<int, std::string> &Why);
+  void blockSizesFromTiles(std::map<int, std::string> Why) {
+    TileWhy = std::move(Why);
+  }
   std::map<int, int64_t> lateBlockSizes() const {
     for (int D : BlockSizeWanted)
       if (!BlockSizes.count(D))
@@ -583,6 +594,7 @@ private:
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
   std::set<int> BlockFromLaunch;     // block sizes a launch gave
   std::string LaunchWhere;           // which launches
+  std::map<int, std::string> TileWhy; // block sizes guessed from a tile
   std::vector<ThreadFn> ThreadFns;    // by the N of their symbol tfn#N
   std::map<std::string, int> ThreadFnIds;
   std::set<std::string> Clamps;      // min/max clamps of an index
@@ -829,7 +841,8 @@ bool namesIdentifier(const std::string &Text, const std::string &Name);
 /// P with threadIdx (and blockDim, where known) replaced by numbers.
 Poly atThread(const Poly &P, const ThreadPos &T,
               const std::map<int, int64_t> &BlockSizes,
-              const std::vector<ThreadFn> &Fns);
+              const std::vector<ThreadFn> &Fns,
+              bool Positions = true);
 /// C with each comparison of its conjunction that bounds the position (it
 /// names @gx, @gy or @gz) taken out into Bounds (marked as Tile's) and
 /// replaced by true; comparisons under || or ! stay.

@@ -322,6 +322,8 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
     A.Why = BlockFromLaunch.count(D)
                 ? "the kernel's launches use " + std::to_string(B) + " (" +
                       LaunchWhere + ")"
+            : TileWhy.count(D)
+                ? "the launches in view give no one block size; " + TileWhy.at(D)
                 : "the kernel indexes blocks by " + std::to_string(B);
     IR.Assumptions.push_back(std::move(A));
   }

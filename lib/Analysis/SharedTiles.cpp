@@ -86,6 +86,16 @@ ThreadCond splitDomainBounds(const ThreadCond &C, const std::string &Tile,
   }
   if (C.K != ThreadCond::Cmp || !C.D.mentionsPrefix("@"))
     return C;
+  // A position that is threadIdx.D alone (@gD-) is decided thread by
+  // thread like threadIdx.D itself.
+  if (std::all_of(C.D.terms().begin(), C.D.terms().end(), [](const auto &T) {
+        return std::none_of(T.first.begin(), T.first.end(),
+                            [](const std::string &S) {
+                              return S[0] == '@' &&
+                                     !(S.size() == 4 && S[3] == '-');
+                            });
+      }))
+    return C;
   PosGuard G;
   G.D = C.D;
   G.Op = C.Op;
@@ -100,14 +110,18 @@ ThreadCond splitDomainBounds(const ThreadCond &C, const std::string &Tile,
 }
 
 /// P with threadIdx (and blockDim, where known) replaced by numbers, and
-/// the thread functions in Fns (tfn#N) by their values at T.
+/// the thread functions in Fns (tfn#N) by their values at T. With
+/// Positions, so is a position that is threadIdx.D alone (@gD-); a value's
+/// reads keep it, to be moved from writer to reader (traceTileRead).
 Poly atThread(const Poly &P, const ThreadPos &T,
               const std::map<int, int64_t> &BlockSizes,
-              const std::vector<ThreadFn> &Fns) {
+              const std::vector<ThreadFn> &Fns, bool Positions) {
   Poly R = P;
   for (int D = 0; D < 3; ++D) {
     std::string Ax(1, "xyz"[D]);
     R = R.substitute("tid." + Ax, Poly::constant(T[D]));
+    if (Positions)
+      R = R.substitute(mixedPosition(D, -1), Poly::constant(T[D]));
     if (auto It = BlockSizes.find(D); It != BlockSizes.end())
       R = R.substitute("bdim." + Ax, Poly::constant(It->second));
   }
@@ -221,6 +235,18 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
       for (ThreadCond &C : R.Conds)
         C = splitDomainBounds(ResolveCond(C), Tile, Bounds);
       for (const Constraint &G : S.DomainGuards) {
+        if (G.Symbol.size() == 4 && G.Symbol.rfind("@g", 0) == 0 &&
+            G.Symbol[3] == '-') {
+          // threadIdx.D alone: which threads store, not where the domain is.
+          ThreadCond C;
+          C.K = ThreadCond::Cmp;
+          C.D = Poly::symbol(G.Symbol) - resolved(G.Bound);
+          C.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
+          C.Text = G.Symbol + (G.NotEqual ? " != " : G.Upper ? " < " : " >= ") +
+                   G.Bound.str();
+          R.Conds.push_back(std::move(C));
+          continue;
+        }
         PosGuard P;
         P.D = Poly::symbol(G.Symbol) - G.Bound;
         P.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
@@ -255,7 +281,8 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   ThreadPos Extent{1, 1, 1};
   auto UsesDim = [&](const Poly &P, int D) {
     std::string Ax(1, "xyz"[D]);
-    return P.mentions("tid." + Ax) || P.mentions("bdim." + Ax);
+    return P.mentions("tid." + Ax) || P.mentions("bdim." + Ax) ||
+           P.mentions(mixedPosition(D, -1));
   };
   for (int D = 0; D < 3; ++D) {
     bool Used = UsesDim(ReadIndex, D);
@@ -279,56 +306,218 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     return std::nullopt;
   }
 
-  // Which store, run by which thread, fills each element.
-  std::map<int64_t, std::pair<const SharedStore *, ThreadPos>> Filled;
-  ThreadPos T;
-  for (T[2] = 0; T[2] < Extent[2]; ++T[2])
-    for (T[1] = 0; T[1] < Extent[1]; ++T[1])
-      for (T[0] = 0; T[0] < Extent[0]; ++T[0])
-        for (const SharedStore *S : Stores) {
-          bool Runs = true;
-          for (const ThreadCond &C : S->Conds) {
-            auto V = holdsAt(C, T, BlockSizes, ThreadFns);
-            if (!V) {
+  // Which store, run by which thread, fills each element, of the stores
+  // made before the barrier Below (all stores: ~0u).
+  using Filling = std::map<int64_t, std::pair<const SharedStore *, ThreadPos>>;
+  std::map<unsigned, Filling> Fillings;
+  auto Filled = [&](unsigned Below) -> const Filling * {
+    if (auto It = Fillings.find(Below); It != Fillings.end())
+      return &It->second;
+    Filling F;
+    ThreadPos T;
+    for (T[2] = 0; T[2] < Extent[2]; ++T[2])
+      for (T[1] = 0; T[1] < Extent[1]; ++T[1])
+        for (T[0] = 0; T[0] < Extent[0]; ++T[0])
+          for (const SharedStore *S : Stores) {
+            if (S->Barrier >= Below)
+              continue;
+            bool Runs = true;
+            for (const ThreadCond &C : S->Conds) {
+              auto V = holdsAt(C, T, BlockSizes, ThreadFns);
+              if (!V) {
+                Why = "a store to the __shared__ array '" + Tile +
+                      "' under the condition '" + C.Text +
+                      "', which is not on threadIdx alone";
+                return nullptr;
+              }
+              Runs = Runs && *V;
+            }
+            if (!Runs)
+              continue;
+            auto E =
+                atThread(S->Index, T, BlockSizes, ThreadFns).constantValue();
+            if (!E) {
               Why = "a store to the __shared__ array '" + Tile +
-                    "' under the condition '" + C.Text +
-                    "', which is not on threadIdx alone";
+                    "' at an index that is not threadIdx plus a constant (" +
+                    S->Index.str() + ")";
+              return nullptr;
+            }
+            // A later store to an element replaces an earlier one of the
+            // same thread or from before a barrier (zero the tile, then
+            // load it); two threads storing one element between barriers
+            // race, and no reader can tell which value it sees.
+            auto [It, New] = F.emplace(*E, std::make_pair(S, T));
+            if (!New && It->second.second != T &&
+                It->second.first->Barrier == S->Barrier) {
+              const ThreadPos &O = It->second.second;
+              Why = "the __shared__ array '" + Tile + "' element " +
+                    std::to_string(*E) + " is stored by the threads " +
+                    std::to_string(O[0]) + "," + std::to_string(O[1]) + "," +
+                    std::to_string(O[2]) + " and " + std::to_string(T[0]) +
+                    "," + std::to_string(T[1]) + "," + std::to_string(T[2]) +
+                    " before the same barrier: which value a read sees is a "
+                    "race";
+              return nullptr;
+            }
+            // Threads run in no order, phases in the barriers' order: a
+            // store from before a barrier never replaces one after it,
+            // even where its thread comes later here.
+            if (New || S->Barrier >= It->second.first->Barrier)
+              It->second = std::make_pair(S, T);
+          }
+    return &Fillings.emplace(Below, std::move(F)).first->second;
+  };
+  if (!Filled(~0u))
+    return std::nullopt;
+  // Every store of the phase after the barrier P, by element: (store's
+  // place among Stores, thread).
+  using Writers = std::map<int64_t, std::vector<std::pair<size_t, ThreadPos>>>;
+  std::map<unsigned, Writers> PhaseWriters;
+  auto InPhase = [&](unsigned P) -> const Writers & {
+    if (auto It = PhaseWriters.find(P); It != PhaseWriters.end())
+      return It->second;
+    Writers Ws;
+    ThreadPos T;
+    for (T[2] = 0; T[2] < Extent[2]; ++T[2])
+      for (T[1] = 0; T[1] < Extent[1]; ++T[1])
+        for (T[0] = 0; T[0] < Extent[0]; ++T[0])
+          for (size_t I = 0; I < Stores.size(); ++I) {
+            const SharedStore *S = Stores[I];
+            if (S->Barrier != P)
+              continue;
+            bool Runs = true;
+            for (const ThreadCond &C : S->Conds)
+              Runs = Runs && holdsAt(C, T, BlockSizes, ThreadFns).value_or(false);
+            auto E = atThread(S->Index, T, BlockSizes, ThreadFns).constantValue();
+            if (Runs && E)
+              Ws[*E].push_back({I, T});
+          }
+    return PhaseWriters.emplace(P, std::move(Ws)).first->second;
+  };
+
+  // A value the thread W computed, seen from the thread R: the writer's
+  // position is the reader's moved by W - R.
+  auto Mover = [&](const ThreadPos &W, const ThreadPos &R) {
+    return [&, W, R](const Poly &P) {
+      Poly Q = atThread(P, W, BlockSizes, ThreadFns, /*Positions=*/false);
+      // Positions formed from threadIdx.D without blockIdx.D (alone, or
+      // with another dimension's blockIdx) move as @gD does.
+      for (int D = 0; D < 3; ++D)
+        for (int B = -1; B < 3; ++B)
+          if (B != D)
+            Q = Q.substitute(mixedPosition(D, B),
+                             Poly::symbol(mixedPosition(D, B)) +
+                                 Poly::constant(W[D] - R[D]));
+      for (int D = 0; D < 3; ++D) {
+        Q = Q.substitute(GlobalThread[D],
+                         Poly::symbol(GlobalThread[D]) +
+                             Poly::constant(W[D] - R[D]));
+        // The block's origin without a thread (blockIdx.y*TILE + ly, ly
+        // a tile row a loop gave the writer) is the reader's position
+        // less its place in the block: B*bid = @g - tid.
+        std::string Bid = std::string("bid.") + "xyz"[D];
+        auto It = BlockSizes.find(D);
+        if (It == BlockSizes.end())
+          continue;
+        Poly Moved;
+        for (const auto &[M, C] : Q.terms()) {
+          bool Origin = std::count(M.begin(), M.end(), Bid) == 1 &&
+                        C % It->second == 0;
+          Poly Term = Poly::constant(Origin ? C / It->second : C);
+          for (const std::string &S : M)
+            if (!Origin || S != Bid)
+              Term = Term * Poly::symbol(S);
+          if (Origin)
+            Term = Term * (Poly::symbol(GlobalThread[D]) -
+                           Poly::constant(R[D]));
+          Moved = Moved + Term;
+        }
+        Q = Moved;
+      }
+      return Q;
+    };
+  };
+  // A store's value as its writer W computed it, with every read of the
+  // tile in it (a copy within the tile: a periodic image, a mirrored
+  // halo) replaced by the value W saw there, from the stores made before
+  // the barrier the copy follows.
+  std::function<std::optional<DPtr>(const DPtr &, const ThreadPos &,
+                                    size_t, int)>
+      Resolve = [&](const DPtr &V, const ThreadPos &W, size_t Copy,
+                    int Depth) -> std::optional<DPtr> {
+    if (!V)
+      return V;
+    if (V->K == DNode::Read && V->Shared) {
+      if (V->Name != Tile) {
+        Why = "the __shared__ array '" + Tile +
+              "' is stored values read from the __shared__ array '" +
+              V->Name + "'";
+        return std::nullopt;
+      }
+      if (Depth > 4) {
+        Why = "the __shared__ array '" + Tile +
+              "' is copied within itself more than four times over";
+        return std::nullopt;
+      }
+      auto E = atThread(resolved(V->Index), W, BlockSizes, ThreadFns)
+                   .constantValue();
+      const unsigned Phase = Stores[Copy]->Barrier;
+      // The copying thread's own earlier store of this phase, else the
+      // last one from before the barrier; another thread's store of this
+      // phase races with the copy.
+      std::optional<std::pair<size_t, ThreadPos>> From;
+      if (E) {
+        const Writers &Ws = InPhase(Phase);
+        if (auto It = Ws.find(*E); It != Ws.end())
+          for (const auto &[I, T] : It->second) {
+            if (T != W) {
+              Why = "the __shared__ array '" + Tile + "' is copied within " +
+                    "itself from element " + std::to_string(*E) + ", which " +
+                    "another thread stores between the same barriers: a race";
               return std::nullopt;
             }
-            Runs = Runs && *V;
+            if (I < Copy)
+              From = std::make_pair(I, T);
           }
-          if (!Runs)
-            continue;
-          auto E = atThread(S->Index, T, BlockSizes, ThreadFns).constantValue();
-          if (!E) {
-            Why = "a store to the __shared__ array '" + Tile +
-                  "' at an index that is not threadIdx plus a constant (" +
-                  S->Index.str() + ")";
+        if (!From) {
+          const Filling *F = Filled(Phase);
+          if (!F)
             return std::nullopt;
+          if (auto It = F->find(*E); It != F->end()) {
+            size_t I = std::find(Stores.begin(), Stores.end(),
+                                 It->second.first) - Stores.begin();
+            From = std::make_pair(I, It->second.second);
           }
-          // A later store to an element replaces an earlier one of the
-          // same thread or from before a barrier (zero the tile, then load
-          // it); two threads storing one element between barriers race,
-          // and no reader can tell which value it sees.
-          auto [It, New] = Filled.emplace(*E, std::make_pair(S, T));
-          if (!New && It->second.second != T &&
-              It->second.first->Barrier == S->Barrier) {
-            const ThreadPos &O = It->second.second;
-            Why = "the __shared__ array '" + Tile + "' element " +
-                  std::to_string(*E) + " is stored by the threads " +
-                  std::to_string(O[0]) + "," + std::to_string(O[1]) + "," +
-                  std::to_string(O[2]) + " and " + std::to_string(T[0]) +
-                  "," + std::to_string(T[1]) + "," + std::to_string(T[2]) +
-                  " before the same barrier: which value a read sees is a "
-                  "race";
-            return std::nullopt;
-          }
-          It->second = std::make_pair(S, T);
         }
+      }
+      if (!From) {
+        Why = "the __shared__ array '" + Tile + "' is copied within itself " +
+              "from an element (" + V->Index.str() + ") no thread stored " +
+              "before the copy";
+        return std::nullopt;
+      }
+      const auto &[Inner, W2] = *From;
+      auto Seen = Resolve(Stores[Inner]->Value, W2, Inner, Depth + 1);
+      if (!Seen)
+        return std::nullopt;
+      return moveTraced(*Seen, Mover(W2, W), W);
+    }
+    if (V->Args.empty())
+      return V;
+    auto C = std::make_shared<DNode>(*V);
+    for (DPtr &A : C->Args) {
+      auto R = Resolve(A, W, Copy, Depth);
+      if (!R)
+        return std::nullopt;
+      A = *R;
+    }
+    return C;
+  };
 
   std::optional<std::string> Key;
   DPtr Result;
   ThreadPos R;
+  const Filling &All = *Filled(~0u);
   for (R[2] = 0; R[2] < Extent[2]; ++R[2])
     for (R[1] = 0; R[1] < Extent[1]; ++R[1])
       for (R[0] = 0; R[0] < Extent[0]; ++R[0]) {
@@ -339,8 +528,8 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                 ReadIndex.str() + ")";
           return std::nullopt;
         }
-        auto It = Filled.find(*E);
-        if (It == Filled.end()) {
+        auto It = All.find(*E);
+        if (It == All.end()) {
           Why = "the __shared__ array '" + Tile + "' is read at element " +
                 std::to_string(*E) + " (thread " + std::to_string(R[0]) +
                 "," + std::to_string(R[1]) + "," + std::to_string(R[2]) +
@@ -348,38 +537,13 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
           return std::nullopt;
         }
         const auto &[Store, W] = It->second;
-        // The writer's position seen from the reader: @gA of the writer is
-        // the reader's @gA + (W - R) along A.
-        DPtr Moved = moveTraced(Store->Value, [&](const Poly &P) {
-          Poly Q = atThread(P, W, BlockSizes, ThreadFns);
-          for (int D = 0; D < 3; ++D) {
-            Q = Q.substitute(GlobalThread[D],
-                             Poly::symbol(GlobalThread[D]) +
-                                 Poly::constant(W[D] - R[D]));
-            // The block's origin without a thread (blockIdx.y*TILE + ly,
-            // ly a tile row a loop gave the writer) is the reader's
-            // position less its place in the block: B*bid = @g - tid.
-            std::string Bid = std::string("bid.") + "xyz"[D];
-            auto It = BlockSizes.find(D);
-            if (It == BlockSizes.end())
-              continue;
-            Poly Moved;
-            for (const auto &[M, C] : Q.terms()) {
-              bool Origin = std::count(M.begin(), M.end(), Bid) == 1 &&
-                            C % It->second == 0;
-              Poly Term = Poly::constant(Origin ? C / It->second : C);
-              for (const std::string &S : M)
-                if (!Origin || S != Bid)
-                  Term = Term * Poly::symbol(S);
-              if (Origin)
-                Term = Term * (Poly::symbol(GlobalThread[D]) -
-                               Poly::constant(R[D]));
-              Moved = Moved + Term;
-            }
-            Q = Moved;
-          }
-          return Q;
-        }, R);
+        auto Value = Resolve(Store->Value, W,
+                             std::find(Stores.begin(), Stores.end(), Store) -
+                                 Stores.begin(),
+                             0);
+        if (!Value)
+          return std::nullopt;
+        DPtr Moved = moveTraced(*Value, Mover(W, R), R);
         std::string K = treeKey(Moved);
         if (!Key) {
           Key = K;
@@ -421,6 +585,107 @@ DPtr Interpreter::moveTraced(const DPtr &N,
   for (DPtr &A : C->Args)
     A = moveTraced(A, Fn, Reader);
   return C;
+}
+
+std::map<int, int64_t>
+Interpreter::tileBlockGuesses(std::map<int, std::string> &Why) {
+  std::map<int, int64_t> Out;
+  // The tile reads the stores to global memory are computed from (copies
+  // within a tile, periodic images, read far across it).
+  std::map<std::string, std::vector<Poly>> TileReadIndices;
+  std::function<void(const DPtr &)> Collect = [&](const DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read && N->Shared)
+      TileReadIndices[N->Name].push_back(N->Index);
+    for (const DPtr &A : N->Args)
+      Collect(A);
+  };
+  for (const Write &W : Writes)
+    Collect(W.Value);
+  for (int D : BlockSizeWanted) {
+    if (BlockSizes.count(D))
+      continue;
+    const std::string Tid = std::string("tid.") + char('x' + D);
+    const std::string Alone = mixedPosition(D, -1);
+    std::optional<int64_t> Guess;
+    std::string From;
+    bool Clash = false;
+    for (const auto &[Tile, Indices] : TileReadIndices) {
+      auto AI = Arrays.find(Tile);
+      if (AI == Arrays.end() || AI->second.SharedShape.empty())
+        continue;
+      const std::vector<int64_t> &Shape = AI->second.SharedShape;
+      std::vector<int64_t> Stride(Shape.size(), 1);
+      for (size_t K = Shape.size() - 1; K-- > 0;)
+        Stride[K] = Stride[K + 1] * Shape[K + 1];
+      // The tile dimension threadIdx.D moves along, and the constant
+      // offsets along it of every read that moves with threadIdx.D.
+      std::optional<size_t> Dim;
+      int64_t Lo = INT64_MAX, Hi = INT64_MIN;
+      bool Ok = true;
+      for (const Poly &Raw : Indices) {
+        const Poly P = resolved(Raw);
+        int64_t C = P.coefficient({Tid});
+        if (C == 0)
+          C = P.coefficient({Alone});
+        if (C == 0)
+          continue;
+        auto K = std::find(Stride.begin(), Stride.end(), C);
+        if (K == Stride.end() ||
+            (Dim && *Dim != size_t(K - Stride.begin()))) {
+          Ok = false;
+          break;
+        }
+        Dim = size_t(K - Stride.begin());
+        Poly Rest;
+        for (const auto &[M, Coef] : P.terms())
+          if (std::none_of(M.begin(), M.end(), [](const std::string &S) {
+                return S.rfind("tid.", 0) == 0 || S.rfind("@g", 0) == 0;
+              })) {
+            Poly T = Poly::constant(Coef);
+            for (const std::string &S : M)
+              T = T * Poly::symbol(S);
+            Rest = Rest + T;
+          }
+        std::optional<int64_t> Const = Rest.constantValue();
+        if (!Const) {
+          Ok = false;
+          break;
+        }
+        // The offset along each dimension, outermost first, each the
+        // nearest whole number of its stride (a halo read at -1 in a
+        // row-major tile is one column back, not a row back and W - 1
+        // columns on).
+        int64_t Left = *Const, Along = 0;
+        for (size_t J = 0; J < Shape.size(); ++J) {
+          const int64_t Q = static_cast<int64_t>(
+              std::llround(static_cast<double>(Left) / Stride[J]));
+          Left -= Q * Stride[J];
+          if (J == *Dim)
+            Along = Q;
+        }
+        Lo = std::min(Lo, Along);
+        Hi = std::max(Hi, Along);
+      }
+      if (!Ok || !Dim)
+        continue;
+      const int64_t B = Shape[*Dim] - (Hi - Lo);
+      if (B < 1 || B > 1024)
+        continue;
+      if (Guess && *Guess != B)
+        Clash = true;
+      Guess = B;
+      From = Tile;
+    }
+    if (!Guess || Clash)
+      continue;
+    Out[D] = *Guess;
+    Why[D] = "the __shared__ tile '" + From + "' holds " +
+             std::to_string(*Guess) + " threads along " + "xyz"[D] +
+             " and the halo it is read at";
+  }
+  return Out;
 }
 
 /// Records the global reads of the tree N (a value whose loads were not

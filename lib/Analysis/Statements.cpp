@@ -752,6 +752,11 @@ void Interpreter::exec(const Stmt *S) {
         ArrayInfo &A = Arrays[Name];
         A.Kind = ArrayKind::Shared;
         A.ElemType = scalarType(T, Ctx);
+        A.SharedShape.clear();
+        for (QualType E = T; const auto *CA = Ctx.getAsConstantArrayType(E);
+             E = CA->getElementType())
+          A.SharedShape.push_back(
+              static_cast<int64_t>(CA->getSize().getZExtValue()));
         Env[VD] = Value::pointer(Name, Poly());
         continue;
       }

@@ -31,6 +31,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 
@@ -73,29 +74,45 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   detail::KernelSlices Slices;
   for (const auto &Slicer : detail::kernelSlicers())
     Slicer->slice(Kernel, Ctx, Slices);
-  // threadIdx/blockIdx components taken as positions of their own (a
-  // second analysis, below), and those the last run's store used alone.
+  // threadIdx/blockIdx components taken as positions of their own, and
+  // block sizes guessed from a __shared__ tile's extents (later attempts,
+  // below); what the last run saw of each.
   std::set<std::string> Lone, LoneSeen;
+  std::map<int, int64_t> TileSizes, GuessSeen;
+  std::map<int, std::string> TileWhyText, GuessWhy;
+  auto Configure = [&](Interpreter &I, const std::set<int> &Given) {
+    I.lonePositions(Lone);
+    if (Launch)
+      I.blockSizesFromLaunch(Given, Launch->Where);
+    std::map<int, std::string> Guessed;
+    for (const auto &[D, B] : TileSizes)
+      if (!Given.count(D) && TileWhyText.count(D))
+        Guessed[D] = TileWhyText.at(D);
+    I.blockSizesFromTiles(std::move(Guessed));
+  };
+  auto Observe = [&](Interpreter &I) {
+    LoneSeen = I.lonePositionIndices();
+    GuessWhy.clear();
+    GuessSeen = I.tileBlockGuesses(GuessWhy);
+  };
   auto RunWith = [&](const Interpreter::NumericConstants &Numbers,
                      std::set<std::string> &Assumed) {
-    Interpreter I(Ctx, Kernel, Slices, PP, Numbers, FromLaunch);
-    I.lonePositions(Lone);
+    std::map<int, int64_t> Sizes = FromLaunch;
+    Sizes.insert(TileSizes.begin(), TileSizes.end());
+    Interpreter I(Ctx, Kernel, Slices, PP, Numbers, Sizes);
     std::set<int> Given;
     for (const auto &[D, B] : FromLaunch)
       Given.insert(D);
-    if (Launch)
-      I.blockSizesFromLaunch(Given, Launch->Where);
+    Configure(I, Given);
     KernelAnalysis R = I.run();
     Assumed = I.assumedConstants();
-    LoneSeen = I.lonePositionIndices();
+    Observe(I);
     if (std::map<int, int64_t> Late = I.lateBlockSizes(); !Late.empty()) {
       Interpreter Again(Ctx, Kernel, Slices, PP, Numbers, std::move(Late));
-      Again.lonePositions(Lone);
-      if (Launch)
-        Again.blockSizesFromLaunch(Given, Launch->Where);
+      Configure(Again, Given);
       R = Again.run();
       Assumed = Again.assumedConstants();
-      LoneSeen = Again.lonePositionIndices();
+      Observe(Again);
     }
     if (Launch && R.Result != KernelAnalysis::Stencil) {
       std::set<int> Wanted = I.blockSizesWanted();
@@ -137,24 +154,53 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
         !KA.IR->Constants.empty()) {
       Interpreter::NumericConstants All;
       All.AllNumeric = true;
-      std::set<std::string> Seen = LoneSeen;
+      auto Seen = std::make_tuple(LoneSeen, GuessSeen, GuessWhy);
       KernelAnalysis Numeric = Run(All, Assumed);
       if (Numeric.Result == KernelAnalysis::Stencil)
         KA = std::move(Numeric);
       else
-        LoneSeen = std::move(Seen);
+        std::tie(LoneSeen, GuessSeen, GuessWhy) = std::move(Seen);
     }
     return KA;
   };
-  KernelAnalysis KA = Analyse();
-  // A store whose position uses threadIdx.D alone (one block spans the
-  // axis) or blockIdx.D alone (a block per plane): analysed again with
-  // those as positions of their own, kept where that makes it a stencil.
-  if (KA.Result != KernelAnalysis::Stencil && !LoneSeen.empty()) {
-    Lone = LoneSeen;
-    KernelAnalysis Positions = Analyse();
-    if (Positions.Result == KernelAnalysis::Stencil)
-      KA = std::move(Positions);
+  // Where the usual reading leaves the kernel short of a stencil, other
+  // readings are tried, each kept only where it makes the kernel one: a
+  // store whose position uses threadIdx.D alone (one block spans the axis)
+  // or blockIdx.D alone (a block per plane) with those as positions of
+  // their own; a tile whose block size no launch in view gives with the
+  // size its extents suggest (a block-dim assumption the launcher checks).
+  struct Reading {
+    std::set<std::string> Lone;
+    std::map<int, int64_t> Tiles;
+    std::map<int, std::string> Why;
+  };
+  std::vector<Reading> Readings(1);
+  KernelAnalysis KA;
+  for (size_t N = 0; N < Readings.size() && N < 8; ++N) {
+    Lone = Readings[N].Lone;
+    TileSizes = Readings[N].Tiles;
+    TileWhyText = Readings[N].Why;
+    KernelAnalysis R = Analyse();
+    const bool Done = R.Result == KernelAnalysis::Stencil;
+    if (N == 0 || Done)
+      KA = std::move(R);
+    if (Done)
+      break;
+    auto Add = [&](Reading Next) {
+      for (const Reading &O : Readings)
+        if (O.Lone == Next.Lone && O.Tiles == Next.Tiles)
+          return;
+      Readings.push_back(std::move(Next));
+    };
+    if (!LoneSeen.empty() && Lone.empty())
+      Add({LoneSeen, TileSizes, TileWhyText});
+    if (!GuessSeen.empty()) {
+      Reading Next{Lone, TileSizes, TileWhyText};
+      for (const auto &[D, B] : GuessSeen)
+        if (Next.Tiles.emplace(D, B).second)
+          Next.Why[D] = GuessWhy[D];
+      Add(std::move(Next));
+    }
   }
   // Idioms that decide the verdict themselves (Recognisers.h).
   for (const auto &R : detail::kernelRecognisers()) {
