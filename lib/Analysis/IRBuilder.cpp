@@ -782,7 +782,27 @@ KernelAnalysis Interpreter::finish() {
     }
     return O;
   };
+  // Arrays read only at elements every thread of the launch computes alike
+  // and never written (alpha[step], a Runge-Kutta stage's rk_a[stage]):
+  // coefficients read at an index expression, not inputs.
+  std::set<std::string> UniformArrays;
+  {
+    std::map<std::string, bool> AllUniform;
+    for (const ReadRecord &R : Reads) {
+      const ArrayInfo *AI = arrayOf(R.Array);
+      const bool Uniform = AI && AI->Kind == ArrayKind::Global &&
+                           AI->ElemType->isRealFloatingType() &&
+                           !OutputIndex.count(R.Array) && uniformPoly(R.Index);
+      auto [It, New] = AllUniform.emplace(R.Array, Uniform);
+      It->second = It->second && Uniform;
+    }
+    for (const auto &[Name, Uniform] : AllUniform)
+      if (Uniform)
+        UniformArrays.insert(Name);
+  }
   for (const ReadRecord &R : Reads) {
+    if (UniformArrays.count(R.Array))
+      continue;
     std::string Why;
     auto O = ReadOffset(R.Array, R.Index, Why);
     if (!O) {
@@ -820,6 +840,12 @@ KernelAnalysis Interpreter::finish() {
     ir::Expr E;
     switch (N->K) {
     case DNode::Read: {
+      if (UniformArrays.count(N->Name)) {
+        E.Kind = ir::Expr::Coef;
+        E.Name = N->Name;
+        E.IndexExpr = N->Index.str();
+        break;
+      }
       E.Kind = ir::Expr::Read;
       E.Name = N->Name;
       std::string Why;
@@ -887,6 +913,15 @@ KernelAnalysis Interpreter::finish() {
   // Coefficients.
   std::set<std::string> SeenCoef;
   std::function<void(const ir::Expr &)> Coefs = [&](const ir::Expr &E) {
+    if (E.Kind == ir::Expr::Coef && !E.IndexExpr.empty() &&
+        SeenCoef.insert(E.Name).second) {
+      ir::Coefficient C;
+      C.Name = E.Name;
+      C.Kind = ir::Coefficient::ParamArray;
+      const ArrayInfo *AI = arrayOf(E.Name);
+      C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
+      IR.Coefficients.push_back(C);
+    }
     if (E.Kind == ir::Expr::Coef && SeenCoef.insert(E.Name).second) {
       ir::Coefficient C;
       C.Name = E.Name;

@@ -89,7 +89,16 @@ bool bindParams(const ir::StencilIR &IR, const StencilView &V,
     if (P.Type.find("float") != std::string::npos ||
         P.Type.find("double") != std::string::npos) {
       if (P.Type.find('*') != std::string::npos) {
-        Error = "pointer parameter '" + P.Name + "' is never read or written";
+        const bool Table = std::any_of(
+            IR.Coefficients.begin(), IR.Coefficients.end(),
+            [&](const ir::Coefficient &C) {
+              return C.Name == P.Name &&
+                     C.Kind == ir::Coefficient::ParamArray;
+            });
+        Error = "pointer parameter '" + P.Name + "' " +
+                (Table ? "is a table read at an element every thread "
+                         "computes alike: no driver fills such a table yet"
+                       : "is never read or written");
         return false;
       }
       Bindings.push_back({ParamBinding::Scalar, Scalars++});

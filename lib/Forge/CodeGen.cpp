@@ -260,6 +260,9 @@ std::string emitExpr(const Expr &E, const ReadEmitter &Read,
   case Expr::Read:
     return Read(E.Name, E.Off);
   case Expr::Coef:
+    // A parameter array read at an element every thread computes alike.
+    if (!E.IndexExpr.empty())
+      return "(" + E.Name + ")[" + E.IndexExpr + "]";
     if (E.Index >= 0) {
       if (IR)
         for (const ir::Coefficient &C : IR->Coefficients)

@@ -21,9 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-const char *const CoefKindNames[] = {"literal", "scalar-param",
-                                     "constant-array", "constant-scalar"};
-
 std::string dtypeTag(const std::string &T) {
   return T == "double" ? "f64" : T == "float" ? "f32" : T;
 }
@@ -66,7 +63,7 @@ std::string stencilSignature(const ir::StencilIR &IR) {
     PerPoint += In.PerPointCoefficient;
   std::set<std::string> Kinds;
   for (const ir::Coefficient &C : IR.Coefficients)
-    Kinds.insert(CoefKindNames[C.Kind]);
+    Kinds.insert(ir::coefficientKindName(C.Kind));
   std::ostringstream OS;
   OS << IR.Dims << "d." << IR.Shape << ".r" << IR.Radius << ".pts"
      << IR.Points << ".in" << IR.Inputs.size() << ".out" << IR.Outputs.size()

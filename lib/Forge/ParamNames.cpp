@@ -93,6 +93,7 @@ void renameExpr(ir::Expr &E, const std::map<std::string, std::string> &R,
   case ir::Expr::Coef:
     if (ScalarCoefs.count(E.Name))
       E.Name = renameIdentifiers(E.Name, R);
+    E.IndexExpr = renameIdentifiers(E.IndexExpr, R);
     break;
   default:
     break;
@@ -263,7 +264,8 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
     R(O.Param);
   std::set<std::string> ScalarCoefs;
   for (ir::Coefficient &C : Out.Coefficients)
-    if (C.Kind == ir::Coefficient::ScalarParam) {
+    if (C.Kind == ir::Coefficient::ScalarParam ||
+        C.Kind == ir::Coefficient::ParamArray) {
       ScalarCoefs.insert(C.Name);
       R(C.Name);
     }

@@ -5,6 +5,7 @@
 #include "forgestencil/Support/JsonReader.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -47,7 +48,8 @@ std::optional<AxisSource> axisSourceFromName(const std::string &S) {
 const char *const RoleNames[] = {"input", "output", "inout",
                                  "scalar", "size", "other"};
 const char *const CoefKindNames[] = {"literal", "scalar-param",
-                                     "constant-array", "constant-scalar"};
+                                     "constant-array", "constant-scalar",
+                                     "param-array"};
 const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
 const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
                                            "block-dim", "grid-extent",
@@ -200,6 +202,8 @@ json toJson(const Expr &E) {
     J["name"] = E.Name;
     if (E.Index >= 0)
       J["index"] = E.Index;
+    if (!E.IndexExpr.empty())
+      J["index_expr"] = E.IndexExpr;
     break;
   case Expr::ParamRef:
     J["name"] = E.Name;
@@ -299,6 +303,11 @@ std::string whyOutputBoxes(const StencilIR &IR) {
              Box + ": no generator stores outputs over different boxes yet";
     }
   return "";
+}
+
+const char *coefficientKindName(enum Coefficient::Kind K) {
+  const size_t I = static_cast<size_t>(K);
+  return I < std::size(CoefKindNames) ? CoefKindNames[I] : "literal";
 }
 
 std::string threadPosition(const Axis &X) {
@@ -529,6 +538,7 @@ std::optional<Expr> exprFrom(const json &J, JsonReader &R,
   case Expr::Coef:
     E.Name = R.string(J, "name", Path);
     E.Index = static_cast<int>(R.integer(J, "index", Path, -1, 1 << 20, -1));
+    E.IndexExpr = R.string(J, "index_expr", Path, "");
     break;
   case Expr::ParamRef:
     E.Name = R.string(J, "name", Path);
@@ -699,7 +709,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
       R.fail(memberPath(CP, "kind"),
              "unknown coefficient kind '" + Kind +
                  "' (known: literal, scalar-param, constant-array, "
-                 "constant-scalar)");
+                 "constant-scalar, param-array)");
     else
       X.Kind = static_cast<enum Coefficient::Kind>(K < 0 ? 0 : K);
     X.Type = R.string(Coefs[I], "type", CP);

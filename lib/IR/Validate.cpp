@@ -312,6 +312,10 @@ private:
       else if (C.Kind != Coefficient::ConstantArray && C.Size != 1)
         fail(memberPath(Where, "size"),
              "a scalar coefficient has size 1, not " + std::to_string(C.Size));
+      else if (C.Kind == Coefficient::ParamArray && !isMemberAccess(C.Name))
+        fail(memberPath(Where, "name"),
+             "a parameter array is named by a parameter or a field of one, "
+             "not " + shown(C.Name));
       else if ((C.Kind == Coefficient::ConstantArray ||
                 C.Kind == Coefficient::ConstantScalar) &&
                !isIdentifier(C.Name))
@@ -401,6 +405,18 @@ private:
       if (!C) {
         fail(memberPath(Where, "name"),
              shown(E.Name) + " is not one of the coefficients");
+      } else if (C->Kind == Coefficient::ParamArray) {
+        if (E.Index >= 0)
+          fail(memberPath(Where, "index"),
+               shown(E.Name) + " is read at index_expr, not a fixed element");
+        else if (E.IndexExpr.empty())
+          fail(memberPath(Where, "index_expr"),
+               "a parameter array needs the element it is read at");
+        else
+          expression(memberPath(Where, "index_expr"), E.IndexExpr, false);
+      } else if (!E.IndexExpr.empty()) {
+        fail(memberPath(Where, "index_expr"),
+             shown(E.Name) + " is not a parameter array");
       } else if (C->Kind == Coefficient::ConstantArray) {
         if (E.Index < 0 || static_cast<unsigned>(E.Index) >= C->Size)
           fail(memberPath(Where, "index"),

@@ -576,3 +576,53 @@ TEST(IRValidate, LonePositionsNeedATermAndAThreadAxis) {
             std::string::npos)
       << refusal(LoopBlock);
 }
+
+/// The star whose centre weight is a parameter array read at a stage
+/// number: w[stage] * in[0] + ...
+json stageWeightedStar() {
+  json Doc = star();
+  Doc["coefficients"].push_back(
+      {{"name", "w"}, {"kind", "param-array"}, {"type", "float"}, {"size", 1}});
+  Doc["params"].push_back(
+      {{"name", "w"}, {"role", "other"}, {"type", "const float *"}});
+  Doc["params"].push_back({{"name", "stage"}, {"role", "size"}, {"type", "int"}});
+  Doc["flops_per_point"] = Doc["flops_per_point"].get<int>() + 1;
+  json &V = value(Doc);
+  V = {{"kind", "binary"},
+       {"op", "*"},
+       {"args",
+        json::array({{{"kind", "coef"}, {"name", "w"}, {"index_expr", "stage"}},
+                     V})}};
+  return Doc;
+}
+
+TEST(IRValidate, ParamArraysAreReadAtAnIndexExpression) {
+  json Doc = stageWeightedStar();
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_EQ(IR->Coefficients.back().Kind, ir::Coefficient::ParamArray);
+  EXPECT_EQ(IR->Updates[0].Value.Args[0].IndexExpr, "stage");
+  EXPECT_EQ(ir::toJson(*IR), Doc);
+
+  json NoIndex = stageWeightedStar();
+  value(NoIndex)["args"][0].erase("index_expr");
+  EXPECT_EQ(refusal(NoIndex), "updates[0].value.args[0].index_expr: a "
+                              "parameter array needs the element it is read "
+                              "at");
+  json Fixed = stageWeightedStar();
+  value(Fixed)["args"][0]["index"] = 2;
+  EXPECT_NE(refusal(Fixed).find("is read at index_expr, not a fixed element"),
+            std::string::npos);
+  // The index reaches generated code as an expression.
+  json Bad = stageWeightedStar();
+  value(Bad)["args"][0]["index_expr"] = "stage]; abort(); w[0";
+  EXPECT_EQ(refusal(Bad).rfind("updates[0].value.args[0].index_expr: ", 0), 0u)
+      << refusal(Bad);
+  // Only a parameter array is read at an expression.
+  json Scalar = star();
+  value(Scalar)["args"][0]["args"][0]["index_expr"] = "stage";
+  EXPECT_NE(refusal(Scalar).find("is not a parameter array"),
+            std::string::npos)
+      << refusal(Scalar);
+}

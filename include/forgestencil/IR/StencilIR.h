@@ -152,7 +152,16 @@ struct OutputArray {
 /// A coefficient that is not a per-point array.
 struct Coefficient {
   std::string Name;
-  enum Kind { Literal, ScalarParam, ConstantArray, ConstantScalar } Kind = Literal;
+  /// ParamArray: a pointer parameter (or struct field) the kernel reads only
+  /// at indices every thread of a launch computes alike (alpha[step], a
+  /// Runge-Kutta stage's rk_a[stage]); its references carry IndexExpr.
+  enum Kind {
+    Literal,
+    ScalarParam,
+    ConstantArray,
+    ConstantScalar,
+    ParamArray
+  } Kind = Literal;
   std::string Type;           ///< Element type.
   unsigned Size = 1;          ///< Number of elements for arrays.
   /// The declared extents of a multi-dimensional array (`float k[5][5]`:
@@ -229,6 +238,9 @@ struct Expr {
   std::string Name;
   Offset Off{0, 0, 0};///< Read offset.
   int Index = -1;     ///< Element of a coefficient array, -1 for scalars.
+  /// For a ParamArray coefficient: the element, a C expression over the
+  /// kernel's integer parameters and named constants ("step", "s - 1").
+  std::string IndexExpr;
   std::string Value;  ///< Literal spelling, e.g. "2.0f".
   std::vector<Expr> Args;
 };
@@ -329,6 +341,9 @@ bool isMathFunctionName(const std::string &Name);
 /// layout of its own (InputArray::Strides, OutputArray::Strides); empty when
 /// every array has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);
+
+/// The JSON name of a coefficient kind ("scalar-param", "param-array").
+const char *coefficientKindName(enum Coefficient::Kind K);
 
 /// A Thread axis's position in CUDA: "(long long)blockIdx.x * blockDim.x +
 /// threadIdx.x", "(long long)blockIdx.x * blockDim.y + threadIdx.y",

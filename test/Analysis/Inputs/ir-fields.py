@@ -18,6 +18,8 @@ def expr(e):
     if kind == "read":
         return e["array"] + offset(e["offset"])
     if kind == "coef":
+        if "index_expr" in e:
+            return e["name"] + "[" + e["index_expr"] + "]"
         return e["name"] + ("[%d]" % e["index"] if "index" in e else "")
     if kind == "param":
         return e["name"]
