@@ -263,27 +263,13 @@ KernelAnalysis Interpreter::finish() {
       partial(ReasonKind::StoreIndex, "two position variables share the stride " + Axes[I].Stride.str());
       return Verdict();
     }
-  // Two positions formed from one threadIdx (or one blockIdx) component
-  // move together: the points are no box.
   {
-    std::map<std::string, std::string> Owner;
-    for (const AxisFact &A : Axes) {
-      if (A.Sym.rfind("@g", 0) != 0 || A.Sym.size() < 3)
-        continue;
-      const char T = A.Sym[2], B = A.Sym.size() == 4 ? A.Sym[3] : A.Sym[2];
-      for (const std::string &Part :
-           {T == '-' ? std::string() : std::string("threadIdx.") + T,
-            B == '-' ? std::string() : std::string("blockIdx.") + B}) {
-        if (Part.empty())
-          continue;
-        auto [It, New] = Owner.emplace(Part, A.Sym);
-        if (!New) {
-          partial(ReasonKind::StoreIndex,
-                  "two position variables of the store index (" + It->second +
-                      ", " + A.Sym + ") are both formed from " + Part);
-          return Verdict();
-        }
-      }
+    std::vector<std::string> Syms;
+    for (const AxisFact &A : Axes)
+      Syms.push_back(A.Sym);
+    if (std::string Why = positionsSharingAComponent(Syms); !Why.empty()) {
+      partial(ReasonKind::StoreIndex, Why);
+      return Verdict();
     }
   }
   std::vector<std::string> AxisSyms;

@@ -7,6 +7,7 @@
 /// work is split by stage, one file each:
 ///
 ///   Evaluator.cpp       expressions: indices and data values
+///   Positions.cpp       grid positions formed from threadIdx and blockIdx
 ///   Memory.cpp          arrays, pointers and the loads through them
 ///   NamedConstants.cpp  macros, constexpr and enumerators kept by name, and
 ///                       the assumptions the IR must carry
@@ -832,6 +833,10 @@ logicalNode(const Expr *E, const std::function<DPtr(const Expr *)> &Operand);
 bool isMathFunction(StringRef N);
 /// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
 Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr);
+/// Why the position symbols Syms (a store index's) are no box of points:
+/// two of them formed from one threadIdx or blockIdx component move
+/// together. Empty when none is.
+std::string positionsSharingAComponent(const std::vector<std::string> &Syms);
 /// Divides a byte offset by an element size (pitched rows).
 Poly divideBySize(const Poly &Bytes, int64_t Size, bool &Assumed);
 /// "file:line" of a location (its spelling), or the buffer's name.
