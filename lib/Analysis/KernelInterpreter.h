@@ -129,6 +129,10 @@ struct DNode {
   Poly Index;     // Read: element index; Coef: element (constant) index
   bool Ldg = false;
   bool Shared = false; // Read of a __shared__ tile, resolved in finish()
+  // A tile read's place: the barriers before it, and the tile stores
+  // (SharedStore::Seq) made before it by the reading thread's program.
+  unsigned Phase = 0;
+  size_t StoresBefore = 0;
   std::vector<ClampSet> Clamps; // Read of global memory: see ClampSet
   /// Read of global memory taken only where every D OP 0 holds (a load
   /// guarded by the array's bounds, cond ? in[g] : 0); the analysis must
@@ -269,6 +273,7 @@ struct SharedStore {
   /// inside bounds the domain): the threads outside it store nothing.
   std::vector<Constraint> DomainGuards;
   unsigned Barrier = 0; // __syncthreads() calls before the store
+  size_t Seq = 0;       // its place among the kernel's tile stores
 };
 
 /// tfn#N: a quotient or remainder of a value that depends only on the

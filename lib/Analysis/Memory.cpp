@@ -108,6 +108,8 @@ Value Interpreter::load(const Value &Ptr, QualType T, bool Ldg) {
     N->Name = Ptr.Array;
     N->Index = Ptr.Idx;
     N->Shared = true;
+    N->Phase = Barriers;
+    N->StoresBefore = SharedStores.size();
     return Value::data(N);
   }
   if (A->Kind == ArrayKind::Local) {

@@ -437,6 +437,49 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
       return Q;
     };
   };
+  // The store (its place among Stores) and the thread whose value the
+  // thread R sees at element E when it reads there after Phase barriers
+  // and Before of the kernel's tile stores (SharedStore::Seq): its own
+  // latest store of this phase made before the read, else the last store
+  // from before the barrier. Another thread's store of the same phase races
+  // with the read, whether the program puts it before or after.
+  auto Source = [&](int64_t E, const ThreadPos &R, unsigned Phase,
+                    size_t Before)
+      -> std::optional<std::pair<size_t, ThreadPos>> {
+    std::optional<std::pair<size_t, ThreadPos>> From;
+    const Writers &Ws = InPhase(Phase);
+    if (auto It = Ws.find(E); It != Ws.end())
+      for (const auto &[I, T] : It->second) {
+        if (T != R) {
+          Why = "the __shared__ array '" + Tile + "' element " +
+                std::to_string(E) + " is read by the thread " +
+                std::to_string(R[0]) + "," + std::to_string(R[1]) + "," +
+                std::to_string(R[2]) + " and stored by the thread " +
+                std::to_string(T[0]) + "," + std::to_string(T[1]) + "," +
+                std::to_string(T[2]) + " between the same barriers: a race";
+          return std::nullopt;
+        }
+        if (Stores[I]->Seq < Before)
+          From = std::make_pair(I, T);
+      }
+    if (From)
+      return From;
+    const Filling *F = Filled(Phase);
+    if (!F)
+      return std::nullopt;
+    auto It = F->find(E);
+    if (It == F->end()) {
+      Why = "the __shared__ array '" + Tile + "' is read at element " +
+            std::to_string(E) + " (thread " + std::to_string(R[0]) + "," +
+            std::to_string(R[1]) + "," + std::to_string(R[2]) +
+            ") that no thread stores before the read";
+      return std::nullopt;
+    }
+    return std::make_pair(size_t(std::find(Stores.begin(), Stores.end(),
+                                            It->second.first) -
+                                 Stores.begin()),
+                          It->second.second);
+  };
   // A store's value as its writer W computed it, with every read of the
   // tile in it (a copy within the tile: a periodic image, a mirrored
   // halo) replaced by the value W saw there, from the stores made before
@@ -461,41 +504,15 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
       }
       auto E = atThread(resolved(V->Index), W, BlockSizes, ThreadFns)
                    .constantValue();
-      const unsigned Phase = Stores[Copy]->Barrier;
-      // The copying thread's own earlier store of this phase, else the
-      // last one from before the barrier; another thread's store of this
-      // phase races with the copy.
-      std::optional<std::pair<size_t, ThreadPos>> From;
-      if (E) {
-        const Writers &Ws = InPhase(Phase);
-        if (auto It = Ws.find(*E); It != Ws.end())
-          for (const auto &[I, T] : It->second) {
-            if (T != W) {
-              Why = "the __shared__ array '" + Tile + "' is copied within " +
-                    "itself from element " + std::to_string(*E) + ", which " +
-                    "another thread stores between the same barriers: a race";
-              return std::nullopt;
-            }
-            if (I < Copy)
-              From = std::make_pair(I, T);
-          }
-        if (!From) {
-          const Filling *F = Filled(Phase);
-          if (!F)
-            return std::nullopt;
-          if (auto It = F->find(*E); It != F->end()) {
-            size_t I = std::find(Stores.begin(), Stores.end(),
-                                 It->second.first) - Stores.begin();
-            From = std::make_pair(I, It->second.second);
-          }
-        }
-      }
-      if (!From) {
+      if (!E) {
         Why = "the __shared__ array '" + Tile + "' is copied within itself " +
-              "from an element (" + V->Index.str() + ") no thread stored " +
-              "before the copy";
+              "from an element that is not threadIdx plus a constant (" +
+              V->Index.str() + ")";
         return std::nullopt;
       }
+      auto From = Source(*E, W, Stores[Copy]->Barrier, Stores[Copy]->Seq);
+      if (!From)
+        return std::nullopt;
       const auto &[Inner, W2] = *From;
       auto Seen = Resolve(Stores[Inner]->Value, W2, Inner, Depth + 1);
       if (!Seen)
@@ -517,7 +534,6 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   std::optional<std::string> Key;
   DPtr Result;
   ThreadPos R;
-  const Filling &All = *Filled(~0u);
   for (R[2] = 0; R[2] < Extent[2]; ++R[2])
     for (R[1] = 0; R[1] < Extent[1]; ++R[1])
       for (R[0] = 0; R[0] < Extent[0]; ++R[0]) {
@@ -528,19 +544,11 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                 ReadIndex.str() + ")";
           return std::nullopt;
         }
-        auto It = All.find(*E);
-        if (It == All.end()) {
-          Why = "the __shared__ array '" + Tile + "' is read at element " +
-                std::to_string(*E) + " (thread " + std::to_string(R[0]) +
-                "," + std::to_string(R[1]) + "," + std::to_string(R[2]) +
-                ") that no thread stores";
+        auto From = Source(*E, R, Read.Phase, Read.StoresBefore);
+        if (!From)
           return std::nullopt;
-        }
-        const auto &[Store, W] = It->second;
-        auto Value = Resolve(Store->Value, W,
-                             std::find(Stores.begin(), Stores.end(), Store) -
-                                 Stores.begin(),
-                             0);
+        const auto &[StoreAt, W] = *From;
+        auto Value = Resolve(Stores[StoreAt]->Value, W, StoreAt, 0);
         if (!Value)
           return std::nullopt;
         DPtr Moved = moveTraced(*Value, Mover(W, R), R);

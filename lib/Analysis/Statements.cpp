@@ -130,8 +130,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
               "' the analysis does not follow: " + text(LHS));
       return;
     }
-    SharedStores.push_back(
-        {Ptr.Array, Ptr.Idx, D, ActiveConds, Guards, Barriers});
+    SharedStores.push_back({Ptr.Array, Ptr.Idx, D, ActiveConds, Guards,
+                            Barriers, SharedStores.size()});
     return;
   }
   if (A && A->Kind == ArrayKind::Local) {
