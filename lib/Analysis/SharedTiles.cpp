@@ -306,21 +306,22 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     return std::nullopt;
   }
 
-  // Which store, run by which thread, fills each element, of the stores
-  // made before the barrier Below (all stores: ~0u).
-  using Filling = std::map<int64_t, std::pair<const SharedStore *, ThreadPos>>;
-  std::map<unsigned, Filling> Fillings;
-  auto Filled = [&](unsigned Below) -> const Filling * {
-    if (auto It = Fillings.find(Below); It != Fillings.end())
-      return &It->second;
-    Filling F;
+  // Every store each thread of the block makes, threads in turn and a
+  // thread's stores in program order: the store's place among Stores, the
+  // thread and the element.
+  struct StoreRun {
+    size_t Store;
+    ThreadPos T;
+    int64_t E;
+  };
+  std::vector<StoreRun> Made;
+  {
     ThreadPos T;
     for (T[2] = 0; T[2] < Extent[2]; ++T[2])
       for (T[1] = 0; T[1] < Extent[1]; ++T[1])
         for (T[0] = 0; T[0] < Extent[0]; ++T[0])
-          for (const SharedStore *S : Stores) {
-            if (S->Barrier >= Below)
-              continue;
+          for (size_t I = 0; I < Stores.size(); ++I) {
+            const SharedStore *S = Stores[I];
             bool Runs = true;
             for (const ThreadCond &C : S->Conds) {
               auto V = holdsAt(C, T, BlockSizes, ThreadFns);
@@ -328,7 +329,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                 Why = "a store to the __shared__ array '" + Tile +
                       "' under the condition '" + C.Text +
                       "', which is not on threadIdx alone";
-                return nullptr;
+                return std::nullopt;
               }
               Runs = Runs && *V;
             }
@@ -340,31 +341,45 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
               Why = "a store to the __shared__ array '" + Tile +
                     "' at an index that is not threadIdx plus a constant (" +
                     S->Index.str() + ")";
-              return nullptr;
+              return std::nullopt;
             }
-            // A later store to an element replaces an earlier one of the
-            // same thread or from before a barrier (zero the tile, then
-            // load it); two threads storing one element between barriers
-            // race, and no reader can tell which value it sees.
-            auto [It, New] = F.emplace(*E, std::make_pair(S, T));
-            if (!New && It->second.second != T &&
-                It->second.first->Barrier == S->Barrier) {
-              const ThreadPos &O = It->second.second;
-              Why = "the __shared__ array '" + Tile + "' element " +
-                    std::to_string(*E) + " is stored by the threads " +
-                    std::to_string(O[0]) + "," + std::to_string(O[1]) + "," +
-                    std::to_string(O[2]) + " and " + std::to_string(T[0]) +
-                    "," + std::to_string(T[1]) + "," + std::to_string(T[2]) +
-                    " before the same barrier: which value a read sees is a "
-                    "race";
-              return nullptr;
-            }
-            // Threads run in no order, phases in the barriers' order: a
-            // store from before a barrier never replaces one after it,
-            // even where its thread comes later here.
-            if (New || S->Barrier >= It->second.first->Barrier)
-              It->second = std::make_pair(S, T);
+            Made.push_back({I, T, *E});
           }
+  }
+  // Which store, run by which thread, fills each element, of the stores
+  // made before the barrier Below (all stores: ~0u).
+  using Filling = std::map<int64_t, std::pair<size_t, ThreadPos>>;
+  std::map<unsigned, Filling> Fillings;
+  auto Filled = [&](unsigned Below) -> const Filling * {
+    if (auto It = Fillings.find(Below); It != Fillings.end())
+      return &It->second;
+    Filling F;
+    for (const auto &[I, T, E] : Made) {
+      const unsigned Phase = Stores[I]->Barrier;
+      if (Phase >= Below)
+        continue;
+      // A later store to an element replaces an earlier one of the same
+      // thread or from before a barrier (zero the tile, then load it); two
+      // threads storing one element between barriers race, and no reader
+      // can tell which value it sees.
+      auto [It, New] = F.emplace(E, std::make_pair(I, T));
+      const unsigned Had = Stores[It->second.first]->Barrier;
+      if (!New && It->second.second != T && Had == Phase) {
+        const ThreadPos &O = It->second.second;
+        Why = "the __shared__ array '" + Tile + "' element " +
+              std::to_string(E) + " is stored by the threads " +
+              std::to_string(O[0]) + "," + std::to_string(O[1]) + "," +
+              std::to_string(O[2]) + " and " + std::to_string(T[0]) + "," +
+              std::to_string(T[1]) + "," + std::to_string(T[2]) +
+              " before the same barrier: which value a read sees is a race";
+        return nullptr;
+      }
+      // Threads run in no order, phases in the barriers' order: a store
+      // from before a barrier never replaces one after it, even where its
+      // thread comes later here.
+      if (New || Phase >= Had)
+        It->second = std::make_pair(I, T);
+    }
     return &Fillings.emplace(Below, std::move(F)).first->second;
   };
   if (!Filled(~0u))
@@ -377,21 +392,9 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     if (auto It = PhaseWriters.find(P); It != PhaseWriters.end())
       return It->second;
     Writers Ws;
-    ThreadPos T;
-    for (T[2] = 0; T[2] < Extent[2]; ++T[2])
-      for (T[1] = 0; T[1] < Extent[1]; ++T[1])
-        for (T[0] = 0; T[0] < Extent[0]; ++T[0])
-          for (size_t I = 0; I < Stores.size(); ++I) {
-            const SharedStore *S = Stores[I];
-            if (S->Barrier != P)
-              continue;
-            bool Runs = true;
-            for (const ThreadCond &C : S->Conds)
-              Runs = Runs && holdsAt(C, T, BlockSizes, ThreadFns).value_or(false);
-            auto E = atThread(S->Index, T, BlockSizes, ThreadFns).constantValue();
-            if (Runs && E)
-              Ws[*E].push_back({I, T});
-          }
+    for (const auto &[I, T, E] : Made)
+      if (Stores[I]->Barrier == P)
+        Ws[E].push_back({I, T});
     return PhaseWriters.emplace(P, std::move(Ws)).first->second;
   };
 
@@ -475,10 +478,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
             ") that no thread stores before the read";
       return std::nullopt;
     }
-    return std::make_pair(size_t(std::find(Stores.begin(), Stores.end(),
-                                            It->second.first) -
-                                 Stores.begin()),
-                          It->second.second);
+    return It->second;
   };
   // A store's value as its writer W computed it, with every read of the
   // tile in it (a copy within the tile: a periodic image, a mirrored
