@@ -145,6 +145,16 @@ bool isNumericLiteral(const std::string &S) {
                : IntSuffixes.count(Suffix) != 0;
 }
 
+namespace {
+/// How a whyNot* check names a character it does not accept.
+std::string unexpectedCharacter(char C) {
+  unsigned char U = static_cast<unsigned char>(C);
+  if (U < 0x20 || U >= 0x7f)
+    return "a control or non-ASCII character";
+  return std::string("the character '") + C + "'";
+}
+} // namespace
+
 /// Why \p S is not an expression over names and integers that can stand
 /// between parentheses in generated code; empty when it is one. Allowed:
 /// identifiers and member accesses, integer literals, the arithmetic,
@@ -209,10 +219,7 @@ std::string whyNotExpression(const std::string &S) {
     }
     if (C == '=')
       return "an assignment";
-    unsigned char U = static_cast<unsigned char>(C);
-    if (U < 0x20 || U >= 0x7f)
-      return "a control or non-ASCII character";
-    return std::string("the character '") + C + "'";
+    return unexpectedCharacter(C);
   }
   if (!Stack.empty())
     return std::string("an unclosed '") + Stack.back() + "'";
@@ -249,10 +256,7 @@ std::string whyNotType(const std::string &S) {
       Stack.pop_back();
       continue;
     }
-    unsigned char U = static_cast<unsigned char>(C);
-    if (U < 0x20 || U >= 0x7f)
-      return "a control or non-ASCII character";
-    return std::string("the character '") + C + "'";
+    return unexpectedCharacter(C);
   }
   if (!Stack.empty())
     return std::string("an unclosed '") + Stack.back() + "'";
