@@ -15,6 +15,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,14 +39,19 @@ struct StatementSlot {
   bool AlreadyGuarded = false;
 };
 
-/// True when \p Cond is a call of forgestencil::use_ours().
+/// True when \p Cond is a call of forgestencil::use_ours(), or of
+/// forgestencil::launched_ours, the guard a patch puts into a macro's body.
 bool isUseOursCall(const Expr *Cond) {
   const auto *Call = dyn_cast_or_null<CallExpr>(Cond ? Cond->IgnoreImplicit()
                                                      : nullptr);
   if (!Call)
     return false;
   const FunctionDecl *FD = Call->getDirectCallee();
-  return FD && FD->getQualifiedNameAsString() == "forgestencil::use_ours";
+  if (!FD)
+    return false;
+  std::string Name = FD->getQualifiedNameAsString();
+  return Name == "forgestencil::use_ours" ||
+         Name == "forgestencil::launched_ours";
 }
 
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
@@ -381,6 +387,11 @@ private:
       L.AlreadyGuarded = Slot->second.AlreadyGuarded;
     if (Begin.isMacroID() || E->getEndLoc().isMacroID()) {
       StringRef Macro = Lexer::getImmediateMacroName(Begin, SM, LO);
+      std::string Why;
+      if (macroBodyLaunch(E, L, Why))
+        return recordMacroLaunch(E, Kernel, Callee, Spelled, Slot, L, Done);
+      if (!Why.empty())
+        return Done(Why);
       if (SM.isMacroArgExpansion(Begin))
         return Done(("the launch is an argument of macro '" + Macro +
                      "'; a guard cannot be placed inside a macro argument")
@@ -466,6 +477,137 @@ private:
                                      T.KernelDeclarationPos,
                                      T.DeclarationNeeded, T.Problem);
     }
+    Done("");
+  }
+
+  /// Whether launch \p E is spelled in the body of a function-like macro
+  /// that names the kernel by a parameter (`k<<<g, b>>>(...)` with `k` a
+  /// parameter, everything from `<<<` to the closing `)` in the body); then
+  /// fills L.InMacro. Sets \p Why, and returns false, when it is such a
+  /// launch whose spelling cannot be read back.
+  bool macroBodyLaunch(const CUDAKernelCallExpr *E, LaunchStatement &L,
+                       std::string &Why) {
+    SourceLocation Begin = E->getBeginLoc(), End = E->getEndLoc();
+    if (!SM.isMacroArgExpansion(Begin) || !End.isMacroID() ||
+        SM.isMacroArgExpansion(End))
+      return false;
+    // Where the parameter stands in the body, and the `)` there: both in
+    // the same expansion of the same macro.
+    SourceLocation ParamUse = SM.getImmediateExpansionRange(Begin).getBegin();
+    if (!ParamUse.isMacroID() || SM.isMacroArgExpansion(ParamUse) ||
+        SM.getImmediateExpansionRange(ParamUse).getBegin() !=
+            SM.getImmediateExpansionRange(End).getBegin())
+      return false;
+    StringRef Macro = Lexer::getImmediateMacroName(End, SM, LO);
+    SourceLocation First = SM.getSpellingLoc(ParamUse);
+    SourceLocation Last = SM.getSpellingLoc(End);
+    std::optional<FileOffset> From = fileOffset(First);
+    std::optional<FileOffset> To = fileOffset(Last);
+    auto Unreadable = [&](StringRef What) {
+      Why = ("the launch is spelled in the body of macro '" + Macro +
+             "', whose " + What)
+                .str();
+      return false;
+    };
+    if (!From || !To || From->File != To->File || To->Offset < From->Offset)
+      return Unreadable("launch is not spelled in one piece");
+    StringRef Content = Facts.contents().at(From->File);
+    StringRef Text = Content.slice(From->Offset, To->Offset + 1);
+    // `k <<< config >>> ( args )`, split at the top-level commas.
+    size_t NameEnd = 0;
+    while (NameEnd < Text.size() &&
+           (isAlnum(Text[NameEnd]) || Text[NameEnd] == '_'))
+      ++NameEnd;
+    StringRef Rest = Text.drop_front(NameEnd).ltrim(" \t\\\r\n");
+    if (NameEnd == 0 || !Rest.consume_front("<<<") || !Rest.ends_with(")"))
+      return Unreadable("launch does not read `k<<<...>>>(...)`");
+    size_t Close = Rest.find(">>>");
+    if (Close == StringRef::npos)
+      return Unreadable("launch configuration has no `>>>`");
+    std::vector<std::string> Config = splitTopLevel(Rest.take_front(Close));
+    StringRef Call = Rest.drop_front(Close + 3).ltrim(" \t\\\r\n");
+    if (!Call.consume_front("(") || !Call.consume_back(")"))
+      return Unreadable("arguments are not one parenthesised list");
+    unsigned Written = 0;
+    if (const CallExpr *C = E->getConfig())
+      for (const Expr *A : C->arguments())
+        Written += !isa<CXXDefaultArgExpr>(A);
+    if (Config.size() != Written || Config.size() < 2 || Config.size() > 4)
+      return Unreadable("launch configuration cannot be split into its parts");
+    LaunchStatement::MacroBody M;
+    M.Macro = Macro.str();
+    M.Parameter = Text.take_front(NameEnd).str();
+    M.Begin = *From;
+    M.End = To->Offset + 1;
+    M.Grid = Config[0];
+    M.Block = Config[1];
+    M.SharedMem = Config.size() > 2 ? Config[2] : "0";
+    M.Stream = Config.size() > 3 ? Config[3] : "0";
+    M.Args = Call.trim().str();
+    L.InMacro = std::move(M);
+    return true;
+  }
+
+  /// \p Text split at the commas outside (), [] and {}, each part trimmed.
+  static std::vector<std::string> splitTopLevel(StringRef Text) {
+    std::vector<std::string> Parts;
+    int Depth = 0;
+    size_t Start = 0;
+    for (size_t I = 0; I <= Text.size(); ++I) {
+      char C = I < Text.size() ? Text[I] : ',';
+      if (C == '(' || C == '[' || C == '{')
+        ++Depth;
+      else if (C == ')' || C == ']' || C == '}')
+        --Depth;
+      else if (C == ',' && Depth == 0) {
+        Parts.push_back(Text.slice(Start, I).trim(" \t\\\r\n").str());
+        Start = I + 1;
+      }
+    }
+    return Parts;
+  }
+
+  /// The rest of recordLaunch for a launch in a macro's body (L.InMacro):
+  /// the guard goes into the body as
+  /// `if (forgestencil::launched_ours<decltype(k), k>(...)) {} else <launch>`,
+  /// which every expansion compiles, so the kernel each expansion names
+  /// must be one that decltype and a template argument take as written.
+  template <typename DoneFn>
+  void recordMacroLaunch(const CUDAKernelCallExpr *E,
+                         const FunctionDecl *Kernel, const Expr *Callee,
+                         SourceLocation Spelled,
+                         DenseMap<const CUDAKernelCallExpr *,
+                                  StatementSlot>::iterator Slot,
+                         LaunchStatement &L, DoneFn Done) {
+    const std::string In = "in the body of macro '" + L.InMacro->Macro + "'";
+    if (CurrentFunction && (CurrentFunction->hasAttr<CUDAGlobalAttr>() ||
+                            CurrentFunction->hasAttr<CUDADeviceAttr>()))
+      return Done("the launch is in device code (dynamic parallelism)");
+    const auto *DRE = dyn_cast<DeclRefExpr>(Callee);
+    if (!Kernel || !DRE)
+      return Done("the launch " + In + " is given '" +
+                  exactText(Callee->getSourceRange()).value_or("?") +
+                  "', not a kernel's name");
+    if (DRE->hasExplicitTemplateArgs() || DRE->hasQualifier() ||
+        Kernel->getTemplateSpecializationArgs() ||
+        Kernel->getDescribedFunctionTemplate())
+      return Done("the launch " + In + " is given a template or qualified "
+                  "kernel name; only a plain kernel's name is guarded there");
+    if (!Kernel->getDeclContext()->getRedeclContext()->isTranslationUnit())
+      return Done("the launch " + In + " names a kernel inside a namespace "
+                  "or class; its launcher's specialisation must be at "
+                  "global scope");
+    if (Slot == Slots.end())
+      return Done("the launch " + In + " is part of a larger expression, "
+                  "not a statement of its own");
+    L.Context = Slot->second.Context;
+    recordDefinitionVisibility(Kernel, Spelled, L.KernelDefinitionPos,
+                               L.KernelDeclarationPos, L.DeclarationNeeded,
+                               L.Problem);
+    if (L.Problem.empty() && L.DeclarationNeeded)
+      return Done("the launch " + In + " comes before the kernel's "
+                  "definition in this unit; the launcher it needs is "
+                  "defined after the definition");
     Done("");
   }
 

@@ -82,6 +82,7 @@ namespace {
 enum class EditOrder {
   UseOursInclude,
   ChecksInclude,
+  MacroLaunchInclude,
   LauncherDeclaration,
   KernelHeader,
   Other
@@ -101,6 +102,17 @@ struct KernelOutput {
   const KernelDefinition *Kernel = nullptr;
   std::string HeaderName; ///< "fs_k.cuh"
   std::vector<const LaunchStatement *> Launches;
+  /// Launches in the body of a macro given the kernel (L->InMacro).
+  std::vector<const LaunchStatement *> MacroLaunches;
+
+  /// The macros those launches are spelled in, each once.
+  std::vector<std::string> launchingMacros() const {
+    std::vector<std::string> Names;
+    for (const LaunchStatement *L : MacroLaunches)
+      if (!is_contained(Names, L->InMacro->Macro))
+        Names.push_back(L->InMacro->Macro);
+    return Names;
+  }
 };
 
 bool isGeneratedKernel(StringRef QualifiedName) {
@@ -316,7 +328,38 @@ private:
     ++Plan.LaunchesRewritten;
   }
 
+  /// The macro bodies some expansion of which cannot take the guard (its
+  /// kernel is not named plainly, say): the guard in the body would fail to
+  /// compile there, so no launch through that macro is rewritten.
+  void findUnguardableMacroBodies() {
+    for (const auto &[Pos, L] : Facts.launches())
+      if (L.InMacro && !L.Problem.empty() && !L.AlreadyGuarded)
+        UnguardableBodies.emplace(
+            L.InMacro->Begin, relative(Pos.File) + ":" +
+                                  std::to_string(L.Line) + ": " + L.Problem);
+  }
+
+  /// Whether launch \p L through a macro can be rewritten; says why not.
+  bool selectMacroLaunch(const FileOffset &Pos, const LaunchStatement &L) {
+    const LaunchStatement::MacroBody &M = *L.InMacro;
+    auto Bad = UnguardableBodies.find(M.Begin);
+    std::string Why;
+    if (Bad != UnguardableBodies.end())
+      Why = "another expansion of macro '" + M.Macro +
+            "' cannot take the guard its body would get (" + Bad->second +
+            ")";
+    else if (!underRoot(M.Begin.File))
+      Why = "macro '" + M.Macro + "' is defined outside the source root " +
+            Opts.SourceRoot;
+    if (Why.empty())
+      return true;
+    note(Pos.File, L.Line, L.Column,
+         "launch of '" + L.Kernel + "' not rewritten: " + Why);
+    return false;
+  }
+
   void selectLaunches() {
+    findUnguardableMacroBodies();
     for (const auto &[Pos, L] : Facts.launches()) {
       if (isGeneratedKernel(L.Kernel))
         continue; // A launcher's own launch, from an earlier patch.
@@ -380,9 +423,11 @@ private:
                  "source root " + Opts.SourceRoot);
         continue;
       }
+      if (L.InMacro && !selectMacroLaunch(Pos, L))
+        continue;
       KernelOutput &Out = Outputs[K->NamePos];
       Out.Kernel = K;
-      Out.Launches.push_back(&L);
+      (L.InMacro ? Out.MacroLaunches : Out.Launches).push_back(&L);
       ++Plan.LaunchesRewritten;
     }
     for (const KernelInstanceName &W : Requests)
@@ -443,6 +488,26 @@ private:
     if (!Inserted)
       It->second = std::min(It->second, Before);
   }
+  /// Likewise for forgestencil/macro_launch.h.
+  void needMacroLaunch(StringRef File, unsigned Before) {
+    auto [It, Inserted] = MacroLaunchBefore.emplace(File.str(), Before);
+    if (!Inserted)
+      It->second = std::min(It->second, Before);
+  }
+
+  /// The guard in the body of the macro launch \p L: once per body, for
+  /// every kernel launched through it.
+  void planMacroBodyGuard(const LaunchStatement &L) {
+    const LaunchStatement::MacroBody &M = *L.InMacro;
+    Plan.MacroLaunches[M.Macro].insert(L.Kernel);
+    if (!GuardedBodies.insert(M.Begin).second)
+      return;
+    const std::string &Content = content(M.Begin.File);
+    addEdit(M.Begin.File, EditOrder::Other,
+            {M.Begin.Offset, 0, macroLaunchGuardPrefix(M)});
+    // At file scope, before the #define.
+    needMacroLaunch(M.Begin.File, logicalLineStart(Content, M.Begin.Offset));
+  }
 
   Error planEdits() {
     for (auto &[Pos, Out] : Outputs) {
@@ -466,6 +531,12 @@ private:
         if (L->DeclarationNeeded)
           planDeclaration(*L->DeclarationNeeded, K);
       }
+      // The header's specialisation of macro_launch needs its primary
+      // template, at file scope, before the kernel.
+      if (!Out.MacroLaunches.empty())
+        needMacroLaunch(DefFile, K.Begin);
+      for (const LaunchStatement *L : Out.MacroLaunches)
+        planMacroBodyGuard(*L);
     }
     for (const auto &[L, Branches] : PointerLaunches) {
       const std::string &Content = content(L->Pos.File);
@@ -487,6 +558,12 @@ private:
         addEdit(File, EditOrder::ChecksInclude,
                 insertIncludeAt(Content, Line,
                                 includePathFrom(File, ChecksHeaderName)));
+    }
+    for (const auto &[File, Before] : MacroLaunchBefore) {
+      StringRef Content = content(File);
+      addEdit(File, EditOrder::MacroLaunchInclude,
+              insertIncludeAt(Content, includeInsertionLine(Content, Before),
+                              includePathFrom(File, MacroLaunchHeaderName)));
     }
     return Error::success();
   }
@@ -543,6 +620,9 @@ private:
     std::string Dir = GeneratedDirectory;
     Plan.Files.push_back({Dir + "/" + UseOursHeaderName, std::nullopt,
                           useOursHeader(Opts.ToolVersion)});
+    if (!GuardedBodies.empty())
+      Plan.Files.push_back({Dir + "/" + MacroLaunchHeaderName, std::nullopt,
+                            macroLaunchHeader(Opts.ToolVersion)});
     for (const auto &[Pos, Out] : Outputs) {
       std::string Guard = "FORGESTENCIL_" + Out.HeaderName;
       for (char &C : Guard)
@@ -560,10 +640,10 @@ private:
       Body.Transform = bodyTransform(K);
       Body.ComputeCapability = Opts.BodyComputeCapability;
       bool AskBody = Body.Transform.any() && Variants.empty();
-      std::string Header = kernelHeader(K, Path, Guard,
-                                        relative(K.NamePos.File),
-                                        Opts.ToolVersion, Variants, Elsewhere,
-                                        AskBody ? &Body : nullptr);
+      std::string Header = kernelHeader(
+          K, Path, Guard, relative(K.NamePos.File), Opts.ToolVersion,
+          Variants, Elsewhere, AskBody ? &Body : nullptr,
+          Out.launchingMacros());
       if (AskBody && !Body.Emitted)
         Plan.Notes.push_back({relative(K.NamePos.File), K.Line, 0,
                               "kernel '" + K.QualifiedName +
@@ -714,6 +794,11 @@ private:
       PointerLaunches;
   std::map<std::string, std::set<OrderedEdit>> Edits;
   std::map<std::string, unsigned> UseOursBefore;
+  std::map<std::string, unsigned> MacroLaunchBefore;
+  /// Macro bodies that got their guard, by where the launch starts.
+  std::set<FileOffset> GuardedBodies;
+  /// Macro bodies that cannot take one, with the expansion that says why.
+  std::map<FileOffset, std::string> UnguardableBodies;
   /// Kernels asked for a body copy that cannot take one.
   std::set<std::string> NoBodyCopy;
   mutable std::map<const KernelDefinition *, BodyCopy> BodyCopyCache;
@@ -765,6 +850,15 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
         ", run where it computes what the original does (pointer arguments "
         "in distinct allocations, the launch's block size as assumed); "
         "USE_OURS=verify compares it with the original in the app.");
+  for (const auto &[Macro, Kernels] : Plan.MacroLaunches)
+    Header.Notes.push_back(
+        "Macro " + Macro + " launches the kernel it is given: its body's "
+        "launch now reads `if (forgestencil::launched_ours<decltype(k), "
+        "k>(...)) {} else <the launch as written>`, which runs the launcher "
+        "of " + join(Kernels, ", ") + " under USE_OURS and the macro's own "
+        "launch for every other kernel and without USE_OURS "
+        "(forgestencil/macro_launch.h). Every expansion of the macro must "
+        "name its kernel plainly; those in the units analysed do.");
   for (const auto &[Kernel, Ids] : Plan.InAppCandidates)
     Header.Notes.push_back(
         "Kernel " + Kernel + ": " + std::to_string(Ids.size()) +

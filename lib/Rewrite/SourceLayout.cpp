@@ -108,15 +108,19 @@ public:
       StringRef Line = Content.slice(Offset, End);
       if (Offset >= Limit)
         break;
-      if (!InBlockComment && isDirective(Line))
+      LineHasCode = false;
+      if (!InBlockComment && isDirective(Line)) {
         directive(Line, End);
-      else
+        LineHasCode = true;
+      } else {
         code(Line);
+      }
       if (PendingEscape && atTopLevel()) {
         Candidate = End;
         PendingEscape = false;
       }
-      if (!SeenCode && !InBlockComment && isCodeOrDirective(Line))
+      // A line that only ends a block comment (` */`) is still comment.
+      if (LineHasCode)
         SeenCode = true;
       if (!SeenCode)
         AfterLeadingComments = End;
@@ -145,11 +149,6 @@ private:
 
   static bool isDirective(StringRef Line) {
     return Line.ltrim(" \t").starts_with("#");
-  }
-
-  bool isCodeOrDirective(StringRef Line) {
-    StringRef T = Line.trim();
-    return !T.empty() && !T.starts_with("//") && !T.starts_with("/*");
   }
 
   bool atTopLevel() const {
@@ -218,6 +217,8 @@ private:
         ++I;
         continue;
       }
+      if (C != ' ' && C != '\t' && C != '\r' && C != '\n' && C != '\\')
+        LineHasCode = true;
       if (C == '"' || C == '\'') {
         if (C == '"' && Line.take_front(I).rtrim(" \t").ends_with("extern"))
           ExternCPending = Line.drop_front(I).starts_with("\"C\"");
@@ -249,6 +250,7 @@ private:
   bool ExternCPending = false;
   bool PendingEscape = false;
   bool SeenCode = false;
+  bool LineHasCode = false; ///< Outside comments, in the current line.
   unsigned AfterLeadingComments = 0;
   std::optional<unsigned> Candidate;
   std::optional<unsigned> AfterGuardOrPragma;
@@ -258,6 +260,20 @@ private:
 
 unsigned includeInsertionLine(StringRef Content, unsigned Limit) {
   return IncludeScanner(Content, Limit).run();
+}
+
+unsigned logicalLineStart(StringRef Content, unsigned Offset) {
+  unsigned Start = lineStart(Content, Offset);
+  while (Start > 0) {
+    // The previous physical line, without its line ending.
+    StringRef Previous = Content.take_front(Start - 1);
+    if (Previous.ends_with("\r"))
+      Previous = Previous.drop_back();
+    if (!Previous.ends_with("\\"))
+      break;
+    Start = lineStart(Content, Start - 1);
+  }
+  return Start;
 }
 
 } // namespace rewrite

@@ -71,6 +71,27 @@ TEST(IncludeInsertion, NoIncludesAfterLeadingComments) {
   EXPECT_EQ(lineAt(C, includeInsertionLine(C, C.size())), "int x;");
 }
 
+TEST(IncludeInsertion, NoIncludesAfterLeadingBlockComment) {
+  // The line that only closes the comment is comment, not code: the include
+  // goes after it, not inside the comment.
+  std::string C = "/* Licence\n * text\n */\n\n__global__ void k();\n";
+  EXPECT_EQ(lineAt(C, includeInsertionLine(C, C.size())),
+            "__global__ void k();");
+}
+
+TEST(IncludeInsertion, CodeAfterAClosingCommentIsCode) {
+  std::string C = "/* a */ int x;\nint y;\n";
+  EXPECT_EQ(lineAt(C, includeInsertionLine(C, C.size())), "/* a */ int x;");
+}
+
+TEST(LogicalLine, StartsAtTheDirectiveABackslashContinues) {
+  std::string C = "int a;\n#define M(k) \\\n  one; \\\r\n  k();\nint b;\n";
+  unsigned Inside = C.find("k();");
+  EXPECT_EQ(lineAt(C, logicalLineStart(C, Inside)), "#define M(k) \\");
+  EXPECT_EQ(lineAt(C, logicalLineStart(C, C.find("int b"))), "int b;");
+  EXPECT_EQ(logicalLineStart(C, 2), 0u);
+}
+
 TEST(IncludeInsertion, CommentedIncludeIsNotAnInclude) {
   std::string C = "#include <a.h>\n/*\n#include <b.h>\n*/\nint x;\n";
   EXPECT_EQ(lineAt(C, includeInsertionLine(C, C.size())), "/*");

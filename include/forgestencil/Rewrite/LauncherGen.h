@@ -30,6 +30,7 @@ namespace rewrite {
 /// Where the added files live, relative to the source root.
 constexpr const char *GeneratedDirectory = "forgestencil";
 constexpr const char *UseOursHeaderName = "use_ours.h";
+constexpr const char *MacroLaunchHeaderName = "macro_launch.h";
 
 /// "fs_launch_<kernel>": the launcher every rewritten launch calls.
 std::string launcherName(const KernelDefinition &K);
@@ -105,12 +106,28 @@ struct BodyRequest {
 /// launches in other units see only its declaration.
 /// With \p Body, a kernel that gets no generated variant gets the copy of
 /// its body it asks for, where it can take one.
+/// With \p LaunchingMacros (macros whose body launches the kernel they are
+/// given), the header specialises forgestencil::macro_launch for the kernel
+/// so that those launches reach its launcher.
 std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          llvm::StringRef GuardMacro, llvm::StringRef DefinedIn,
                          llvm::StringRef ToolVersion,
                          std::vector<HeaderVariant> &Variants,
                          bool LaunchedFromOtherUnits = false,
-                         BodyRequest *Body = nullptr);
+                         BodyRequest *Body = nullptr,
+                         llvm::ArrayRef<std::string> LaunchingMacros = {});
+
+/// `forgestencil/macro_launch.h`: forgestencil::launched_ours, the guard a
+/// patch puts into the body of a macro that launches the kernel it is
+/// given, and forgestencil::macro_launch, which the header of each kernel
+/// launched through such a macro specialises to run the kernel's launcher.
+std::string macroLaunchHeader(llvm::StringRef ToolVersion);
+
+/// The text put before the launch `k<<<...>>>(...)` in a macro's body
+/// (\p M): `if (forgestencil::launched_ours<decltype(k), k>(grid, block,
+/// shmem, stream, args)) {} else `. A complete if/else, so an `else` that
+/// follows an expansion still binds as it did.
+std::string macroLaunchGuardPrefix(const LaunchStatement::MacroBody &M);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
 std::string launcherDeclaration(const KernelDeclaration &D,

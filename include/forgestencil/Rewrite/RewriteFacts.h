@@ -180,6 +180,22 @@ struct LaunchStatement {
   /// compares p with its address; any other value runs the launch as it is.
   std::string Pointer;
   std::vector<Target> Targets;
+
+  /// A launch spelled in the body of a function-like macro that takes the
+  /// kernel as one of its parameters:
+  /// `#define LAUNCH(k, ...) ...; k<<<grid, block>>>(n, __VA_ARGS__); ...`
+  /// invoked as `LAUNCH(kernel, a, b);`. The guard goes into the macro's
+  /// body, once for all its expansions (see RewritePlanner).
+  struct MacroBody {
+    std::string Macro;     ///< LAUNCH
+    std::string Parameter; ///< k, as the body spells it
+    FileOffset Begin;      ///< The parameter's token in the body.
+    unsigned End = 0;      ///< One past the launch's `)` in the body.
+    /// The configuration and the arguments as the body spells them (the
+    /// text between the parentheses, `n, __VA_ARGS__`).
+    std::string Grid, Block, SharedMem, Stream, Args;
+  };
+  std::optional<MacroBody> InMacro;
 };
 
 /// A declaration of a kernel after which a launcher declaration goes.

@@ -21,8 +21,8 @@
 
 #include <array>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -153,6 +153,9 @@ struct RewritePlan {
   /// The kernels whose header holds in-app candidates, by qualified name,
   /// with their ids in order.
   std::map<std::string, std::vector<std::string>> InAppCandidates;
+  /// The macros whose body launches a kernel named by a parameter and now
+  /// holds the guard, with the rewritten kernels launched through each.
+  std::map<std::string, std::set<std::string>> MacroLaunches;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
   bool alreadyApplied() const {

@@ -59,6 +59,11 @@ TextEdit insertLineAfter(llvm::StringRef Content, unsigned Offset,
 /// guard's `#define`, else after the comments that open the file.
 unsigned includeInsertionLine(llvm::StringRef Content, unsigned Limit);
 
+/// The start of the logical line holding \p Offset: its physical line, or
+/// the first of the lines a backslash joins to it (a `#define` spread over
+/// several lines).
+unsigned logicalLineStart(llvm::StringRef Content, unsigned Offset);
+
 /// Inserts `#include "<Path>"` at \p LineOffset (a line start, or the end of
 /// a file without a final newline).
 TextEdit insertIncludeAt(llvm::StringRef Content, unsigned LineOffset,
