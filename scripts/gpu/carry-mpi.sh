@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Downloads Debian's Open MPI for a GPU host that has no MPI: the runtime,
-# the compiler wrappers (mpicc, mpicxx), the headers and the libraries they
-# need that such a host may lack, as .deb files into .carry/mpi (or DIR).
+# the compiler wrappers (mpicc, mpicxx, mpif90), the headers and the
+# libraries they need that such a host may lack, and GNU Fortran (gfortran
+# 12, the compiler Debian's mpif90 calls; the Fortran hosts of CloverLeaf and
+# TeaLeaf need it), as .deb files into .carry/mpi (or DIR).
 # Run it here (a Debian 12 amd64 machine with apt); carry .carry/ to the GPU
 # host, where scripts/gpu/mpi-env.sh extracts the packages into a prefix
 # (dpkg -x; nothing is installed) and sets the environment:
@@ -10,8 +12,8 @@
 #   source scripts/gpu/mpi-env.sh           # there (apps-e2e.sh does this)
 #
 # One rank is all the apps here run, so no network fabric is configured.
-# The list leaves out what every Debian host with a C++ compiler has (libc,
-# libstdc++, zlib, ...).
+# The list leaves out what every Debian host with a C++ compiler (g++ 12) has
+# (libc, libstdc++, zlib, gcc-12 and the libraries its compilers run on).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dest=${1:-$root/.carry/mpi}
@@ -21,6 +23,7 @@ packages=(
   libpmix2 libmunge2 libfabric1 libucx0 libibverbs1 ibverbs-providers
   librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 libpciaccess0
   libpsm2-2 libpsm-infinipath1 libxnvctrl0 ocl-icd-libopencl1
+  gfortran gfortran-12 libgfortran-12-dev libgfortran5
 )
 command -v apt-get >/dev/null || { echo "carry-mpi: needs apt-get (a Debian host)" >&2; exit 1; }
 arch=$(dpkg --print-architecture)

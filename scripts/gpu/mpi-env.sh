@@ -3,7 +3,8 @@
 #
 #   source scripts/gpu/mpi-env.sh [PREFIX]
 #
-# An MPI already on PATH (mpicxx) is used as it is. Otherwise the Debian
+# An MPI already on PATH (mpicxx, and mpif90 for the Fortran apps) is used
+# as it is. Otherwise the Debian
 # packages that scripts/gpu/carry-mpi.sh put in .carry/mpi are extracted into
 # PREFIX (default: build-gpu/mpi in the tree; FS_MPI_PREFIX) once, with
 # dpkg -x, or ar and tar where dpkg is missing, and PATH, LD_LIBRARY_PATH,
@@ -17,7 +18,8 @@ fs_mpi_env() {
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   carry=${FS_MPI_CARRY:-$root/.carry/mpi}
   prefix=${1:-${FS_MPI_PREFIX:-$root/build-gpu/mpi}}
-  if command -v mpicxx >/dev/null 2>&1 && [ -z "${FS_MPI_FORCE_CARRY:-}" ]; then
+  if command -v mpicxx >/dev/null 2>&1 && command -v mpif90 >/dev/null 2>&1 &&
+    [ -z "${FS_MPI_FORCE_CARRY:-}" ]; then
     echo "mpi-env: using $(command -v mpicxx)" >&2
     return 0
   fi
@@ -45,7 +47,7 @@ fs_mpi_env() {
     # What the packages' maintainer scripts would have made: the generic
     # names of the wrappers (Debian's alternatives) and one library link.
     mkdir -p "$prefix/bin"
-    for tool in mpicc mpicxx mpic++ mpiCC mpirun mpiexec; do
+    for tool in mpicc mpicxx mpic++ mpiCC mpif90 mpifort mpif77 mpirun mpiexec; do
       [ -e "$prefix/usr/bin/$tool.openmpi" ] && ln -sfn "../usr/bin/$tool.openmpi" "$prefix/bin/$tool"
     done
     [ -e "$prefix/usr/lib/libpsm1/libpsm_infinipath.so.1.16" ] &&
