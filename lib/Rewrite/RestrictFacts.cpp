@@ -286,6 +286,29 @@ std::vector<const FunctionDecl *> bodiesOf(const FunctionDecl *FD) {
   return Out;
 }
 
+/// Whether \p E only initialises a local variable nothing reads
+/// (CloverLeaf's `const int lid = threadIdx.x;`, declared unused in every
+/// kernel): it takes no part in what a thread computes.
+bool initialisesUnreadLocal(ASTContext &Ctx, const Expr *E) {
+  const Expr *At = E;
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(*At);
+    if (Parents.size() != 1)
+      return false;
+    if (const auto *P = Parents[0].get<Expr>()) {
+      if (!isa<ImplicitCastExpr>(P) && !isa<ParenExpr>(P) &&
+          !isa<PseudoObjectExpr>(P))
+        return false;
+      At = P;
+      continue;
+    }
+    const auto *VD = Parents[0].get<VarDecl>();
+    return VD && VD->isLocalVarDecl() && VD->getInit() &&
+           VD->getInit()->IgnoreParenImpCasts() == At->IgnoreParenImpCasts() &&
+           !VD->isReferenced();
+  }
+}
+
 /// Reads \p Scan's thread-index uses of one body into \p K's Reblock
 /// axes: each blockIdx.d must sit in `blockIdx.d * B + threadIdx.d`, and
 /// every threadIdx.d and blockDim.d in one of those. Returns why not.
@@ -359,7 +382,7 @@ std::string readReblockAxes(
   }
   for (const BodyScan::Builtin &BI : Scan.Builtins)
     if ((BI.Ref.Var == CB::ThreadIdx || BI.Ref.Var == CB::BlockDim) &&
-        !Matched.count(BI.E))
+        !Matched.count(BI.E) && !initialisesUnreadLocal(Ctx, BI.E))
       return "it uses " + Where(BI.Ref.Var, BI.Ref.Axis) + " other than in " +
              Where(CB::BlockIdx, BI.Ref.Axis) + " * B + " +
              Where(CB::ThreadIdx, BI.Ref.Axis);

@@ -290,8 +290,16 @@ private:
         P->getOriginalType().print(OS, Ctx.getPrintingPolicy(), Name);
         Written = Printed;
       }
+      if (!Written && !P->getType()->isDependentType()) {
+        // Spelled by a macro (CloverLeaf's `_SHARED_KERNEL_ARGS_`): the
+        // launcher declares it as the type clang read, with its name.
+        std::string Printed;
+        raw_string_ostream OS(Printed);
+        P->getOriginalType().print(OS, Ctx.getPrintingPolicy(), Name);
+        Written = Printed;
+      }
       if (!Written) {
-        K.Problem = "a parameter is spelled by a macro";
+        K.Problem = "a parameter of a dependent type is spelled by a macro";
         Written = "";
       }
       if (P->isParameterPack())
