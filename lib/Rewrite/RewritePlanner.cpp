@@ -500,6 +500,7 @@ private:
   void planMacroBodyGuard(const LaunchStatement &L) {
     const LaunchStatement::MacroBody &M = *L.InMacro;
     Plan.MacroLaunches[M.Macro].insert(L.Kernel);
+    ++Plan.MacroExpansions[M.Macro];
     if (!GuardedBodies.insert(M.Begin).second)
       return;
     const std::string &Content = content(M.Begin.File);
@@ -830,12 +831,25 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
                    " through USE_OURS-guarded launchers";
   Header.Kernels = Plan.Kernels;
   Header.ToolVersion = Opts.ToolVersion;
-  Header.Notes.push_back(
-      "Strategy: " + std::string(strategyName(Opts.Strat)) + ". " +
-      std::to_string(Plan.LaunchesRewritten) +
-      " launch(es) now run `if (forgestencil::use_ours()) { <launcher>(...); } "
-      "else { <original launch>; }`; USE_OURS unset or 0 keeps the original "
-      "path.");
+  unsigned ThroughMacros = 0;
+  for (const auto &[Macro, Kernels] : Plan.MacroLaunches)
+    ThroughMacros += Plan.MacroExpansions.count(Macro)
+                         ? Plan.MacroExpansions.at(Macro)
+                         : 0;
+  const unsigned Direct = Plan.LaunchesRewritten - ThroughMacros;
+  std::string Launches = "Strategy: " + std::string(strategyName(Opts.Strat)) +
+                         ". ";
+  if (Direct)
+    Launches += std::to_string(Direct) +
+                " launch(es) now run `if (forgestencil::use_ours()) { "
+                "<launcher>(...); } else { <original launch>; }`" +
+                (ThroughMacros ? "; " : "");
+  if (ThroughMacros)
+    Launches += std::to_string(ThroughMacros) +
+                " launch(es) through macros are guarded in the macros' bodies "
+                "(below)";
+  Header.Notes.push_back(Launches +
+                         "; USE_OURS unset or 0 keeps the original path.");
   for (const auto &[Kernel, V] : Plan.Variants) {
     Header.Notes.push_back("Kernel " + Kernel + " on compute capability " +
                            std::to_string(V->ComputeCapability) +

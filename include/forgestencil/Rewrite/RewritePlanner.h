@@ -156,6 +156,8 @@ struct RewritePlan {
   /// The macros whose body launches a kernel named by a parameter and now
   /// holds the guard, with the rewritten kernels launched through each.
   std::map<std::string, std::set<std::string>> MacroLaunches;
+  /// How many of the launches rewritten are expansions of each such macro.
+  std::map<std::string, unsigned> MacroExpansions;
 
   /// The tree already carries a ForgeStencil patch for everything asked.
   bool alreadyApplied() const {
