@@ -601,6 +601,18 @@ private:
         Kernel->getDescribedFunctionTemplate())
       return Done("the launch " + In + " is given a template or qualified "
                   "kernel name; only a plain kernel's name is guarded there");
+    unsigned Overloads = 0;
+    for (const NamedDecl *D :
+         Kernel->getDeclContext()->getRedeclContext()->lookup(
+             Kernel->getDeclName()))
+      Overloads += isa<FunctionDecl>(D) || isa<FunctionTemplateDecl>(D)
+                       ? (D->getCanonicalDecl() !=
+                          Kernel->getCanonicalDecl())
+                       : 0;
+    if (Overloads)
+      return Done("the launch " + In + " names the overloaded kernel '" +
+                  Kernel->getNameAsString() +
+                  "', which decltype in the guard would not resolve");
     if (!Kernel->getDeclContext()->getRedeclContext()->isTranslationUnit())
       return Done("the launch " + In + " names a kernel inside a namespace "
                   "or class; its launcher's specialisation must be at "
