@@ -336,7 +336,8 @@ std::string formatFileHeader(const FileChange &Change, bool HasHunks) {
   if (Change.isNewFile())
     Out += "new file mode 100644\nindex " + OldHash + ".." + NewHash + "\n";
   else
-    Out += "index " + OldHash + ".." + NewHash + " 100644\n";
+    Out += "index " + OldHash + ".." + NewHash +
+           (Change.Executable ? " 100755\n" : " 100644\n");
   // An empty new file has no hunks, and git writes no labels for it.
   if (!HasHunks)
     return Out;

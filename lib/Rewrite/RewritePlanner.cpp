@@ -12,6 +12,7 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <map>
@@ -612,7 +613,12 @@ private:
                                  "%s must change but is outside the source "
                                  "root %s; pass --source-root",
                                  File.c_str(), Opts.SourceRoot.c_str());
-      Plan.Files.push_back({relative(File), Old, std::move(*New)});
+      patch::FileChange Change{relative(File), Old, std::move(*New)};
+      // The patch keeps an executable file's mode (git warns of a
+      // mismatch otherwise).
+      if (ErrorOr<sys::fs::perms> Mode = sys::fs::getPermissions(File))
+        Change.Executable = (*Mode & sys::fs::owner_exe) != 0;
+      Plan.Files.push_back(std::move(Change));
     }
     return Error::success();
   }

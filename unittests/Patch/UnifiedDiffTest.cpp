@@ -50,6 +50,16 @@ std::string hunksOf(const std::string &Diff) {
   return Diff.substr(Diff.find('\n', Labels + 1) + 1);
 }
 
+TEST(UnifiedDiffTest, ExecutableFileKeepsItsMode) {
+  std::string Old = numberedLines(3);
+  FileChange C = modify("run.sh", Old, replaceLine(Old, 2, "two"));
+  C.Executable = true;
+  std::string Diff = writeFileDiff(C);
+  EXPECT_NE(Diff.find("\nindex "), std::string::npos);
+  EXPECT_NE(Diff.find(" 100755\n--- a/run.sh\n"), std::string::npos) << Diff;
+  EXPECT_EQ(Diff.find("100644"), std::string::npos) << Diff;
+}
+
 TEST(UnifiedDiffTest, ChangedLineInTheMiddle) {
   std::string Old = numberedLines(10);
   EXPECT_EQ(writeFileDiff(modify("src/x.txt", Old, replaceLine(Old, 5, "five"))),

@@ -32,6 +32,9 @@ struct FileChange {
   std::optional<std::string> OldContent;
   /// The content after the patch.
   std::string NewContent;
+  /// The file is executable (git mode 100755, else 100644); the patch
+  /// keeps its mode.
+  bool Executable = false;
 
   bool isNewFile() const { return !OldContent.has_value(); }
 };
