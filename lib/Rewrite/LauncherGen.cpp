@@ -113,13 +113,16 @@ std::string macroLaunchHeader(StringRef ToolVersion) {
 // parameter, `#define LAUNCH(k, ...) ... k<<<grid, block>>>(__VA_ARGS__);`,
 // are guarded once, in that body, for every expansion:
 //
-//   if (forgestencil::launched_ours<decltype(k), k>(grid, block, shmem,
-//       stream, args...)) {} else k<<<grid, block>>>(args...);
+//   if (forgestencil::macro_launch<decltype(k), k>::ours())
+//     forgestencil::macro_launch<decltype(k), k>::run(grid, block, shmem,
+//                                                     stream, args...);
+//   else k<<<grid, block>>>(args...);
 //
-// launched_ours runs ForgeStencil's launcher and returns true for a kernel
-// whose generated header specialises macro_launch, when use_ours() says so.
-// For every other kernel, and with USE_OURS unset or "0", it launches
-// nothing and returns false: the macro's own launch runs, as written.
+// The header of each kernel ForgeStencil rewrote specialises macro_launch:
+// ours() is use_ours() and run() calls the kernel's launcher. For every
+// other kernel ours() is false and the macro's own launch runs, as written,
+// as it does with USE_OURS unset or "0". Either way the arguments are
+// evaluated once, on the path taken.
 #ifndef FORGESTENCIL_MACRO_LAUNCH_H
 #define FORGESTENCIL_MACRO_LAUNCH_H
 
@@ -132,18 +135,10 @@ std::string macroLaunchHeader(StringRef ToolVersion) {
 namespace forgestencil {
 
 template <typename KernelType, KernelType *Kernel> struct macro_launch {
+  static bool ours() { return false; }
   template <typename... Args>
-  static bool run(dim3, dim3, size_t, cudaStream_t, Args &&...) {
-    return false;
-  }
+  static void run(dim3, dim3, size_t, cudaStream_t, Args &&...) {}
 };
-
-template <typename KernelType, KernelType *Kernel, typename... Args>
-inline bool launched_ours(dim3 grid, dim3 block, size_t shmem,
-                          cudaStream_t stream, Args &&...args) {
-  return macro_launch<KernelType, Kernel>::run(grid, block, shmem, stream,
-                                               static_cast<Args &&>(args)...);
-}
 
 } // namespace forgestencil
 
@@ -153,12 +148,14 @@ inline bool launched_ours(dim3 grid, dim3 block, size_t shmem,
 }
 
 std::string macroLaunchGuardPrefix(const LaunchStatement::MacroBody &M) {
-  std::string S = "if (forgestencil::launched_ours<decltype(" + M.Parameter +
-                  "), " + M.Parameter + ">(" + M.Grid + ", " + M.Block +
-                  ", " + M.SharedMem + ", " + M.Stream;
+  const std::string Launch = "forgestencil::macro_launch<decltype(" +
+                             M.Parameter + "), " + M.Parameter + ">";
+  std::string S = "if (" + Launch + "::ours()) " + Launch + "::run(" +
+                  M.Grid + ", " + M.Block + ", " + M.SharedMem + ", " +
+                  M.Stream;
   if (!M.Args.empty())
     S += ", " + M.Args;
-  return S + ")) {} else ";
+  return S + "); else ";
 }
 
 /// The specialisation of forgestencil::macro_launch that sends the launches
@@ -171,14 +168,14 @@ static std::string macroLaunchSpecialization(const KernelDefinition &K,
                   " run the launcher\n// (see forgestencil/macro_launch.h).\n";
   S += "namespace forgestencil {\ntemplate <> struct macro_launch<decltype(::" +
        K.Name + "), ::" + K.Name + "> {\n";
+  S += "  static bool ours() { return use_ours(); }\n";
   S += "  template <typename... Args>\n";
-  S += "  static bool run(dim3 fs_grid, dim3 fs_block, size_t fs_shmem,\n"
+  S += "  static void run(dim3 fs_grid, dim3 fs_block, size_t fs_shmem,\n"
        "                  cudaStream_t fs_stream, Args &&...fs_args) {\n";
-  S += "    if (!use_ours())\n      return false;\n";
   S += "    ::" + launcherName(K) +
        "(fs_grid, fs_block, fs_shmem, fs_stream,\n"
        "        static_cast<Args &&>(fs_args)...);\n";
-  S += "    return true;\n  }\n};\n} // namespace forgestencil\n";
+  S += "  }\n};\n} // namespace forgestencil\n";
   return S;
 }
 

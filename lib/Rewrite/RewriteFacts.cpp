@@ -40,7 +40,8 @@ struct StatementSlot {
 };
 
 /// True when \p Cond is a call of forgestencil::use_ours(), or of
-/// forgestencil::launched_ours, the guard a patch puts into a macro's body.
+/// forgestencil::macro_launch<...>::ours(), the guard a patch puts into a
+/// macro's body.
 bool isUseOursCall(const Expr *Cond) {
   const auto *Call = dyn_cast_or_null<CallExpr>(Cond ? Cond->IgnoreImplicit()
                                                      : nullptr);
@@ -49,9 +50,14 @@ bool isUseOursCall(const Expr *Cond) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
     return false;
-  std::string Name = FD->getQualifiedNameAsString();
-  return Name == "forgestencil::use_ours" ||
-         Name == "forgestencil::launched_ours";
+  if (FD->getQualifiedNameAsString() == "forgestencil::use_ours")
+    return true;
+  const auto *Class = dyn_cast<CXXRecordDecl>(FD->getDeclContext());
+  return FD->getName() == "ours" && Class &&
+         Class->getName() == "macro_launch" &&
+         Class->getDeclContext()->isNamespace() &&
+         cast<NamespaceDecl>(Class->getDeclContext())->getName() ==
+             "forgestencil";
 }
 
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
@@ -577,8 +583,8 @@ private:
 
   /// The rest of recordLaunch for a launch in a macro's body (L.InMacro):
   /// the guard goes into the body as
-  /// `if (forgestencil::launched_ours<decltype(k), k>(...)) {} else <launch>`,
-  /// which every expansion compiles, so the kernel each expansion names
+  /// `if (forgestencil::macro_launch<decltype(k), k>::ours()) ...::run(...);
+  /// else <launch>`, which every expansion compiles, so the kernel each expansion names
   /// must be one that decltype and a template argument take as written.
   template <typename DoneFn>
   void recordMacroLaunch(const CUDAKernelCallExpr *E,

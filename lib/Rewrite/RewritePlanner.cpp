@@ -873,8 +873,9 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
   for (const auto &[Macro, Kernels] : Plan.MacroLaunches)
     Header.Notes.push_back(
         "Macro " + Macro + " launches the kernel it is given: its body's "
-        "launch now reads `if (forgestencil::launched_ours<decltype(k), "
-        "k>(...)) {} else <the launch as written>`, which runs the launcher "
+        "launch now reads `if (forgestencil::macro_launch<decltype(k), "
+        "k>::ours()) forgestencil::macro_launch<decltype(k), k>::run(...); "
+        "else <the launch as written>`, which runs the launcher "
         "of " + join(Kernels, ", ") + " under USE_OURS and the macro's own "
         "launch for every other kernel and without USE_OURS "
         "(forgestencil/macro_launch.h). Every expansion of the macro must "

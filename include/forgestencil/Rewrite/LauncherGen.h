@@ -117,16 +117,17 @@ std::string kernelHeader(const KernelDefinition &K, llvm::StringRef HeaderPath,
                          BodyRequest *Body = nullptr,
                          llvm::ArrayRef<std::string> LaunchingMacros = {});
 
-/// `forgestencil/macro_launch.h`: forgestencil::launched_ours, the guard a
+/// `forgestencil/macro_launch.h`: forgestencil::macro_launch, the guard a
 /// patch puts into the body of a macro that launches the kernel it is
-/// given, and forgestencil::macro_launch, which the header of each kernel
-/// launched through such a macro specialises to run the kernel's launcher.
+/// given; the header of each kernel launched through such a macro
+/// specialises it to run the kernel's launcher under USE_OURS.
 std::string macroLaunchHeader(llvm::StringRef ToolVersion);
 
 /// The text put before the launch `k<<<...>>>(...)` in a macro's body
-/// (\p M): `if (forgestencil::launched_ours<decltype(k), k>(grid, block,
-/// shmem, stream, args)) {} else `. A complete if/else, so an `else` that
-/// follows an expansion still binds as it did.
+/// (\p M): `if (forgestencil::macro_launch<decltype(k), k>::ours())
+/// forgestencil::macro_launch<decltype(k), k>::run(grid, block, shmem,
+/// stream, args); else `. A complete if/else, so an `else` that follows an
+/// expansion still binds as it did; the arguments are evaluated once.
 std::string macroLaunchGuardPrefix(const LaunchStatement::MacroBody &M);
 
 /// The launcher's declaration, as one line, matching declaration \p D.
