@@ -50,14 +50,120 @@ std::string shellQuote(const std::string &S) {
 
 /// How the driver passes each original parameter.
 struct ParamBinding {
-  enum Kind { Array, Extent, Scalar } Kind;
+  enum Kind { Array, Extent, Scalar, StartOffset } Kind;
   int Index; // array, axis or scalar number
 };
+
+/// The identifiers of a C expression.
+std::set<std::string> identifiersOf(const std::string &E) {
+  std::set<std::string> Out;
+  for (size_t I = 0; I < E.size();) {
+    if (std::isalpha(static_cast<unsigned char>(E[I])) || E[I] == '_') {
+      size_t J = I;
+      while (J < E.size() &&
+             (std::isalnum(static_cast<unsigned char>(E[J])) || E[J] == '_'))
+        ++J;
+      Out.insert(E.substr(I, J - I));
+      I = J;
+    } else {
+      ++I;
+    }
+  }
+  return Out;
+}
+
+/// Integer parameters that only move where the domain starts (CloverLeaf's
+/// x_min in `column >= x_min`): named in some axis's lower bound and in no
+/// other expression of the IR (upper bounds, moduli, steps, strides, the
+/// frame, the extents). The driver gives each the smallest value from 0 up
+/// at which every axis's reads start at or after the array's first element
+/// along it and the domain is not empty, at extents of 64; the values go
+/// into the driver as constants of that name.
+std::map<std::string, long long> startOffsetParams(const ir::StencilIR &IR) {
+  std::set<std::string> Elsewhere, InLower;
+  for (const ir::Axis &X : IR.Axes) {
+    for (const std::string *E : {&X.Upper, &X.LinearModulus, &X.LinearStep,
+                                 &X.ThreadOffset, &X.Extent})
+      for (const std::string &N : identifiersOf(*E))
+        Elsewhere.insert(N);
+    for (const std::string &N : identifiersOf(X.Lower))
+      InLower.insert(N);
+  }
+  for (const std::string &S : IR.Strides)
+    for (const std::string &N : identifiersOf(S))
+      Elsewhere.insert(N);
+  for (const std::vector<std::string> *Bounds :
+       {&IR.Frame.Lower, &IR.Frame.Upper})
+    for (const std::string &E : *Bounds)
+      for (const std::string &N : identifiersOf(E))
+        Elsewhere.insert(N);
+  std::map<std::string, long long> Out;
+  for (const ir::Param &P : IR.Params) {
+    const bool Integer = P.Type.find('*') == std::string::npos &&
+                         P.Type.find("float") == std::string::npos &&
+                         P.Type.find("double") == std::string::npos &&
+                         (P.Type.find("int") != std::string::npos ||
+                          P.Type.find("long") != std::string::npos ||
+                          P.Type.find("size_t") != std::string::npos);
+    if (Integer && InLower.count(P.Name) && !Elsewhere.count(P.Name) &&
+        !IR.constant(P.Name))
+      Out[P.Name] = 0;
+  }
+  if (Out.empty())
+    return Out;
+  // The reads' lowest offset along each IR axis.
+  long long MinOff[3] = {0, 0, 0};
+  for (const ir::InputArray &In : IR.Inputs)
+    for (const ir::Offset &O : In.Offsets)
+      for (size_t A = 0; A < IR.Axes.size() && A < 3; ++A)
+        MinOff[A] = std::min<long long>(MinOff[A], O[A]);
+  std::map<std::string, long long> Vars = constantValues(IR);
+  for (const ir::Axis &X : IR.Axes)
+    if (isIdentifier(X.Extent) && !Vars.count(X.Extent))
+      Vars[X.Extent] = 64;
+  for (auto &[Name, Value] : Out) {
+    bool Found = false;
+    for (long long Try = 0; Try <= 64 && !Found; ++Try) {
+      Vars[Name] = Try;
+      Found = true;
+      for (size_t A = 0; A < IR.Axes.size() && Found; ++A) {
+        const ir::Axis &X = IR.Axes[A];
+        if (!identifiersOf(X.Lower).count(Name))
+          continue;
+        std::optional<long long> Lo = evaluateExpression(X.Lower, Vars);
+        std::optional<long long> Hi = evaluateExpression(X.Upper, Vars);
+        Found = Lo && Hi && *Lo + MinOff[A] >= 0 && *Hi > *Lo;
+      }
+    }
+    if (!Found)
+      return {};
+    Value = Vars[Name];
+  }
+  return Out;
+}
+
+/// The IR as the driver's size model sees it: with the start offsets it
+/// chose as named constants (not emitted as macros: the driver declares
+/// them itself, see driverHead).
+ir::StencilIR withStartOffsets(const ir::StencilIR &IR) {
+  ir::StencilIR Model = IR;
+  for (const auto &[Name, Value] : startOffsetParams(IR)) {
+    ir::NamedConstant C;
+    C.Name = Name;
+    C.Type = "long long";
+    C.Value = std::to_string(Value);
+    C.Origin = ir::NamedConstant::Variable;
+    C.DefinedAt = "the tuning driver";
+    Model.Constants.push_back(std::move(C));
+  }
+  return Model;
+}
 
 bool bindParams(const ir::StencilIR &IR, const StencilView &V,
                 std::vector<ParamBinding> &Bindings, int &Scalars,
                 std::string &Error) {
   Scalars = 0;
+  const std::map<std::string, long long> Starts = startOffsetParams(IR);
   for (const ir::Assumption &A : IR.Assumptions)
     if (A.Kind == ir::Assumption::Holds) {
       Error = "the variants compute the mode where " + A.Expr +
@@ -104,8 +210,13 @@ bool bindParams(const ir::StencilIR &IR, const StencilView &V,
       Bindings.push_back({ParamBinding::Scalar, Scalars++});
       continue;
     }
+    if (Starts.count(P.Name)) {
+      Bindings.push_back({ParamBinding::StartOffset, 0});
+      continue;
+    }
     Error = "cannot give parameter '" + P.Name + "' (" + P.Type +
-            ") a value: it is no axis extent, array or floating scalar";
+            ") a value: it is no axis extent, array, floating scalar or "
+            "offset of the domain's start";
     return false;
   }
   return true;
@@ -123,6 +234,7 @@ std::string launchArgs(const ir::StencilIR &IR,
       S += "fs_arr[" + std::to_string(B.Index) + "]";
       break;
     case ParamBinding::Extent:
+    case ParamBinding::StartOffset:
       S += IR.Params[I].Name;
       break;
     case ParamBinding::Scalar:
@@ -238,7 +350,14 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << "#include <cuda_runtime.h>\n#include <algorithm>\n#include <cmath>\n"
      << "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
      << "#include <random>\n#include <string>\n#include <vector>\n\n"
-     << defineNamedConstants(IR) << "typedef " << T << " Elem;\n"
+     << defineNamedConstants(IR);
+  for (const auto &[Name, Value] : startOffsetParams(IR))
+    OS << "// The parameter " << Name << " only moves where the domain starts: "
+       << "the smallest value\n// from 0 up that keeps the original's reads "
+       << "in its arrays.\nstatic const long long " << Name << " = " << Value
+       << ";\n";
+  const ir::StencilIR Model = withStartOffsets(IR);
+  OS << "typedef " << T << " Elem;\n"
      << "#define FS_NARR " << NArr << "\n"
      << "#define FS_NSCALAR " << Scalars << "\n"
      << "#define FS_NCONST " << Consts.size() << "\n"
@@ -270,10 +389,10 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
     const std::array<unsigned, 3> Block = {B[0], B[1], B[2]};
     auto Derive = [&](int *E, bool Odd) {
       Extents W{E[0], E[1], E[2]};
-      DerivedExtents D = deriveExtents(IR, W, Block, Odd);
+      DerivedExtents D = deriveExtents(Model, W, Block, Odd);
       // And periods no shorter than the wrapped reads' reach.
       std::string Note;
-      const Extents Ext = withAtLeast(IR, D.Ext, Note).value_or(D.Ext);
+      const Extents Ext = withAtLeast(Model, D.Ext, Note).value_or(D.Ext);
       for (unsigned A = 0; A < IR.Dims; ++A)
         E[A] = static_cast<int>(Ext[A]);
     };
@@ -623,9 +742,10 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
                                          : Extents{35, 19, 11};
     std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
                                                 : originalBlock(IR.Dims);
-    DerivedExtents D = deriveExtents(IR, Small, {B[0], B[1], B[2]}, true);
+    const ir::StencilIR Model = withStartOffsets(IR);
+    DerivedExtents D = deriveExtents(Model, Small, {B[0], B[1], B[2]}, true);
     std::string Note;
-    const Extents Ext = withAtLeast(IR, D.Ext, Note).value_or(D.Ext);
+    const Extents Ext = withAtLeast(Model, D.Ext, Note).value_or(D.Ext);
     for (unsigned A = 0; A < IR.Dims && A < 3; ++A)
       EmulationExt += (A ? "," : "") + std::to_string(Ext[A]);
   }
