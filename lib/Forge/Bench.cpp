@@ -6,6 +6,8 @@
 #include "forgestencil/Forge/CaseShapes.h"
 #include "forgestencil/Forge/CodeGen.h"
 
+#include "StartOffsets.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -54,116 +56,11 @@ struct ParamBinding {
   int Index; // array, axis or scalar number
 };
 
-/// The identifiers of a C expression.
-std::set<std::string> identifiersOf(const std::string &E) {
-  std::set<std::string> Out;
-  for (size_t I = 0; I < E.size();) {
-    if (std::isalpha(static_cast<unsigned char>(E[I])) || E[I] == '_') {
-      size_t J = I;
-      while (J < E.size() &&
-             (std::isalnum(static_cast<unsigned char>(E[J])) || E[J] == '_'))
-        ++J;
-      Out.insert(E.substr(I, J - I));
-      I = J;
-    } else {
-      ++I;
-    }
-  }
-  return Out;
-}
-
-/// Integer parameters that only move where the domain starts (CloverLeaf's
-/// x_min in `column >= x_min`): named in some axis's lower bound and in no
-/// other expression of the IR (upper bounds, moduli, steps, strides, the
-/// frame, the extents). The driver gives each the smallest value from 0 up
-/// at which every axis's reads start at or after the array's first element
-/// along it and the domain is not empty, at extents of 64; the values go
-/// into the driver as constants of that name.
-std::map<std::string, long long> startOffsetParams(const ir::StencilIR &IR) {
-  std::set<std::string> Elsewhere, InLower;
-  for (const ir::Axis &X : IR.Axes) {
-    for (const std::string *E : {&X.Upper, &X.LinearModulus, &X.LinearStep,
-                                 &X.ThreadOffset, &X.Extent})
-      for (const std::string &N : identifiersOf(*E))
-        Elsewhere.insert(N);
-    for (const std::string &N : identifiersOf(X.Lower))
-      InLower.insert(N);
-  }
-  for (const std::string &S : IR.Strides)
-    for (const std::string &N : identifiersOf(S))
-      Elsewhere.insert(N);
-  for (const std::vector<std::string> *Bounds :
-       {&IR.Frame.Lower, &IR.Frame.Upper})
-    for (const std::string &E : *Bounds)
-      for (const std::string &N : identifiersOf(E))
-        Elsewhere.insert(N);
-  std::map<std::string, long long> Out;
-  for (const ir::Param &P : IR.Params) {
-    const bool Integer = P.Type.find('*') == std::string::npos &&
-                         P.Type.find("float") == std::string::npos &&
-                         P.Type.find("double") == std::string::npos &&
-                         (P.Type.find("int") != std::string::npos ||
-                          P.Type.find("long") != std::string::npos ||
-                          P.Type.find("size_t") != std::string::npos);
-    if (Integer && InLower.count(P.Name) && !Elsewhere.count(P.Name) &&
-        !IR.constant(P.Name))
-      Out[P.Name] = 0;
-  }
-  if (Out.empty())
-    return Out;
-  // The reads' lowest offset along each IR axis.
-  long long MinOff[3] = {0, 0, 0};
-  for (const ir::InputArray &In : IR.Inputs)
-    for (const ir::Offset &O : In.Offsets)
-      for (size_t A = 0; A < IR.Axes.size() && A < 3; ++A)
-        MinOff[A] = std::min<long long>(MinOff[A], O[A]);
-  std::map<std::string, long long> Vars = constantValues(IR);
-  for (const ir::Axis &X : IR.Axes)
-    if (isIdentifier(X.Extent) && !Vars.count(X.Extent))
-      Vars[X.Extent] = 64;
-  for (auto &[Name, Value] : Out) {
-    bool Found = false;
-    for (long long Try = 0; Try <= 64 && !Found; ++Try) {
-      Vars[Name] = Try;
-      Found = true;
-      for (size_t A = 0; A < IR.Axes.size() && Found; ++A) {
-        const ir::Axis &X = IR.Axes[A];
-        if (!identifiersOf(X.Lower).count(Name))
-          continue;
-        std::optional<long long> Lo = evaluateExpression(X.Lower, Vars);
-        std::optional<long long> Hi = evaluateExpression(X.Upper, Vars);
-        Found = Lo && Hi && *Lo + MinOff[A] >= 0 && *Hi > *Lo;
-      }
-    }
-    if (!Found)
-      return {};
-    Value = Vars[Name];
-  }
-  return Out;
-}
-
-/// The IR as the driver's size model sees it: with the start offsets it
-/// chose as named constants (not emitted as macros: the driver declares
-/// them itself, see driverHead).
-ir::StencilIR withStartOffsets(const ir::StencilIR &IR) {
-  ir::StencilIR Model = IR;
-  for (const auto &[Name, Value] : startOffsetParams(IR)) {
-    ir::NamedConstant C;
-    C.Name = Name;
-    C.Type = "long long";
-    C.Value = std::to_string(Value);
-    C.Origin = ir::NamedConstant::Variable;
-    C.DefinedAt = "the tuning driver";
-    Model.Constants.push_back(std::move(C));
-  }
-  return Model;
-}
-
 bool bindParams(const ir::StencilIR &IR, const StencilView &V,
+                const std::map<std::string, long long> &Starts,
                 std::vector<ParamBinding> &Bindings, int &Scalars,
                 std::string &Error) {
   Scalars = 0;
-  const std::map<std::string, long long> Starts = startOffsetParams(IR);
   for (const ir::Assumption &A : IR.Assumptions)
     if (A.Kind == ir::Assumption::Holds) {
       Error = "the variants compute the mode where " + A.Expr +
@@ -332,8 +229,9 @@ static std::string readReach(const ir::StencilIR &IR) {
   return S;
 }
 
-std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
-                       const BenchConfig &C,
+std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
+                       const std::map<std::string, long long> &Starts,
+                       const StencilView &V, const BenchConfig &C,
                        const std::vector<StrategyParams> &Cands,
                        const std::vector<ParamBinding> &Bindings,
                        int Scalars) {
@@ -351,12 +249,11 @@ std::string driverHead(const ir::StencilIR &IR, const StencilView &V,
      << "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
      << "#include <random>\n#include <string>\n#include <vector>\n\n"
      << defineNamedConstants(IR);
-  for (const auto &[Name, Value] : startOffsetParams(IR))
+  for (const auto &[Name, Value] : Starts)
     OS << "// The parameter " << Name << " only moves where the domain starts: "
        << "the smallest value\n// from 0 up that keeps the original's reads "
        << "in its arrays.\nstatic const long long " << Name << " = " << Value
        << ";\n";
-  const ir::StencilIR Model = withStartOffsets(IR);
   OS << "typedef " << T << " Elem;\n"
      << "#define FS_NARR " << NArr << "\n"
      << "#define FS_NSCALAR " << Scalars << "\n"
@@ -696,9 +593,13 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
                 "per point)";
       return S;
     }
+  // Parameters that only move the domain's start take values of the
+  // driver's choosing, which its size model knows as constants.
+  const std::map<std::string, long long> Starts = startOffsetParams(IR);
+  const ir::StencilIR Model = withStartOffsets(IR, Starts);
   std::vector<ParamBinding> Bindings;
   int Scalars = 0;
-  if (!bindParams(IR, *V, Bindings, Scalars, S.Error))
+  if (!bindParams(IR, *V, Starts, Bindings, Scalars, S.Error))
     return S;
 
   GenerateOptions Original;
@@ -729,7 +630,7 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
     S.Units.push_back(File);
     S.Candidates.push_back(P);
   }
-  S.Files.push_back({"driver.cu", driverHead(IR, *V, C, S.Candidates,
+  S.Files.push_back({"driver.cu", driverHead(IR, Model, Starts, *V, C, S.Candidates,
                                              Bindings, Scalars) +
                                       DriverBody});
   S.Units.push_back("driver.cu");
@@ -742,7 +643,6 @@ BenchSources generateBench(const ir::StencilIR &IR, const BenchConfig &C) {
                                          : Extents{35, 19, 11};
     std::vector<unsigned> B = hasLinearAxes(IR) ? std::vector<unsigned>{256, 1, 1}
                                                 : originalBlock(IR.Dims);
-    const ir::StencilIR Model = withStartOffsets(IR);
     DerivedExtents D = deriveExtents(Model, Small, {B[0], B[1], B[2]}, true);
     std::string Note;
     const Extents Ext = withAtLeast(Model, D.Ext, Note).value_or(D.Ext);

@@ -289,16 +289,12 @@ private:
     for (const ParmVarDecl *P : FD->parameters()) {
       std::string Name = P->getName().str();
       std::optional<std::string> Written = exactText(P->getSourceRange());
-      if (Name.empty()) {
+      if (Name.empty())
         Name = "fs_arg" + std::to_string(Index);
-        std::string Printed;
-        raw_string_ostream OS(Printed);
-        P->getOriginalType().print(OS, Ctx.getPrintingPolicy(), Name);
-        Written = Printed;
-      }
-      if (!Written && !P->getType()->isDependentType()) {
-        // Spelled by a macro (CloverLeaf's `_SHARED_KERNEL_ARGS_`): the
-        // launcher declares it as the type clang read, with its name.
+      // Unnamed, or spelled by a macro (CloverLeaf's `_SHARED_KERNEL_ARGS_`):
+      // the launcher declares it as the type clang read, with its name.
+      if (P->getName().empty() ||
+          (!Written && !P->getType()->isDependentType())) {
         std::string Printed;
         raw_string_ostream OS(Printed);
         P->getOriginalType().print(OS, Ctx.getPrintingPolicy(), Name);
