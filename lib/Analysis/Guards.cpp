@@ -85,63 +85,110 @@ DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs) {
 std::string Interpreter::guardedReadsHold(
     const std::vector<std::string> &AxisSyms,
     const std::vector<std::optional<Poly>> &TLo,
-    const std::vector<std::optional<Poly>> &THi) {
-  // E >= 0 at every point of the domain, E = s*sym + rest with s = +-1.
-  auto Everywhere = [&](const Poly &E) {
-    std::optional<size_t> Axis;
-    for (size_t A = 0; A < AxisSyms.size(); ++A)
-      if (E.mentions(AxisSyms[A])) {
-        if (Axis)
-          return false;
-        Axis = A;
+    const std::vector<std::optional<Poly>> &THi,
+    std::vector<ir::Assumption> &Checked) {
+  // E >= 0 at every point of the domain, E affine in the axis symbols: it
+  // is least at a corner of the box [TLo, THi), where each axis with a
+  // positive coefficient is at its lower end and each with a negative one
+  // at its upper end. With Conds, a coefficient that is a parameter
+  // expression is taken as non-negative and E at that corner need not be
+  // a number: both go to Conds as conditions over the parameters (each
+  // >= 0) that the launcher checks (TeaLeaf's `if (THARR2D(-1, 0, 0) > 0)`,
+  // flat index (column - 1) + row * width > 0, holds on the whole domain
+  // when it holds at its first point).
+  auto Everywhere = [&](const Poly &E, std::vector<Poly> *Conds) {
+    Poly Corner = E;
+    std::vector<Poly> Signs;
+    for (size_t A = 0; A < AxisSyms.size(); ++A) {
+      if (!E.mentions(AxisSyms[A]))
+        continue;
+      std::optional<Poly> C = E.coefficientOf(AxisSyms[A]);
+      if (!C)
+        return false;
+      for (const std::string &S : AxisSyms)
+        if (C->mentions(S))
+          return false; // Not affine: a product of two axes.
+      std::optional<Poly> End;
+      if (std::optional<int64_t> K = numberOf(*C)) {
+        if (*K >= 0)
+          End = TLo[A];
+        else if (THi[A])
+          End = *THi[A] - Poly::constant(1);
+      } else if (Conds && uniformPoly(*C)) {
+        End = TLo[A];
+        Signs.push_back(*C);
       }
-    if (!Axis)
-      return nonNegative(E);
-    auto C = E.coefficientOf(AxisSyms[*Axis]);
-    auto K = C ? numberOf(*C) : std::nullopt;
-    if (!K || (*K != 1 && *K != -1))
+      if (!End)
+        return false;
+      Corner = Corner.substitute(AxisSyms[A], *End);
+    }
+    if (Signs.empty() && nonNegative(Corner))
+      return true;
+    if (!Conds || numberOf(Corner) || !uniformPoly(Corner))
       return false;
-    const std::optional<Poly> &End =
-        *K > 0 ? TLo[*Axis]
-               : (THi[*Axis] ? std::optional<Poly>(*THi[*Axis] -
-                                                   Poly::constant(1))
-                             : std::nullopt);
-    return End && nonNegative(E.substitute(AxisSyms[*Axis], *End));
+    Conds->push_back(Corner);
+    Conds->insert(Conds->end(), Signs.begin(), Signs.end());
+    return true;
   };
-  auto Holds = [&](const PosGuard &G) {
+  auto Holds = [&](const PosGuard &G, std::vector<Poly> *Conds) {
     const Poly &D = G.D;
     const Poly One = Poly::constant(1);
     switch (G.Op) {
-    case BO_GE: return Everywhere(D);
-    case BO_GT: return Everywhere(D - One);
-    case BO_LE: return Everywhere(-D);
-    case BO_LT: return Everywhere(-D - One);
-    case BO_NE: return Everywhere(D - One) || Everywhere(-D - One);
+    case BO_GE: return Everywhere(D, Conds);
+    case BO_GT: return Everywhere(D - One, Conds);
+    case BO_LE: return Everywhere(-D, Conds);
+    case BO_LT: return Everywhere(-D - One, Conds);
+    case BO_NE:
+      return Everywhere(D - One, nullptr) || Everywhere(-D - One, nullptr) ||
+             Everywhere(D - One, Conds) || Everywhere(-D - One, Conds);
     default: return false;
     }
   };
   std::string Why;
+  std::vector<ir::Assumption> Found;
   std::function<void(const DPtr &)> Walk = [&](const DPtr &N) {
     if (!N || !Why.empty())
       return;
     if (N->K == DNode::Read)
-      for (const PosGuard &G : N->InBounds)
-        if (!Holds(G)) {
-          Why = G.Tile.empty()
-                    ? "the load of '" + N->Name + "' guarded by " + G.Text +
-                          " takes its fill value at points of the domain (a "
-                          "boundary value the IR does not state)"
-                    : "the __shared__ array '" + G.Tile + "' is loaded from '" +
-                          N->Name + "' only where " + G.Text +
-                          ", which does not hold for every element the "
-                          "domain's points read";
-          return;
+      for (const PosGuard &G : N->InBounds) {
+        if (Holds(G, nullptr))
+          continue;
+        std::vector<Poly> Conds;
+        if (G.Tile.empty() && Holds(G, &Conds)) {
+          std::string Expr;
+          for (const Poly &C : Conds)
+            Expr += (Expr.empty() ? "" : " && ") + ("(" + C.wideStr() + ") >= 0");
+          if (std::none_of(Found.begin(), Found.end(),
+                           [&](const ir::Assumption &A) { return A.Expr == Expr; })) {
+            ir::Assumption H;
+            H.Kind = ir::Assumption::Holds;
+            H.Expr = Expr;
+            H.Value = "1";
+            H.Why = "the load of '" + N->Name + "' guarded by " + G.Text +
+                    " is taken at every point of the domain where this "
+                    "holds (the guard at the domain's corner); elsewhere "
+                    "the original runs";
+            Found.push_back(std::move(H));
+          }
+          continue;
         }
+        Why = G.Tile.empty()
+                  ? "the load of '" + N->Name + "' guarded by " + G.Text +
+                        " takes its fill value at points of the domain (a "
+                        "boundary value the IR does not state)"
+                  : "the __shared__ array '" + G.Tile + "' is loaded from '" +
+                        N->Name + "' only where " + G.Text +
+                        ", which does not hold for every element the "
+                        "domain's points read";
+        return;
+      }
     for (const DPtr &A : N->Args)
       Walk(A);
   };
   for (const Write &W : Writes)
     Walk(W.Value);
+  if (Why.empty())
+    Checked.insert(Checked.end(), Found.begin(), Found.end());
   return Why;
 }
 

@@ -582,7 +582,9 @@ KernelAnalysis Interpreter::finish() {
     if (C.Symbol == "?")
       partial(ReasonKind::Guard, "a guard on the 1-D thread id itself (e.g. idx < n) that is "
               "not a bound on the slowest coordinate");
-  if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi); !Why.empty())
+  std::vector<ir::Assumption> GuardsChecked;
+  if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi, GuardsChecked);
+      !Why.empty())
     partial(ReasonKind::Guard, Why);
   // Clamped indices (replicated boundaries) and wrapped ones (periodic).
   const std::string Moved =
@@ -958,6 +960,8 @@ KernelAnalysis Interpreter::finish() {
 
   IR.Notes.assign(Assumptions.begin(), Assumptions.end());
   IR.Assumptions.insert(IR.Assumptions.end(), Modes.begin(), Modes.end());
+  IR.Assumptions.insert(IR.Assumptions.end(), GuardsChecked.begin(),
+                        GuardsChecked.end());
   recordBuildFacts(IR);
   IR.computeDerived();
   bool Understood = HardReasons.empty() && PartialReasons.empty();

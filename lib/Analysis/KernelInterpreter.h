@@ -669,9 +669,13 @@ private:
                       std::vector<PosGuard> &Out);
   /// Why some guarded read of the update would take its fill value at a
   /// point of the domain ([TLo, THi) along each axis symbol); "" if none.
+  /// A guard that holds on the whole domain only under a condition over
+  /// the kernel's parameters adds that condition to Checked (a `holds`
+  /// assumption the launcher checks).
   std::string guardedReadsHold(const std::vector<std::string> &AxisSyms,
                                const std::vector<std::optional<Poly>> &TLo,
-                               const std::vector<std::optional<Poly>> &THi);
+                               const std::vector<std::optional<Poly>> &THi,
+                               std::vector<ir::Assumption> &Checked);
   std::optional<Value> equalityClamp(const BinaryOperator *Cmp, const Value &L,
                                      const Value &R, const Value &T,
                                      const Value &F, const std::string &Text);

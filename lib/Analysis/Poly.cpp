@@ -142,9 +142,13 @@ std::optional<Poly> Poly::divideExactly(const Poly &D) const {
   return R;
 }
 
-std::string Poly::str() const {
+std::string Poly::str() const { return spell(false); }
+
+std::string Poly::wideStr() const { return spell(true); }
+
+std::string Poly::spell(bool Wide) const {
   if (Terms.empty())
-    return "0";
+    return Wide ? "0LL" : "0";
   std::string S;
   // Highest-degree terms first reads naturally: nx*ny*k + nx*j + i + 1.
   std::vector<std::pair<Monomial, int64_t>> Sorted(Terms.begin(), Terms.end());
@@ -160,12 +164,13 @@ std::string Poly::str() const {
     std::string Body;
     for (const std::string &Sym : M)
       Body += (Body.empty() ? "" : "*") + Sym;
+    const std::string Num = std::to_string(Abs) + (Wide ? "LL" : "");
     if (Body.empty())
-      S += std::to_string(Abs);
+      S += Num;
     else if (Abs == 1)
-      S += Body;
+      S += (Wide ? "(long long)" : "") + Body;
     else
-      S += std::to_string(Abs) + "*" + Body;
+      S += Num + "*" + Body;
   }
   return S;
 }

@@ -63,8 +63,8 @@ bool bindParams(const ir::StencilIR &IR, const StencilView &V,
   Scalars = 0;
   for (const ir::Assumption &A : IR.Assumptions)
     if (A.Kind == ir::Assumption::Holds) {
-      Error = "the variants compute the mode where " + A.Expr +
-              " holds; a driver cannot choose parameters that select it";
+      Error = "the variants compute what the original does where " +
+              A.Expr + " holds; a driver cannot choose parameters that make it hold";
       return false;
     }
   for (const ir::Param &P : IR.Params) {

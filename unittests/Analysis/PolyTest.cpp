@@ -82,6 +82,13 @@ TEST(PolyTest, SpellingIsValidC) {
   EXPECT_EQ(num(-5).str(), "-5");
 }
 
+TEST(PolyTest, WideSpellingEvaluatesInLongLong) {
+  Poly P = sym("k") * sym("nx") * sym("ny") + num(2) * sym("nx") - num(1);
+  EXPECT_EQ(P.wideStr(), "(long long)k*nx*ny + 2LL*nx - 1LL");
+  EXPECT_EQ((-sym("i") - num(3)).wideStr(), "-(long long)i - 3LL");
+  EXPECT_EQ(Poly().wideStr(), "0LL");
+}
+
 TEST(PolyTest, MonomialsAreSortedProducts) {
   Poly A = sym("ny") * sym("nx");
   Poly B = sym("nx") * sym("ny");

@@ -56,9 +56,13 @@ public:
   std::optional<Poly> divideExactly(const Poly &D) const;
   /// C spelling, e.g. "nx*ny + 2*nx - 1"; symbols are printed as named.
   std::string str() const;
+  /// As str(), evaluated in long long: each term's first factor is one
+  /// ("2LL*nx*ny", "(long long)nx*ny"), so no product of ints overflows.
+  std::string wideStr() const;
 
 private:
   void add(const Monomial &M, int64_t C);
+  std::string spell(bool Wide) const;
   std::map<Monomial, int64_t> Terms;
 };
 

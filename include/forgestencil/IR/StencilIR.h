@@ -209,7 +209,9 @@ struct Assumption {
                   ///< the kernel's parameters and named constants: the mode
                   ///< the IR describes, where a branch every thread of a
                   ///< launch takes alike has another side that is not a
-                  ///< stencil (a block solve in shared memory).
+                  ///< stencil (a block solve in shared memory); or where a
+                  ///< guarded load takes the array's element at every point
+                  ///< of the domain (the guard at the domain's corner).
   } Kind = CompileTime;
   std::string Expr, Value;
   std::string Why; ///< Where it comes from, for the generated comment.
