@@ -12,8 +12,11 @@
 #   source scripts/gpu/mpi-env.sh           # there (apps-e2e.sh does this)
 #
 # One rank is all the apps here run, so no network fabric is configured.
-# The list leaves out what every Debian host with a C++ compiler (g++ 12) has
-# (libc, libstdc++, zlib, gcc-12 and the libraries its compilers run on).
+# The list leaves out what every host with a C++ compiler has (libc and its
+# headers, libstdc++, zlib, binutils); it carries what gfortran 12 links
+# with (libgcc-12-dev: crtbegin/crtend, libgcc; libquadmath, libgomp), as a
+# host's g++ may be another version. gcc-12 itself (the LTO plugin) is left
+# out: mpi-env.sh runs gfortran with -fno-use-linker-plugin where it lacks it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dest=${1:-$root/.carry/mpi}
@@ -24,6 +27,7 @@ packages=(
   librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 libpciaccess0
   libpsm2-2 libpsm-infinipath1 libxnvctrl0 ocl-icd-libopencl1
   gfortran gfortran-12 libgfortran-12-dev libgfortran5
+  libgcc-12-dev libquadmath0 libgomp1
 )
 command -v apt-get >/dev/null || { echo "carry-mpi: needs apt-get (a Debian host)" >&2; exit 1; }
 arch=$(dpkg --print-architecture)

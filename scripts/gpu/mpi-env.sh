@@ -3,8 +3,8 @@
 #
 #   source scripts/gpu/mpi-env.sh [PREFIX]
 #
-# An MPI already on PATH (mpicxx, and mpif90 for the Fortran apps) is used
-# as it is. Otherwise the Debian
+# An MPI already on PATH (mpicxx, and an mpif90 that runs, for the Fortran
+# apps) is used as it is. Otherwise the Debian
 # packages that scripts/gpu/carry-mpi.sh put in .carry/mpi are extracted into
 # PREFIX (default: build-gpu/mpi in the tree; FS_MPI_PREFIX) once, with
 # dpkg -x, or ar and tar where dpkg is missing, and PATH, LD_LIBRARY_PATH,
@@ -18,7 +18,9 @@ fs_mpi_env() {
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   carry=${FS_MPI_CARRY:-$root/.carry/mpi}
   prefix=${1:-${FS_MPI_PREFIX:-$root/build-gpu/mpi}}
-  if command -v mpicxx >/dev/null 2>&1 && command -v mpif90 >/dev/null 2>&1 &&
+  # The wrappers must run: a host's mpif90 without the Fortran compiler it
+  # was configured with fails ("unable to find the specified compiler").
+  if command -v mpicxx >/dev/null 2>&1 && mpif90 --version >/dev/null 2>&1 &&
     [ -z "${FS_MPI_FORCE_CARRY:-}" ]; then
     echo "mpi-env: using $(command -v mpicxx)" >&2
     return 0
@@ -54,6 +56,34 @@ fs_mpi_env() {
       ln -sfn libpsm_infinipath.so.1.16 "$prefix/usr/lib/libpsm1/libpsm_infinipath.so.1"
     touch "$prefix/.extracted"
     echo "mpi-env: extracted $(ls "$carry"/*.deb | wc -l) packages into $prefix" >&2
+  fi
+  # gfortran (Debian's mpif90 calls it by that name) runs from the
+  # prefix: without gcc-12's LTO plugin there, it is told not to use one
+  # (these builds use no LTO); a relocated GCC finds the rest of its
+  # files (f951, crtbegin, libgcc, libgfortran) under its own prefix.
+  # -fopenmp links through libgomp.spec, which only gcc-12 ships: the
+  # one line it holds, for the libgomp that libgcc-12-dev links.
+  local gcclib="$prefix/usr/lib/gcc/x86_64-linux-gnu/12"
+  if [ -e "$prefix/usr/bin/gfortran-12" ] && [ ! -e "$gcclib/libgomp.spec" ]; then
+    printf '*link_gomp: -lgomp %%{static: -ldl }\n' > "$gcclib/libgomp.spec"
+  fi
+  # The CUDA and C++ objects the Fortran link takes come from the host's
+  # g++, whose libstdc++ they need: gfortran 12 links the host's.
+  local hostcxx
+  hostcxx=$(g++ -print-file-name=libstdc++.so 2>/dev/null || true)
+  if [ -e "$prefix/usr/bin/gfortran-12" ] && [ ! -e "$gcclib/libstdc++.so" ] &&
+    [ "${hostcxx#/}" != "$hostcxx" ] && [ -e "$hostcxx" ]; then
+    ln -sfn "$(readlink -f "$hostcxx")" "$gcclib/libstdc++.so"
+  fi
+  if [ -e "$prefix/usr/bin/gfortran-12" ]; then
+    rm -f "$prefix/bin/gfortran"
+    if [ -e "$prefix/usr/lib/gcc/x86_64-linux-gnu/12/liblto_plugin.so" ]; then
+      ln -sfn ../usr/bin/gfortran-12 "$prefix/bin/gfortran"
+    else
+      printf '#!/bin/sh\nexec "%s" -fno-use-linker-plugin "$@"\n' \
+        "$prefix/usr/bin/gfortran-12" > "$prefix/bin/gfortran"
+      chmod +x "$prefix/bin/gfortran"
+    fi
   fi
   multiarch=x86_64-linux-gnu
   export PATH="$prefix/bin:$prefix/usr/bin:$PATH"
