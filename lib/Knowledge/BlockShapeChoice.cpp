@@ -6,7 +6,10 @@
 
 #include "forgestencil/Rewrite/RewritePlanner.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
@@ -63,9 +66,12 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
         BestMs = *Ms;
       }
     }
-    if (!C.Measured)
-      return fail("no times for kernel '" + Kernel +
-                  "' (kernel_times has none named " + Kernel + "[XxYxZ])");
+    if (!C.Measured) {
+      // Not launched in the run, or no copy of its body was made: it keeps
+      // its launches (the caller says so).
+      Out.push_back(C);
+      continue;
+    }
     C.CopyMs = BestMs;
     if (C.OriginalMs / BestMs >= 1 + MinGain) {
       C.Block = Best;
@@ -73,6 +79,15 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
     }
     Out.push_back(C);
   }
+  // A record with times for none of them is another run's.
+  if (!Kernels.empty() &&
+      std::none_of(Out.begin(), Out.end(),
+                   [](const ShapeChoice &C) { return C.Measured > 0; }))
+    return fail("no times for kernel" +
+                std::string(Kernels.size() > 1 ? "s" : "") + " '" +
+                join(Kernels, "', '") + "' (kernel_times has none named " +
+                Kernels.front() + "[XxYxZ]): was it the record of a "
+                "USE_OURS=verify run of the --reblock patch?");
   return Out;
 }
 

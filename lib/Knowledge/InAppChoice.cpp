@@ -218,16 +218,20 @@ Expected<std::map<std::string, rewrite::KernelVariant>> chooseInAppWinners(
   if (!Text)
     return fail(Path + ": " + Text.getError().message());
   std::map<std::string, rewrite::KernelVariant> Out;
+  std::vector<std::string> Untimed;
   for (const auto &[Kernel, List] : Candidates) {
     Expected<InAppMeasurement> M =
         measuredInApp((*Text)->getBuffer(), Kernel, MinGain);
     if (!M)
       return fail(Path + ": " + toString(M.takeError()));
-    if (M->Timed.empty() && M->Differed.empty())
-      return fail(Path + ": no in-app times of kernel '" + Kernel +
-                  "' (kernel_times has none named " + Kernel +
-                  "[<candidate id>]): was it the record of a USE_OURS=verify "
-                  "run of the --in-app patch?");
+    if (M->Timed.empty() && M->Differed.empty()) {
+      // The verify run never launched it: it keeps its launches.
+      Untimed.push_back(Kernel);
+      Log << "fs-rewrite: " << Kernel << ": keeps its original launches: "
+          << Path << " has no in-app times for it (the verify run never "
+             "launched it)\n";
+      continue;
+    }
     if (!M->Differed.empty())
       Log << "fs-rewrite: " << Kernel << ": never patched with "
           << join(M->Differed, ", ")
@@ -270,6 +274,13 @@ Expected<std::map<std::string, rewrite::KernelVariant>> chooseInAppWinners(
         << ")\n";
     Out.emplace(Kernel, std::move(V));
   }
+  // A record with times for none of them is another run's.
+  if (!Candidates.empty() && Untimed.size() == Candidates.size())
+    return fail(Path + ": no in-app times of kernel" +
+                (Untimed.size() > 1 ? "s '" : " '") + join(Untimed, "', '") +
+                "' (kernel_times has none named " + Untimed.front() +
+                "[<candidate id>]): was it the record of a USE_OURS=verify "
+                "run of the --in-app patch?");
   return Out;
 }
 

@@ -57,6 +57,14 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
   if (!Choices)
     return O.ReblockTimes + ": " + toString(Choices.takeError());
   for (const knowledge::ShapeChoice &C : *Choices) {
+    if (!C.Measured) {
+      Err << "fs-rewrite: " << C.Kernel << ": keeps its original launches: "
+          << O.ReblockTimes << " has no times for it (the verify run never "
+             "launched it, or no copy of its body was made)\n";
+      Reblock.erase(C.Kernel);
+      Caps.erase(C.Kernel);
+      continue;
+    }
     std::string Times = formatv("{0:F4} ms against the original's {1:F4} ms, "
                                 "{2} shape(s) measured",
                                 C.CopyMs, C.OriginalMs, C.Measured)

@@ -36,6 +36,16 @@ TEST(BlockShapeChoiceTest, NoShapeBelowTheMargin) {
   EXPECT_FALSE((*C)[0].Block.has_value()); // 1.186 / 1.1677 = 1.016
 }
 
+TEST(BlockShapeChoiceTest, AnUntimedKernelBesideATimedOneKeepsItsLaunches) {
+  auto C = chooseBlockShapes(Record, {"stress", "never_launched"}, 0.01);
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  ASSERT_EQ(C->size(), 2u);
+  EXPECT_TRUE((*C)[0].Block.has_value());
+  EXPECT_EQ((*C)[1].Kernel, "never_launched");
+  EXPECT_EQ((*C)[1].Measured, 0u);
+  EXPECT_FALSE((*C)[1].Block.has_value());
+}
+
 TEST(BlockShapeChoiceTest, ErrorsNameWhatIsMissing) {
   auto NoKernel = chooseBlockShapes(Record, {"other"}, 0.0);
   ASSERT_FALSE(bool(NoKernel));

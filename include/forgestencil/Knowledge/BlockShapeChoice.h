@@ -40,8 +40,11 @@ struct ShapeChoice {
 
 /// For each of \p Kernels, the shape of the run record \p JsonText (an
 /// fs-harness `--json` record or a registry entry) whose copy ran fastest,
-/// if original_ms / copy_ms >= 1 + \p MinGain. Fails when the text is not
-/// such a record, or a kernel has no times in it (the error names it).
+/// if original_ms / copy_ms >= 1 + \p MinGain. A kernel the record has no
+/// times for (the run never launched it, or it has no body copy) gets a
+/// choice with Measured 0 and no Block: it keeps its launches. Fails when
+/// the text is not such a record, or it has times for none of \p Kernels
+/// (the record of another run; the error names them).
 llvm::Expected<std::vector<ShapeChoice>>
 chooseBlockShapes(llvm::StringRef JsonText,
                   const std::vector<std::string> &Kernels, double MinGain);

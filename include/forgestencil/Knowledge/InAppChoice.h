@@ -75,8 +75,9 @@ measuredInApp(llvm::StringRef JsonText, const std::string &Kernel,
 /// --in-app-times: for each kernel of \p Candidates, the candidate \p Path's
 /// record measured fastest, as the variant to patch (its provenance and
 /// speed-up say where it comes from); a kernel none is fast enough for is
-/// left out and said on \p Log. Fails when the record cannot be read or a
-/// kernel has no times in it.
+/// left out and said on \p Log, and so is one the record has no times for
+/// (the verify run never launched it). Fails when the record cannot be read
+/// or has times for none of the kernels (the record of another run).
 llvm::Expected<std::map<std::string, rewrite::KernelVariant>>
 chooseInAppWinners(
     const std::map<std::string, std::vector<rewrite::KernelVariant>> &Candidates,
