@@ -976,6 +976,7 @@ KernelAnalysis Interpreter::finish() {
                "pointwise update, not a stencil)" + modesNote());
   }
   IR.Reductions = Slices.Reductions;
+  IR.DeviceCalls = DeviceCalls;
   if (KA.NotRewritten.empty())
     KA.NotRewritten = ir::whyNoGenerator(IR);
   KA.IR = std::move(IR);

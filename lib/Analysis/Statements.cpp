@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <utility>
 
 namespace forgestencil {
@@ -817,11 +818,45 @@ void Interpreter::exec(const Stmt *S) {
   }
 }
 
+/// Calls whose effect is outside the arrays: printing, assertions, the
+/// device heap, traps.
+static bool hasOutsideEffect(StringRef N) {
+  return N == "printf" || N == "vprintf" || N == "__assertfail" ||
+         N == "__assert_fail" || N == "malloc" || N == "free" ||
+         N == "__trap" || N == "__brkpt";
+}
+
+/// Calls with an effect outside the arrays, in the kernel or a helper it
+/// calls (to a depth of 4), by name, each once.
+static void findOutsideEffects(const Stmt *S, unsigned Depth,
+                               std::set<const FunctionDecl *> &Seen,
+                               std::vector<std::string> &Out) {
+  if (!S)
+    return;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = C->getDirectCallee()) {
+      const std::string N = FD->getName().str();
+      if (hasOutsideEffect(N)) {
+        if (std::find(Out.begin(), Out.end(), N) == Out.end())
+          Out.push_back(N);
+      } else if (const FunctionDecl *Def = nullptr;
+                 Depth > 0 && FD->hasBody(Def) && Def && Seen.insert(Def).second) {
+        findOutsideEffects(Def->getBody(), Depth - 1, Seen, Out);
+      }
+    }
+  for (const Stmt *Child : S->children())
+    findOutsideEffects(Child, Depth, Seen, Out);
+}
+
 /// Atomics and warp shuffles make a kernel a reduction or a scatter
 /// wherever they are, also in code the interpreter does not reach.
 void Interpreter::scanForNonStencilCalls(const Stmt *S) {
   if (!S)
     return;
+  if (S == Kernel.getBody()) {
+    std::set<const FunctionDecl *> Seen;
+    findOutsideEffects(S, 4, Seen, DeviceCalls);
+  }
   if (const auto *C = dyn_cast<CallExpr>(S))
     if (const FunctionDecl *FD = C->getDirectCallee()) {
       StringRef N = FD->getName();

@@ -278,21 +278,35 @@ void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond,
     return;
   const auto EnvBefore = Env;
   const auto ElemsBefore = LocalElems;
-  const size_t WritesBefore = Writes.size();
+  const std::vector<Write> WritesBefore = Writes;
   const size_t SharedBefore = SharedStores.size();
   // No enclosing condition is pushed: a store on one side is forwarded to
   // a load on the same side (pre = ...; post = pre - f;), and the sides'
-  // stores are taken out of Writes while the other side runs.
+  // stores are taken out of Writes while the other side runs. A side that
+  // updates an element stored before the branch (out[i] *= s) takes that
+  // store's value and drops it from Writes; the store is put back before
+  // the other side runs, and the side's update becomes a select below.
+  auto TakeSide = [&] {
+    // The stores from before the branch keep their order; those a side
+    // consumed are missing, and what follows them is the side's.
+    size_t K = 0;
+    for (const Write &P : WritesBefore)
+      if (K < Writes.size() && Writes[K].Array == P.Array &&
+          Writes[K].Index == P.Index && Writes[K].Value == P.Value &&
+          Writes[K].Accumulate == P.Accumulate)
+        ++K;
+    std::vector<Write> Side(Writes.begin() + K, Writes.end());
+    Writes = WritesBefore;
+    return Side;
+  };
   exec(If->getThen());
-  std::vector<Write> Then(Writes.begin() + WritesBefore, Writes.end());
-  Writes.resize(WritesBefore);
+  std::vector<Write> Then = TakeSide();
   auto EnvThen = std::move(Env);
   auto ElemsThen = std::move(LocalElems);
   Env = EnvBefore;
   LocalElems = ElemsBefore;
   exec(If->getElse());
-  std::vector<Write> Else(Writes.begin() + WritesBefore, Writes.end());
-  Writes.resize(WritesBefore);
+  std::vector<Write> Else = TakeSide();
   mergeBranches(If->getCond(), EnvBefore, EnvThen, ElemsThen, Cond);
 
   if (SharedStores.size() != SharedBefore && Data)
@@ -309,12 +323,16 @@ void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond,
   // writes, written back unchanged: the same numbers, as no other thread
   // touches the element).
   auto OneSide = [&](Write W, bool OnThen) {
-    if (Data) {
+    if (Data && (W.Accumulate || !sameGuards(W.Guards, Guards) ||
+                 !forwardedStore(W.Array, W.Index))) {
       // Whether the point is written at all depends on the data.
       notStencil(ReasonKind::DataBranch, "a data-dependent branch decides the store");
       Writes.push_back(W);
       return;
     }
+    // A data-dependent branch that changes an element this thread stored
+    // before it (a floor: if (out[i] < lo) out[i] = lo;) leaves every
+    // point written, with a value the data selects.
     if (W.Accumulate || !sameGuards(W.Guards, Guards)) {
       partial(ReasonKind::Guard, "the array '" + W.Array + "' is stored on one side of '" +
               text(If->getCond()) + "' only");
@@ -339,6 +357,9 @@ void Interpreter::execUniformIf(const IfStmt *If, const DPtr &Cond,
     DPtr S = node(DNode::Select);
     S->Args = {Cond, T.Value, It->Value};
     T.Value = S;
+    // Both sides replace what this thread stored there before the branch
+    // (a side that used it took its value already).
+    priorValue(T.Array, T.Index, /*FromMemory=*/false);
     Writes.push_back(T);
     Else.erase(It);
   }

@@ -328,6 +328,10 @@ std::string whyNoGenerator(const StencilIR &IR) {
     return Why;
   if (std::string Why = whyReadsChosenByData(IR); !Why.empty())
     return Why;
+  if (!IR.DeviceCalls.empty())
+    return "the kernel calls " + IR.DeviceCalls.front() +
+           ", whose effect is outside the arrays (a generated kernel would "
+           "not make it)";
   if (!IR.Reductions.empty()) {
     const BlockReduction &R = IR.Reductions.front();
     std::string Outs;
@@ -462,6 +466,8 @@ json toJson(const StencilIR &IR) {
           {{"shared", R.Shared}, {"outputs", R.Outputs}, {"call", R.Call}});
     J["block_reductions"] = std::move(Rs);
   }
+  if (!IR.DeviceCalls.empty())
+    J["device_calls"] = IR.DeviceCalls;
   if (IR.Frame.present()) {
     json Fs = json::array();
     for (const Update &U : IR.Frame.Updates)
@@ -798,6 +804,8 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     B.Call = R.string(Reduced[I], "call", RP, "");
     IR.Reductions.push_back(std::move(B));
   }
+
+  IR.DeviceCalls = R.strings(J, "device_calls", P, false);
 
   if (const json *F = R.member(J, "frame", P, false)) {
     std::string FP = memberPath(P, "frame");

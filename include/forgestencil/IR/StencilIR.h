@@ -290,6 +290,10 @@ struct StencilIR {
   std::vector<Assumption> Assumptions;
   /// Block reductions the kernel computes beside the stencil.
   std::vector<BlockReduction> Reductions;
+  /// Calls whose effect is outside the arrays (printf, assert), by name,
+  /// each once: the IR describes the arrays' values only, so no generator
+  /// rewrites such a kernel (a generated kernel would not print).
+  std::vector<std::string> DeviceCalls;
   /// The boundary values the kernel writes around the domain, if any.
   BoundaryFrame Frame;
   /// Derived facts.
