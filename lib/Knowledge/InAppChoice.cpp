@@ -225,11 +225,9 @@ Expected<std::map<std::string, rewrite::KernelVariant>> chooseInAppWinners(
     if (!M)
       return fail(Path + ": " + toString(M.takeError()));
     if (M->Timed.empty() && M->Differed.empty()) {
-      // The verify run never launched it: it keeps its launches.
+      // The verify run never launched it: it keeps its launches (said
+      // below, unless the record has times for none of the kernels).
       Untimed.push_back(Kernel);
-      Log << "fs-rewrite: " << Kernel << ": keeps its original launches: "
-          << Path << " has no in-app times for it (the verify run never "
-             "launched it)\n";
       continue;
     }
     if (!M->Differed.empty())
@@ -281,6 +279,10 @@ Expected<std::map<std::string, rewrite::KernelVariant>> chooseInAppWinners(
                 "' (kernel_times has none named " + Untimed.front() +
                 "[<candidate id>]): was it the record of a USE_OURS=verify "
                 "run of the --in-app patch?");
+  for (const std::string &Kernel : Untimed)
+    Log << "fs-rewrite: " << Kernel << ": keeps its original launches: "
+        << Path << " has no in-app times for it (the verify run never "
+           "launched it)\n";
   return Out;
 }
 
