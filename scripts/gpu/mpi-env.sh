@@ -27,7 +27,7 @@ fs_mpi_env() {
   fi
   if [ ! -e "$prefix/.extracted" ]; then
     ls "$carry"/*.deb >/dev/null 2>&1 || {
-      echo "mpi-env: no mpicxx on PATH and no packages in $carry (run scripts/gpu/carry-mpi.sh where apt works)" >&2
+      echo "mpi-env: no MPI on PATH whose mpicxx and mpif90 run, and no packages in $carry (run scripts/gpu/carry-mpi.sh where apt works)" >&2
       return 1
     }
     rm -rf "$prefix" && mkdir -p "$prefix" || return 1
