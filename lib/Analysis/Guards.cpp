@@ -95,7 +95,8 @@ std::string Interpreter::guardedReadsHold(
   // a number: both go to Conds as conditions over the parameters (each
   // >= 0) that the launcher checks (TeaLeaf's `if (THARR2D(-1, 0, 0) > 0)`,
   // flat index (column - 1) + row * width > 0, holds on the whole domain
-  // when it holds at its first point).
+  // when it holds at its first point). Where it holds for every launch,
+  // Conds stays empty.
   auto Everywhere = [&](const Poly &E, std::vector<Poly> *Conds) {
     Poly Corner = E;
     std::vector<Poly> Signs;
@@ -151,10 +152,12 @@ std::string Interpreter::guardedReadsHold(
       return;
     if (N->K == DNode::Read)
       for (const PosGuard &G : N->InBounds) {
-        if (Holds(G, nullptr))
-          continue;
+        // A tile's load takes no condition: the tile must hold every
+        // element the domain's points read at every launch.
         std::vector<Poly> Conds;
-        if (G.Tile.empty() && Holds(G, &Conds)) {
+        if (Holds(G, G.Tile.empty() ? &Conds : nullptr)) {
+          if (Conds.empty())
+            continue; // Holds for every launch.
           std::string Expr;
           for (const Poly &C : Conds)
             Expr += (Expr.empty() ? "" : " && ") + ("(" + C.wideStr() + ") >= 0");

@@ -783,8 +783,10 @@ private:
   /// The modes the IR describes (UniformBranches.cpp): a branch every
   /// thread of a launch takes alike whose other side is not a stencil.
   std::vector<ir::Assumption> Modes;
-  /// Calls with an effect outside the arrays (printf, assert), by name.
+  /// Calls with an effect outside the arrays (printf, assert), by name,
+  /// and the helpers already searched for them.
   std::vector<std::string> DeviceCalls;
+  std::set<const FunctionDecl *> HelpersScanned;
   /// Everything interpreting a statement changes, to run it and take it
   /// back (a loop body's trial run, a mode's side that is not kept).
   auto snapshot() const {

@@ -826,39 +826,48 @@ static bool hasOutsideEffect(StringRef N) {
          N == "__trap" || N == "__brkpt";
 }
 
-/// Calls with an effect outside the arrays, in the kernel or a helper it
-/// calls (to a depth of 4), by name, each once.
+/// Calls with an effect outside the arrays in \p S or a helper it calls
+/// (to a depth of \p Depth), by name, each once.
+static void findOutsideEffects(const Stmt *S, unsigned Depth,
+                               std::set<const FunctionDecl *> &Seen,
+                               std::vector<std::string> &Out);
+
+/// One call's effect outside the arrays, or its helper's.
+static void outsideEffectOf(const FunctionDecl &FD, unsigned Depth,
+                            std::set<const FunctionDecl *> &Seen,
+                            std::vector<std::string> &Out) {
+  const std::string N = FD.getName().str();
+  if (hasOutsideEffect(N)) {
+    if (std::find(Out.begin(), Out.end(), N) == Out.end())
+      Out.push_back(N);
+  } else if (const FunctionDecl *Def = nullptr;
+             Depth > 0 && FD.hasBody(Def) && Def && Seen.insert(Def).second) {
+    findOutsideEffects(Def->getBody(), Depth - 1, Seen, Out);
+  }
+}
+
 static void findOutsideEffects(const Stmt *S, unsigned Depth,
                                std::set<const FunctionDecl *> &Seen,
                                std::vector<std::string> &Out) {
   if (!S)
     return;
   if (const auto *C = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = C->getDirectCallee()) {
-      const std::string N = FD->getName().str();
-      if (hasOutsideEffect(N)) {
-        if (std::find(Out.begin(), Out.end(), N) == Out.end())
-          Out.push_back(N);
-      } else if (const FunctionDecl *Def = nullptr;
-                 Depth > 0 && FD->hasBody(Def) && Def && Seen.insert(Def).second) {
-        findOutsideEffects(Def->getBody(), Depth - 1, Seen, Out);
-      }
-    }
+    if (const FunctionDecl *FD = C->getDirectCallee())
+      outsideEffectOf(*FD, Depth, Seen, Out);
   for (const Stmt *Child : S->children())
     findOutsideEffects(Child, Depth, Seen, Out);
 }
 
 /// Atomics and warp shuffles make a kernel a reduction or a scatter
-/// wherever they are, also in code the interpreter does not reach.
+/// wherever they are, also in code the interpreter does not reach. The same
+/// walk records the calls with an effect outside the arrays (DeviceCalls),
+/// also in the helpers the kernel calls (to a depth of 4).
 void Interpreter::scanForNonStencilCalls(const Stmt *S) {
   if (!S)
     return;
-  if (S == Kernel.getBody()) {
-    std::set<const FunctionDecl *> Seen;
-    findOutsideEffects(S, 4, Seen, DeviceCalls);
-  }
   if (const auto *C = dyn_cast<CallExpr>(S))
     if (const FunctionDecl *FD = C->getDirectCallee()) {
+      outsideEffectOf(*FD, 4, HelpersScanned, DeviceCalls);
       StringRef N = FD->getName();
       if (isAtomicName(N))
         notStencil(ReasonKind::Reduction, "atomic update (" + N.str() +

@@ -74,7 +74,7 @@ std::map<std::string, long long> startOffsetParams(const ir::StencilIR &IR) {
         MinOff[A] = std::min<long long>(MinOff[A], O[A]);
   std::map<std::string, long long> Vars = constantValues(IR);
   for (const ir::Axis &X : IR.Axes)
-    if (identifiersOf(X.Extent).count(X.Extent) && !Vars.count(X.Extent))
+    if (ir::isIdentifier(X.Extent) && !Vars.count(X.Extent))
       Vars[X.Extent] = 64;
   for (auto &[Name, Value] : Out) {
     bool Found = false;

@@ -57,27 +57,24 @@ fs_mpi_env() {
     touch "$prefix/.extracted"
     echo "mpi-env: extracted $(ls "$carry"/*.deb | wc -l) packages into $prefix" >&2
   fi
-  # gfortran (Debian's mpif90 calls it by that name) runs from the
-  # prefix: without gcc-12's LTO plugin there, it is told not to use one
-  # (these builds use no LTO); a relocated GCC finds the rest of its
-  # files (f951, crtbegin, libgcc, libgfortran) under its own prefix.
-  # -fopenmp links through libgomp.spec, which only gcc-12 ships: the
-  # one line it holds, for the libgomp that libgcc-12-dev links.
-  local gcclib="$prefix/usr/lib/gcc/x86_64-linux-gnu/12"
-  if [ -e "$prefix/usr/bin/gfortran-12" ] && [ ! -e "$gcclib/libgomp.spec" ]; then
-    printf '*link_gomp: -lgomp %%{static: -ldl }\n' > "$gcclib/libgomp.spec"
-  fi
-  # The CUDA and C++ objects the Fortran link takes come from the host's
-  # g++, whose libstdc++ they need: gfortran 12 links the host's.
-  local hostcxx
-  hostcxx=$(g++ -print-file-name=libstdc++.so 2>/dev/null || true)
-  if [ -e "$prefix/usr/bin/gfortran-12" ] && [ ! -e "$gcclib/libstdc++.so" ] &&
-    [ "${hostcxx#/}" != "$hostcxx" ] && [ -e "$hostcxx" ]; then
-    ln -sfn "$(readlink -f "$hostcxx")" "$gcclib/libstdc++.so"
-  fi
+  # gfortran (Debian's mpif90 calls it by that name) runs from the prefix;
+  # a relocated GCC finds the rest of its files (f951, crtbegin, libgcc,
+  # libgfortran) under its own prefix. What gcc-12 itself would bring is
+  # made here: -fopenmp links through libgomp.spec (one line, for the
+  # libgomp that libgcc-12-dev links); the CUDA and C++ objects of the
+  # Fortran link come from the host's g++ and need its libstdc++; without
+  # gcc-12's LTO plugin gfortran is told not to use one (no LTO here).
+  local gcclib="$prefix/usr/lib/gcc/x86_64-linux-gnu/12" hostcxx
   if [ -e "$prefix/usr/bin/gfortran-12" ]; then
+    [ -e "$gcclib/libgomp.spec" ] ||
+      printf '*link_gomp: -lgomp %%{static: -ldl }\n' > "$gcclib/libgomp.spec"
+    hostcxx=$(g++ -print-file-name=libstdc++.so 2>/dev/null || true)
+    if [ ! -e "$gcclib/libstdc++.so" ] && [ "${hostcxx#/}" != "$hostcxx" ] &&
+      [ -e "$hostcxx" ]; then
+      ln -sfn "$(readlink -f "$hostcxx")" "$gcclib/libstdc++.so"
+    fi
     rm -f "$prefix/bin/gfortran"
-    if [ -e "$prefix/usr/lib/gcc/x86_64-linux-gnu/12/liblto_plugin.so" ]; then
+    if [ -e "$gcclib/liblto_plugin.so" ]; then
       ln -sfn ../usr/bin/gfortran-12 "$prefix/bin/gfortran"
     else
       printf '#!/bin/sh\nexec "%s" -fno-use-linker-plugin "$@"\n' \
