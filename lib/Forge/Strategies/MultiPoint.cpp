@@ -26,10 +26,11 @@ MultiPointStrategy::searchSpace(const ir::StencilIR &IR) const {
     Add(128, 1, VMax, 1, 2);
     Add(256, 1, VMax, 1, 4);
     Add(128, 1, 2, 1, 2);
-    // Taller columns: each thread's rows share more of their neighbours'
-    // loads, fewer blocks re-read the halo rows (PERKS' 9-point box in
-    // double gained most from the columns above; these come after them, so
-    // the default budget is unchanged).
+    // Wider blocks and taller columns, after the points above so that the
+    // default budget takes the same candidates: in PERKS' 9-point box
+    // (double, 8192^2, in the app on an H100) 256x1 z2 was 1% faster than
+    // 128x1 z2, the z4 and z8 columns slower
+    // (results/apps-e2e/2026-12-05-h100-perks-in-app/).
     Add(128, 1, VMax, 1, 4);
     Add(128, 1, VMax, 1, 8);
     Add(64, 1, VMax, 1, 4);
