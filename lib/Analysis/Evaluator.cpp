@@ -120,6 +120,15 @@ Value Interpreter::builtinIndex(const Expr *E) {
     return Value::unknown("");
   static const char *const Prefix[] = {"tid.", "bid.", "bdim.", "gdim."};
   std::string Name = std::string(Prefix[int(B->Var)]) + char('x' + B->Axis);
+  // Halo threads (HaloThreads.cpp): the computing threads numbered from 0;
+  // the block's size is its threads', whatever its points.
+  if (auto H = Halo.find(B->Axis); H != Halo.end()) {
+    if (Name[0] == 't')
+      return Value::index(Poly::symbol(Name) +
+                          Poly::constant(H->second.First));
+    if (Name.rfind("bdim.", 0) == 0)
+      return Value::index(Poly::constant(H->second.Threads));
+  }
   // A threadIdx or blockIdx that the store's index uses by itself, taken as
   // a position of its own (lonePositions).
   if (Lone.count(Name))

@@ -135,8 +135,14 @@ KernelAnalysis Interpreter::finish() {
     resolveSharedReads(W.Value);
   for (const auto &[D, B] : BlockSizes)
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
-                       std::to_string(B) +
-                       (BlockFromLaunch.count(D)
+                       std::to_string(Halo.count(D) ? Halo.at(D).Threads : B) +
+                       (Halo.count(D)
+                            ? " (the kernel's launches use " +
+                                  std::to_string(Halo.at(D).Threads) + ": " +
+                                  LaunchWhere + "; " + std::to_string(B) +
+                                  " points a block, the other threads only "
+                                  "load its tile)"
+                        : BlockFromLaunch.count(D)
                             ? " (the kernel's launches use " +
                                   std::to_string(B) + ": " + LaunchWhere + ")"
                         : TileWhy.count(D)
@@ -454,6 +460,11 @@ KernelAnalysis Interpreter::finish() {
       X.Source = GridStrideSyms.count(S) ? ir::AxisSource::GridStride
                                          : ir::AxisSource::Thread;
       X.Name = std::string("thread.") + S[2];
+      if (auto H = Halo.find(S[2] - 'x');
+          H != Halo.end() && X.Source == ir::AxisSource::Thread) {
+        X.BlockPoints = H->second.Points;
+        X.BlockFirst = H->second.First;
+      }
     } else if (S.rfind("@loop:", 0) == 0) {
       X.Source = ir::AxisSource::Loop;
       X.Name = S.substr(6);

@@ -263,6 +263,18 @@ struct ThreadCond {
   unsigned Scope = 0;
 };
 
+/// A block with more threads along one dimension than the points it
+/// computes there: the textbook tile whose block is the output tile plus
+/// its halo (`i = blockIdx.x * OUT + threadIdx.x - R`, launched with
+/// OUT + 2R threads), where every thread loads one element of the tile and
+/// only the threads First .. First + Points - 1 store to global memory.
+/// The interpreter numbers those threads from 0 (threadIdx.D is tid.D +
+/// First), so that positions fold as for a block of Points threads, and
+/// runs the tile's loads for all Threads of them (HaloThreads.cpp).
+struct HaloThreads {
+  int64_t Points = 0, Threads = 0, First = 0;
+};
+
 /// tile[Index] = Value, run by the threads for which every Cond holds.
 struct SharedStore {
   std::string Tile;
@@ -354,6 +366,10 @@ public:
   void blockSizesFromTiles(std::map<int, std::string> Why) {
     TileWhy = std::move(Why);
   }
+  /// Block sizes the kernel indexes blocks by (blockIdx.D * B + threadIdx.D).
+  const std::map<int, int64_t> &blockSizes() const { return BlockSizes; }
+  /// A run whose blocks have halo threads along these dimensions.
+  void haloThreads(std::map<int, HaloThreads> H) { Halo = std::move(H); }
   std::map<int, int64_t> lateBlockSizes() const {
     for (int D : BlockSizeWanted)
       if (!BlockSizes.count(D))
@@ -594,6 +610,20 @@ private:
                       });
   }
   std::vector<SharedStore> SharedStores;
+  /// Halo threads by dimension (HaloThreads.cpp), and how many of the
+  /// enclosing conditions let only the computing threads through.
+  std::map<int, HaloThreads> Halo;
+  unsigned HaloComputing = 0;
+  /// Whether the thread T of the block computes (not a halo thread).
+  bool haloComputes(const std::array<int64_t, 3> &T) const;
+  /// With halo threads: Cond holds exactly for the threads that compute
+  /// (true), exactly for the others (false), or neither, or cannot be
+  /// decided on threadIdx alone (nullopt).
+  std::optional<bool> selectsComputingThreads(const ThreadCond &Cond);
+  /// The range of each thread dimension of the block, [Lo, Hi): the
+  /// computing threads only (Readers) or all of them.
+  void blockRange(std::array<int64_t, 3> &Lo, std::array<int64_t, 3> &Hi,
+                  bool Readers) const;
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
   std::set<std::string> Lone;         // tid.D / bid.D taken as positions
   std::map<int, int64_t> GivenBlockSizes; // BlockSizes at construction
@@ -795,14 +825,14 @@ private:
         ActiveConds, SharedStores, BlockSizes, BlockSizeWanted, ThreadFns,
         ThreadFnIds, Clamps, Wraps, ClampInfos, Splits, LoopAxes,
         GridStrideSyms, PartialReasons, HardReasons, Assumptions, Returned,
-        Barriers, TileReadsLost, Modes, NamedAssumed);
+        Barriers, TileReadsLost, Modes, NamedAssumed, HaloComputing);
   }
   template <class Snapshot> void restore(const Snapshot &S) {
     std::tie(Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards,
              ActiveConds, SharedStores, BlockSizes, BlockSizeWanted, ThreadFns,
              ThreadFnIds, Clamps, Wraps, ClampInfos, Splits, LoopAxes,
              GridStrideSyms, PartialReasons, HardReasons, Assumptions, Returned,
-             Barriers, TileReadsLost, Modes, NamedAssumed) = S;
+             Barriers, TileReadsLost, Modes, NamedAssumed, HaloComputing) = S;
   }
   unsigned InlineDepth = 0;
   unsigned Steps = 0;

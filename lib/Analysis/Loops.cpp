@@ -160,6 +160,12 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
         return;
       }
       Extent[D] = It->second;
+      if (Halo.count(D)) {
+        partial(ReasonKind::LoopNotFollowed,
+                "the analysis does not follow " + Loop + ", which spreads "
+                "elements over the threads of a block with halo threads");
+        return;
+      }
     }
     BinaryOperatorKind Op = Cond->getOpcode();
     auto StepN = atThread(resolved(Step.Idx), {0, 0, 0}, BlockSizes, ThreadFns)

@@ -319,6 +319,15 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
     A.Kind = ir::Assumption::BlockDim;
     A.Expr = std::string(1, "xyz"[D]);
     A.Value = std::to_string(B);
+    if (auto H = Halo.find(D); H != Halo.end()) {
+      A.Value = std::to_string(H->second.Threads);
+      A.Why = "the kernel's launches use " + A.Value + " (" + LaunchWhere +
+              "): " + std::to_string(B) + " points a block, the other " +
+              std::to_string(H->second.Threads - B) +
+              " threads only load its tile";
+      IR.Assumptions.push_back(std::move(A));
+      continue;
+    }
     A.Why = BlockFromLaunch.count(D)
                 ? "the kernel's launches use " + std::to_string(B) + " (" +
                       LaunchWhere + ")"

@@ -278,7 +278,10 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     Why = "the __shared__ array '" + Tile + "' is read but never stored";
     return std::nullopt;
   }
-  ThreadPos Extent{1, 1, 1};
+  // The threads that store run over WLo..WHi, those that read over
+  // RLo..RHi: the same block, but for halo threads (HaloThreads.cpp), which
+  // load the tile and compute nothing.
+  ThreadPos WLo{0, 0, 0}, WHi{1, 1, 1}, RLo{0, 0, 0}, RHi{1, 1, 1};
   auto UsesDim = [&](const Poly &P, int D) {
     std::string Ax(1, "xyz"[D]);
     return P.mentions("tid." + Ax) || P.mentions("bdim." + Ax) ||
@@ -299,9 +302,13 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
             "' is loaded cannot be decided";
       return std::nullopt;
     }
-    Extent[D] = It->second;
+    WHi[D] = RHi[D] = It->second;
+    if (auto H = Halo.find(D); H != Halo.end()) {
+      WLo[D] = -H->second.First;
+      WHi[D] = H->second.Threads - H->second.First;
+    }
   }
-  if (Extent[0] * Extent[1] * Extent[2] > 4096) {
+  if ((WHi[0] - WLo[0]) * (WHi[1] - WLo[1]) * (WHi[2] - WLo[2]) > 4096) {
     Why = "a block of more than 4096 threads";
     return std::nullopt;
   }
@@ -317,9 +324,9 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   std::vector<StoreRun> Made;
   {
     ThreadPos T;
-    for (T[2] = 0; T[2] < Extent[2]; ++T[2])
-      for (T[1] = 0; T[1] < Extent[1]; ++T[1])
-        for (T[0] = 0; T[0] < Extent[0]; ++T[0])
+    for (T[2] = WLo[2]; T[2] < WHi[2]; ++T[2])
+      for (T[1] = WLo[1]; T[1] < WHi[1]; ++T[1])
+        for (T[0] = WLo[0]; T[0] < WHi[0]; ++T[0])
           for (size_t I = 0; I < Stores.size(); ++I) {
             const SharedStore *S = Stores[I];
             bool Runs = true;
@@ -534,9 +541,9 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   std::optional<std::string> Key;
   DPtr Result;
   ThreadPos R;
-  for (R[2] = 0; R[2] < Extent[2]; ++R[2])
-    for (R[1] = 0; R[1] < Extent[1]; ++R[1])
-      for (R[0] = 0; R[0] < Extent[0]; ++R[0]) {
+  for (R[2] = RLo[2]; R[2] < RHi[2]; ++R[2])
+    for (R[1] = RLo[1]; R[1] < RHi[1]; ++R[1])
+      for (R[0] = RLo[0]; R[0] < RHi[0]; ++R[0]) {
         auto E = atThread(ReadIndex, R, BlockSizes, ThreadFns).constantValue();
         if (!E) {
           Why = "a read of the __shared__ array '" + Tile +

@@ -157,6 +157,12 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
   DPtr D = asData(R, RHS);
   if (!D)
     return;
+  if (!Halo.empty() && HaloComputing == 0)
+    partial(ReasonKind::Guard,
+            "a store to '" + Ptr.Array + "' that the block's halo threads "
+            "make too: only a condition that lets exactly the threads that "
+            "compute through (or a return the others take) keeps them from "
+            "global memory");
   bool Accumulate = IsCompound;
   if (IsCompound) {
     const char *Spelled = compoundOperator(Op);
@@ -502,6 +508,11 @@ void Interpreter::execIf(const IfStmt *If) {
       Guards.insert(Guards.end(), Cs.begin(), Cs.end());
       return;
     }
+    // if (a halo thread) return;: only the computing threads go on.
+    if (selectsComputingThreads(threadCond(If->getCond())) == false) {
+      ++HaloComputing;
+      return;
+    }
     partial(ReasonKind::ControlFlow, "an early return under a condition the analysis does not "
             "follow: " + text(If->getCond()));
     return;
@@ -583,6 +594,24 @@ void Interpreter::execIf(const IfStmt *If) {
     }
     Reads.resize(ReadsBefore);
   }
+  // With halo threads: a condition that lets exactly the computing threads
+  // through, or exactly the others (HaloThreads.cpp). The halo side must
+  // store nothing to global memory (the store check in assign says so).
+  // Inside such a side already, the condition is another matter.
+  if (HaloComputing == 0 && !containsReturn(Then) &&
+      !(If->getElse() && containsReturn(If->getElse())))
+    if (std::optional<bool> Sel = selectsComputingThreads(TC)) {
+      auto Side = [&](const Stmt *S, const ThreadCond &C, bool Computes) {
+        if (!S)
+          return;
+        HaloComputing += Computes;
+        ExecUnder(S, C);
+        HaloComputing -= Computes;
+      };
+      ExecBoth([&] { Side(Then, TC, *Sel); },
+               [&] { Side(If->getElse(), NotTC, !*Sel); });
+      return;
+    }
   // A condition that is not a bound on the position.
   size_t Before = Writes.size();
   ExecBoth([&] { ExecUnder(Then, TC); },

@@ -79,6 +79,9 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   // below); what the last run saw of each.
   std::set<std::string> Lone, LoneSeen;
   std::map<int, int64_t> TileSizes, GuessSeen;
+  // Blocks with halo threads (HaloThreads.cpp): those of this reading, and
+  // those the last run's launch suggests.
+  std::map<int, detail::HaloThreads> Halo, HaloSeen;
   std::map<int, std::string> TileWhyText, GuessWhy;
   auto Configure = [&](Interpreter &I, const std::set<int> &Given) {
     I.lonePositions(Lone);
@@ -89,16 +92,28 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
       if (!Given.count(D) && TileWhyText.count(D))
         Guessed[D] = TileWhyText.at(D);
     I.blockSizesFromTiles(std::move(Guessed));
+    I.haloThreads(Halo);
   };
   auto Observe = [&](Interpreter &I) {
     LoneSeen = I.lonePositionIndices();
     GuessWhy.clear();
     GuessSeen = I.tileBlockGuesses(GuessWhy);
+    // A kernel that indexes blocks by fewer points than its launches give
+    // threads (blockIdx.x * 14 + threadIdx.x - 1 in blocks of 16): halo
+    // threads on either side, as many on each.
+    HaloSeen.clear();
+    if (Launch && Halo.empty())
+      for (const auto &[D, B] : I.blockSizes())
+        if (!FromLaunch.count(D) && B > 0 && Launch->Dims[D] > B &&
+            (Launch->Dims[D] - B) % 2 == 0)
+          HaloSeen[D] = {B, Launch->Dims[D], (Launch->Dims[D] - B) / 2};
   };
   auto RunWith = [&](const Interpreter::NumericConstants &Numbers,
                      std::set<std::string> &Assumed) {
     std::map<int, int64_t> Sizes = FromLaunch;
     Sizes.insert(TileSizes.begin(), TileSizes.end());
+    for (const auto &[D, H] : Halo)
+      Sizes[D] = H.Points;
     Interpreter I(Ctx, Kernel, Slices, PP, Numbers, Sizes);
     std::set<int> Given;
     for (const auto &[D, B] : FromLaunch)
@@ -173,6 +188,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     std::set<std::string> Lone;
     std::map<int, int64_t> Tiles;
     std::map<int, std::string> Why;
+    std::map<int, detail::HaloThreads> Halo = {};
   };
   std::vector<Reading> Readings(1);
   KernelAnalysis KA;
@@ -180,18 +196,27 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     Lone = Readings[N].Lone;
     TileSizes = Readings[N].Tiles;
     TileWhyText = Readings[N].Why;
+    Halo = Readings[N].Halo;
     KernelAnalysis R = Analyse();
     const bool Done = R.Result == KernelAnalysis::Stencil;
-    if (N == 0 || Done)
+    // A reading with halo threads is the launch's own account of the
+    // block: where it is no worse, its reasons are the ones to tell (a
+    // store the halo threads make) rather than the usual reading's (tile
+    // elements that threads which never read them would miss).
+    const bool HaloNoWorse = !Halo.empty() && R.Result <= KA.Result;
+    if (N == 0 || Done || HaloNoWorse)
       KA = std::move(R);
     if (Done)
       break;
     auto Add = [&](Reading Next) {
       for (const Reading &O : Readings)
-        if (O.Lone == Next.Lone && O.Tiles == Next.Tiles)
+        if (O.Lone == Next.Lone && O.Tiles == Next.Tiles &&
+            O.Halo.size() == Next.Halo.size())
           return;
       Readings.push_back(std::move(Next));
     };
+    if (!HaloSeen.empty() && Halo.empty())
+      Add({Lone, TileSizes, TileWhyText, HaloSeen});
     if (!LoneSeen.empty() && Lone.empty())
       Add({LoneSeen, TileSizes, TileWhyText});
     if (!GuessSeen.empty()) {

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iomanip>
 #include <mutex>
+#include <array>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -161,11 +162,27 @@ std::string launcherDecl(const ir::StencilIR &IR, const std::string &Name,
 /// extent that is a named constant (`N`) keeps the constant's meaning.
 std::string extentLocals(const ir::StencilIR &IR) {
   std::string S;
+  std::set<std::string> Declared;
   for (size_t A = 0; A < IR.Axes.size(); ++A)
-    if (isIdentifier(IR.Axes[A].Extent) && !IR.constant(IR.Axes[A].Extent))
+    if (isIdentifier(IR.Axes[A].Extent) && !IR.constant(IR.Axes[A].Extent) &&
+        Declared.insert(IR.Axes[A].Extent).second)
       S += "  const int " + IR.Axes[A].Extent + " = fs_ext[" + std::to_string(A) +
            "]; (void)" + IR.Axes[A].Extent + ";\n";
   return S;
+}
+
+/// For each axis, the first axis with the same extent parameter (a cube's
+/// N along every axis), else itself: the driver gives such axes one extent.
+static std::array<int, 3> sameExtentAxes(const ir::StencilIR &IR) {
+  std::array<int, 3> Same = {0, 1, 2};
+  for (size_t A = 0; A < IR.Axes.size() && A < 3; ++A)
+    for (size_t B = 0; B < A; ++B)
+      if (isIdentifier(IR.Axes[A].Extent) &&
+          IR.Axes[A].Extent == IR.Axes[B].Extent) {
+        Same[A] = static_cast<int>(B);
+        break;
+      }
+  return Same;
 }
 
 /// Statements adding to `fs_r` the last element each axis's reads reach,
@@ -390,8 +407,10 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
       OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
          << X.ThreadOffset << "));\n"
          << "  fs_hi[" << A << "] = std::min(fs_hi[" << A << "], (long long)("
-         << X.ThreadOffset << ") + (long long)fs_grid." << D
-         << " * fs_block." << D << ");\n";
+         << X.ThreadOffset << ") + (long long)fs_grid." << D << " * "
+         << (X.BlockPoints > 0 ? std::to_string(X.BlockPoints) + "LL"
+                               : std::string("fs_block.") + D)
+         << ");\n";
     } else if (X.Source == ir::AxisSource::Linear) {
       OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
          << X.ThreadOffset << "));\n";
@@ -456,10 +475,26 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
   for (int D = 0; D < 3; ++D)
     if (std::find(TD.begin(), TD.end(), D) == TD.end())
       B[D] = 1;
+  // Halo threads: the block the original is launched with, and the points
+  // each block covers along the dimension.
+  int Points[3] = {0, 0, 0};
+  for (const ir::Axis &X : IR.Axes)
+    if (X.Source == ir::AxisSource::Thread && X.BlockPoints > 0 &&
+        X.ThreadDim >= 'x' && X.ThreadDim <= 'z') {
+      const int D = X.ThreadDim - 'x';
+      Points[D] = static_cast<int>(X.BlockPoints);
+      if (unsigned Fixed = IR.fixedBlockDim(D))
+        B[D] = Fixed;
+    }
   OS << "static dim3 fs_original_block() { return dim3(" << B[0] << ", "
      << B[1] << ", " << B[2] << "); }\n"
      << "static const int fs_axis_thread_dim[3] = {" << TD[0] << ", " << TD[1]
-     << ", " << TD[2] << "};\n";
+     << ", " << TD[2] << "};\n"
+     << "static const int fs_block_points[3] = {" << Points[0] << ", "
+     << Points[1] << ", " << Points[2] << "};\n";
+  const std::array<int, 3> Same = sameExtentAxes(IR);
+  OS << "static const int fs_ext_same[3] = {" << Same[0] << ", " << Same[1]
+     << ", " << Same[2] << "};\n";
   OS << "static void fs_launch(int fs_v, dim3 fs_g, dim3 fs_b, cudaStream_t fs_s, "
         "Elem *const *fs_arr, const int *fs_ext, const double *fs_sc) {\n"
      << extentLocals(IR) << "  (void)fs_sc;\n  switch (fs_v) {\n";

@@ -306,7 +306,10 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
     auto Cover = [&](long long &L, long long &H) {
       if (X.Source == ir::AxisSource::Thread && ThreadDim[A] >= 0) {
         // What the driver's grid covers: whole blocks over the extent.
-        const long long B = std::max(1u, Block[ThreadDim[A]]);
+        // A block with halo threads covers its points, not its threads.
+        const long long B =
+            X.BlockPoints > 0 ? X.BlockPoints
+                              : std::max(1u, Block[ThreadDim[A]]);
         L = std::max(L, Offset);
         H = std::min(H, Offset + (Ext[A] + B - 1) / B * B);
       } else if (X.Source == ir::AxisSource::Linear) {

@@ -459,7 +459,9 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
                       : std::string("(long long)grid.") + threadDimChar(B))
          << " * "
          << (T == '-' ? std::string("1LL")
-                      : std::string("(long long)block.") + threadDimChar(T))
+             : X.BlockPoints > 0
+                 ? std::to_string(X.BlockPoints) + "LL" // halo threads
+                 : std::string("(long long)block.") + threadDimChar(T))
          << ";\n";
     }
     Covered(X.Lower, X.Upper, "fs_lo", "fs_hi");
@@ -726,6 +728,12 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
     const ir::Axis &X = IR.Axes[A];
     if (X.Source != ir::AxisSource::Thread)
       continue;
+    if (X.BlockPoints > 0) // halo threads compute nothing
+      OS << Indent << "if ((long long)threadIdx." << threadDimChar(X.ThreadDim)
+         << " < " << X.BlockFirst << " || (long long)threadIdx."
+         << threadDimChar(X.ThreadDim) << " >= " << X.BlockFirst + X.BlockPoints
+         << ")\n"
+         << Indent << "  return;\n";
     OS << Indent << "const long long " << X.Name << " = "
        << ir::threadPosition(X) << " + (" << X.ThreadOffset << ");\n";
     OS << Indent << "if (" << X.Name << " < (" << Lower(A) << ") || "

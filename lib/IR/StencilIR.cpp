@@ -317,6 +317,10 @@ std::string threadPosition(const Axis &X) {
     return std::string("(long long)blockIdx.") + Dim(B);
   if (B == '-')
     return std::string("(long long)threadIdx.") + Dim(T);
+  if (X.BlockPoints > 0)
+    return std::string("((long long)blockIdx.") + Dim(B) + " * " +
+           std::to_string(X.BlockPoints) + " + (long long)threadIdx." +
+           Dim(T) + " - " + std::to_string(X.BlockFirst) + ")";
   return std::string("(long long)blockIdx.") + Dim(B) + " * blockDim." +
          Dim(T) + " + threadIdx." + Dim(T);
 }
@@ -365,6 +369,10 @@ json toJson(const StencilIR &IR) {
     if (A.blockDim() != A.ThreadDim)
       X["block_dim"] = A.BlockDim == '-' ? std::string("none")
                                          : std::string(1, A.BlockDim);
+    if (A.BlockPoints > 0) {
+      X["block_points"] = A.BlockPoints;
+      X["block_first"] = A.BlockFirst;
+    }
     if (!A.LinearStep.empty())
       X["linear_step"] = A.LinearStep;
     if (!A.LinearModulus.empty())
@@ -637,6 +645,8 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.Upper = R.string(A, "upper", AP);
     X.Extent = R.string(A, "extent", AP, "");
     X.ThreadOffset = R.string(A, "thread_offset", AP, "0");
+    X.BlockPoints = R.integer(A, "block_points", AP, 0, 1024, 0);
+    X.BlockFirst = R.integer(A, "block_first", AP, 0, 1024, 0);
     X.LinearStep = R.string(A, "linear_step", AP, "");
     X.LinearModulus = R.string(A, "linear_modulus", AP, "");
     X.ClampLower = R.string(A, "clamp_lower", AP, "");

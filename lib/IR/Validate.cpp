@@ -153,6 +153,20 @@ private:
       else if (X.BlockDim && X.BlockDim != 'x' && X.BlockDim != 'y' &&
                X.BlockDim != 'z' && X.BlockDim != '-')
         fail(memberPath(P, "block_dim"), "not x, y, z or none");
+      else if ((X.BlockPoints > 0 || X.BlockFirst > 0) &&
+               (X.Source != AxisSource::Thread || !X.usualThreadMapping()))
+        fail(memberPath(P, "block_points"),
+             "only a thread axis at blockIdx.D * B + threadIdx.D has halo "
+             "threads");
+      else if (X.BlockFirst > 0 && X.BlockPoints == 0)
+        fail(memberPath(P, "block_first"), "given without block_points");
+      else if (X.BlockPoints > 0 &&
+               IR.fixedBlockDim(X.ThreadDim - 'x') <
+                   static_cast<unsigned>(X.BlockFirst + X.BlockPoints))
+        fail(memberPath(P, "block_points"),
+             "halo threads need a block-dim assumption along " +
+                 std::string(1, X.ThreadDim) + " of at least block_first + "
+                 "block_points threads");
       else if (X.ThreadDim == '-' && X.blockDim() == '-')
         fail(P, "axis " + shown(X.Name) +
                     " has neither a threadIdx nor a blockIdx term");

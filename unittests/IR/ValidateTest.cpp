@@ -626,3 +626,63 @@ TEST(IRValidate, ParamArraysAreReadAtAnIndexExpression) {
             std::string::npos)
       << refusal(Scalar);
 }
+
+namespace {
+/// The star with halo threads along x: blocks of 16 threads, 14 points a
+/// block from thread 1.
+json haloStar() {
+  json Doc = star();
+  Doc["axes"][0]["block_points"] = 14;
+  Doc["axes"][0]["block_first"] = 1;
+  Doc["assumptions"] = json::array(
+      {{{"kind", "block-dim"}, {"expr", "x"}, {"value", "16"}, {"why", ""}}});
+  return Doc;
+}
+} // namespace
+
+TEST(IRValidate, HaloThreadsRoundTrip) {
+  json Doc = haloStar();
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_EQ(IR->Axes[0].BlockPoints, 14);
+  EXPECT_EQ(IR->Axes[0].BlockFirst, 1);
+  EXPECT_EQ(ir::toJson(*IR), Doc);
+  // The position the original's threads have, for the generated original.
+  EXPECT_EQ(ir::threadPosition(IR->Axes[0]),
+            "((long long)blockIdx.x * 14 + (long long)threadIdx.x - 1)");
+  // Without halo threads the members are not written at all.
+  auto Plain = ir::fromJson(star(), Error);
+  ASSERT_TRUE(Plain.has_value()) << Error;
+  EXPECT_FALSE(ir::toJson(*Plain)["axes"][0].contains("block_points"));
+}
+
+TEST(IRValidate, HaloThreadsNeedTheirBlock) {
+  // The block must hold the first computing thread and all the others.
+  json Small = haloStar();
+  Small["assumptions"][0]["value"] = "14";
+  EXPECT_NE(refusal(Small).find("axes[0].block_points: halo threads need a "
+                                "block-dim assumption along x of at least "
+                                "block_first + block_points threads"),
+            std::string::npos)
+      << refusal(Small);
+  json None = haloStar();
+  None["assumptions"] = json::array();
+  EXPECT_NE(refusal(None).find("halo threads need a block-dim assumption"),
+            std::string::npos);
+  json NoPoints = haloStar();
+  NoPoints["axes"][0].erase("block_points");
+  EXPECT_NE(refusal(NoPoints).find("axes[0].block_first: given without "
+                                   "block_points"),
+            std::string::npos)
+      << refusal(NoPoints);
+  json Negative = haloStar();
+  Negative["axes"][0]["block_points"] = -3;
+  EXPECT_NE(refusal(Negative), "");
+  // Only a thread axis at blockIdx.D * B + threadIdx.D.
+  json Mixed = haloStar();
+  Mixed["axes"][0]["block_dim"] = "y";
+  EXPECT_NE(refusal(Mixed).find("has halo threads"), std::string::npos)
+      << refusal(Mixed);
+}
+

@@ -57,6 +57,14 @@ struct Axis {
   /// 0 means the same as ThreadDim, the usual blockIdx.T*blockDim.T+threadIdx.T.
   char BlockDim = 0;
   char blockDim() const { return BlockDim ? BlockDim : ThreadDim; }
+  /// A thread axis whose blocks have halo threads, more threads than the
+  /// points a block computes (the textbook tile whose block is the output
+  /// tile plus its halo, lib/Analysis/HaloThreads.cpp): the points one
+  /// block covers along ThreadDim, and the first of its threads that
+  /// computes. The position is blockIdx * BlockPoints + threadIdx -
+  /// BlockFirst for the threads BlockFirst .. BlockFirst + BlockPoints - 1;
+  /// the others compute nothing. 0: a block covers blockDim points.
+  int64_t BlockPoints = 0, BlockFirst = 0;
   /// A Thread axis formed as blockIdx.T * blockDim.T + threadIdx.T (the
   /// only mapping the generators and drivers reproduce the coverage of).
   bool usualThreadMapping() const {

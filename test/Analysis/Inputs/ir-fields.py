@@ -58,6 +58,9 @@ def main():
                 linear += " clamp [%s, %s]" % (a["clamp_lower"], a["clamp_upper"])
             if "wrap_lower" in a:
                 linear += " wrap [%s, %s]" % (a["wrap_lower"], a["wrap_upper"])
+            if "block_points" in a:
+                linear += " block_points %d first %d" % (
+                    a["block_points"], a["block_first"])
             print("  axis %s %s %s [%s, %s) extent %s shift %s%s" % (
                 a["name"], a["source"], a["thread_dim"], a["lower"],
                 a["upper"], a["extent"] or "-", a["thread_offset"], linear))
