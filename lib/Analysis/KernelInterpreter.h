@@ -159,11 +159,21 @@ struct Value {
   unsigned UnitBytes = 0;
   std::string Why;   // Unknown: why
   ReasonKind WhyKind = ReasonKind::Update;
+  /// Unknown: a local declared without a value and not set since (float v;
+  /// if (inside) v = in[g];): where a branch sets it, the value of the
+  /// other side never matters if the branch's guard holds wherever the
+  /// value is used, which is what a fill (inside ? in[g] : 0) needs too.
+  bool Unset = false;
 
   static Value unknown(std::string Why, ReasonKind K = ReasonKind::Update) {
     Value V;
     V.Why = std::move(Why);
     V.WhyKind = K;
+    return V;
+  }
+  static Value unset(std::string Why) {
+    Value V = unknown(std::move(Why));
+    V.Unset = true;
     return V;
   }
   static Value index(Poly P) {

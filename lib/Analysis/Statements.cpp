@@ -356,7 +356,8 @@ void Interpreter::mergeBranches(
   // the variable has no one value the IR can state.
   auto IsFill = [](const Value &V) {
     return (V.K == Value::Index && V.Idx.isConstant()) ||
-           (V.K == Value::Data && V.D && V.D->K == DNode::Literal);
+           (V.K == Value::Data && V.D && V.D->K == DNode::Literal) ||
+           (V.K == Value::Unknown && V.Unset);
   };
   const bool ReadsData = readsData(Cond);
   // A position local moved where a comparison of positions holds (if (ip
@@ -373,6 +374,9 @@ void Interpreter::mergeBranches(
   auto Merged = [&](const std::string &Name, const Value &T,
                     const Value &E) -> Value {
     if (sameValue(T, E))
+      return T;
+    // Set on neither side: still unset.
+    if (T.K == Value::Unknown && T.Unset && E.K == Value::Unknown && E.Unset)
       return T;
     if (Compared && T.K == Value::Index && E.K == Value::Index) {
       const std::string Text =
@@ -797,7 +801,7 @@ void Interpreter::exec(const Stmt *S) {
         continue;
       }
       if (!VD->hasInit()) {
-        Env[VD] = Value::unknown("'" + Name + "' is used before it is set");
+        Env[VD] = Value::unset("'" + Name + "' is used before it is set");
         continue;
       }
       const Expr *Init = VD->getInit();
