@@ -93,11 +93,17 @@ ASAN_OPTIONS = ("halt_on_error=1:detect_leaks=0:handle_segv=0:handle_sigbus=0:"
                 "allow_user_segv_handler=1:detect_stack_use_after_return=0:"
                 "detect_odr_violation=0:alloc_dealloc_mismatch=0:"
                 "new_delete_type_mismatch=0")
-# Warp-level operations need the 32 threads of a warp in lockstep.
+# Warp-level operations need the 32 threads of a warp in lockstep; of
+# cooperative groups, only the thread block is emulated (its sync() is the
+# block's barrier), not tiles of it, nor the grid across blocks.
 WARP_SYNCHRONOUS = re.compile(
     r"\b(__shfl\w*|__syncwarp|__ballot\w*|__any_sync|__all_sync|"
-    r"__activemask|__match_\w+|__reduce_\w+_sync|cooperative_groups)\b")
-BARRIER = re.compile(r"\b__syncthreads(_count|_and|_or)?\b")
+    r"__activemask|__match_\w+|__reduce_\w+_sync|tiled_partition|"
+    r"thread_block_tile|coalesced_threads|coalesced_group|this_grid|"
+    r"grid_group|this_multi_grid|multi_grid_group|cluster_group)\b")
+# A function that names the thread block may sync it: run it as fibers.
+BARRIER = re.compile(
+    r"\b(__syncthreads(_count|_and|_or)?|this_thread_block|thread_block)\b")
 
 
 class EmulationError(Exception):
@@ -501,7 +507,8 @@ def write_include(work):
     include = os.path.join(work, "include")
     os.makedirs(include, exist_ok=True)
     shutil.copyfile(SHIM, os.path.join(include, SHIM_NAME))
-    for header in ("cuda_runtime.h", "cuda_runtime_api.h", "cuda_pipeline.h"):
+    for header in ("cuda_runtime.h", "cuda_runtime_api.h", "cuda_pipeline.h",
+                   "cooperative_groups.h"):
         with open(os.path.join(include, header), "w") as f:
             f.write('#include "%s"\n' % SHIM_NAME)
 

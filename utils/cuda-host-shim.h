@@ -508,6 +508,30 @@ inline int __syncthreads_count(int P) {
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 
+/// Cooperative groups' thread block (cooperative_groups.h stands for the
+/// toolkit's): its sync() is the block's barrier. Tiles of a block and the
+/// grid group are not emulated (the script refuses code that names them).
+namespace cooperative_groups {
+class thread_block {
+public:
+  void sync() const { fs_emu::barrier(); }
+  unsigned long long size() const {
+    return (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
+  }
+  unsigned long long thread_rank() const {
+    return ((unsigned long long)threadIdx.z * blockDim.y + threadIdx.y) *
+               blockDim.x + threadIdx.x;
+  }
+  dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  dim3 thread_index() const {
+    return dim3(threadIdx.x, threadIdx.y, threadIdx.z);
+  }
+  dim3 group_dim() const { return blockDim; }
+};
+inline thread_block this_thread_block() { return thread_block(); }
+inline void sync(const thread_block &B) { B.sync(); }
+} // namespace cooperative_groups
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies (cuda_pipeline.h)
 //===----------------------------------------------------------------------===//

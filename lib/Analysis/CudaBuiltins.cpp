@@ -47,5 +47,25 @@ std::optional<CudaBuiltinRef> cudaBuiltinRef(const Expr *E) {
   return std::nullopt;
 }
 
+bool isBlockBarrier(const CallExpr *C) {
+  const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+  if (!F || !F->getIdentifier())
+    return false;
+  const StringRef Name = F->getName();
+  if (Name == "__syncthreads" || Name == "__barrier_sync")
+    return true;
+  if (Name != "sync")
+    return false;
+  // The group the barrier is over: the object of a member call, else the
+  // one argument of cooperative_groups::sync(group).
+  const CXXRecordDecl *Group = nullptr;
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(C)) {
+    Group = M->getRecordDecl();
+  } else if (C->getNumArgs() == 1) {
+    Group = C->getArg(0)->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  }
+  return Group && Group->getName() == "thread_block";
+}
+
 } // namespace analysis
 } // namespace forgestencil

@@ -748,7 +748,7 @@ Value Interpreter::evalCall(const CallExpr *C) {
                "): a scatter or reduction, not a stencil");
     return Value::unknown("");
   }
-  if (FD->getName() == "__syncthreads") {
+  if (isBlockBarrier(C)) {
     ++Barriers;
     return Value::unknown("");
   }

@@ -18,6 +18,8 @@
 
 #include "KernelInterpreter.h"
 
+#include "forgestencil/Analysis/CudaBuiltins.h"
+
 #include <algorithm>
 #include <set>
 
@@ -219,7 +221,7 @@ bool hasBarrier(const Stmt *S, int Depth, bool InCallee,
     return false;
   if (const auto *C = dyn_cast<CallExpr>(S))
     if (const FunctionDecl *F = C->getDirectCallee()) {
-      if (F->getName() == "__syncthreads")
+      if (isBlockBarrier(C))
         return true;
       const FunctionDecl *Def = nullptr;
       if (Depth > 0 && F->hasBody(Def) && Def && Seen.insert(Def).second &&

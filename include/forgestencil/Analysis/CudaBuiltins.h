@@ -35,6 +35,12 @@ const char *cudaBuiltinName(CudaBuiltin B);
 /// or none.
 std::optional<CudaBuiltinRef> cudaBuiltinRef(const clang::Expr *E);
 
+/// Whether \p C is a barrier of the thread block: __syncthreads(),
+/// __barrier_sync(0), or cooperative groups' thread_block::sync(),
+/// cooperative_groups::sync(block) and this_thread_block().sync(). Not the
+/// grid's (grid_group::sync(), a barrier across blocks).
+bool isBlockBarrier(const clang::CallExpr *C);
+
 } // namespace analysis
 } // namespace forgestencil
 
