@@ -26,8 +26,6 @@
 
 #include "KernelInterpreter.h"
 
-#include <functional>
-
 namespace forgestencil {
 namespace analysis {
 namespace detail {
@@ -58,15 +56,7 @@ Interpreter::selectsComputingThreads(const ThreadCond &Raw) {
   if (Halo.empty())
     return std::nullopt;
   // Decided on numbers: the named constants (IN_TILE) resolved.
-  std::function<ThreadCond(const ThreadCond &)> Resolve =
-      [&](const ThreadCond &C) {
-        ThreadCond R = C;
-        R.D = resolved(C.D);
-        for (ThreadCond &A : R.Args)
-          A = Resolve(A);
-        return R;
-      };
-  const ThreadCond Cond = Resolve(Raw);
+  const ThreadCond Cond = resolvedCond(Raw);
   ThreadPos Lo, Hi;
   blockRange(Lo, Hi, /*Readers=*/false);
   if ((Hi[0] - Lo[0]) * (Hi[1] - Lo[1]) * (Hi[2] - Lo[2]) > 4096)

@@ -794,6 +794,15 @@ private:
   /// as assumed; Only limits it to the constants Only accepts.
   Poly resolved(const Poly &P,
                 const std::function<bool(const std::string &)> &Only = nullptr);
+  /// C with the named constants of its comparisons resolved (resolved()),
+  /// so that it can be decided thread by thread on numbers.
+  ThreadCond resolvedCond(const ThreadCond &C) {
+    ThreadCond R = C;
+    R.D = resolved(C.D);
+    for (ThreadCond &A : R.Args)
+      A = resolvedCond(A);
+    return R;
+  }
   /// The number P stands for, resolving named constants if it must.
   std::optional<int64_t> numberOf(const Poly &P);
   /// Whether P >= 0, resolving named constants if it must.

@@ -212,14 +212,6 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   const std::string &Tile = Read.Name;
   // Which thread stores which element is decided on numbers: the named
   // constants of the tile's indices and conditions (TILE) are resolved.
-  std::function<ThreadCond(const ThreadCond &)> ResolveCond =
-      [&](const ThreadCond &C) {
-        ThreadCond R = C;
-        R.D = resolved(C.D);
-        for (ThreadCond &A : R.Args)
-          A = ResolveCond(A);
-        return R;
-      };
   // A store under a bound on the position (if (inside), gx > 0 in a halo
   // load's condition) runs, for the thread-by-thread account below, in
   // every thread; the bound goes with the value it stores, as a guard on
@@ -233,7 +225,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
       R.Index = resolved(S.Index);
       std::vector<PosGuard> Bounds;
       for (ThreadCond &C : R.Conds)
-        C = splitDomainBounds(ResolveCond(C), Tile, Bounds);
+        C = splitDomainBounds(resolvedCond(C), Tile, Bounds);
       for (const Constraint &G : S.DomainGuards) {
         if (G.Symbol.size() == 4 && G.Symbol.rfind("@g", 0) == 0 &&
             G.Symbol[3] == '-') {
