@@ -27,6 +27,8 @@ namespace detail {
 std::string Interpreter::text(const Expr *E) const {
   if (Negations.count(E))
     return "!(" + text(cast<UnaryOperator>(E)->getSubExpr()) + ")";
+  if (auto It = SwitchConds.find(E); It != SwitchConds.end())
+    return It->second;
   CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
   R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
   if (R.isValid())

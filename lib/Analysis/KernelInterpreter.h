@@ -427,6 +427,15 @@ private:
   bool Tail = false;
   /// The negations withRestAsElse made (no source text of their own).
   std::set<const Expr *> Negations;
+  /// Conditions made for a switch's cases (Switches.cpp), with the text
+  /// they stand for (`order == 4`).
+  std::map<const Expr *, std::string> SwitchConds;
+  /// switch (c) { case A: ...; break; ... default: ...; } as the chain
+  /// if (c == A) { ... } else if ... else { ... }, or null (with Why) for
+  /// a switch that falls through from one case into the next, breaks out
+  /// from inside a case, or has ranges or declarations the chain would
+  /// not keep.
+  const Stmt *switchAsIfs(const SwitchStmt *S, std::string &Why);
   Value compound(const Value &L, const Value &R, BinaryOperatorKind Op,
                  const Expr *LHS, const Expr *RHS);
   /// Pre: the value of RHS, already evaluated (an if/else turned into one

@@ -841,8 +841,17 @@ void Interpreter::exec(const Stmt *S) {
     Returned = true;
     return;
   }
-  if (isa<SwitchStmt>(S) || isa<GotoStmt>(S)) {
-    partial(ReasonKind::ControlFlow, "control flow the analysis does not follow (switch/goto)");
+  if (const auto *Sw = dyn_cast<SwitchStmt>(S)) {
+    std::string Why;
+    if (const Stmt *Chain = switchAsIfs(Sw, Why)) {
+      exec(Chain);
+      return;
+    }
+    partial(ReasonKind::ControlFlow, "a switch the analysis does not follow: " + Why);
+    return;
+  }
+  if (isa<GotoStmt>(S)) {
+    partial(ReasonKind::ControlFlow, "control flow the analysis does not follow (goto)");
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
