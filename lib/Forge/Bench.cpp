@@ -9,6 +9,7 @@
 #include "StartOffsets.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -17,7 +18,6 @@
 #include <fstream>
 #include <iomanip>
 #include <mutex>
-#include <array>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
