@@ -428,8 +428,11 @@ private:
   /// The negations withRestAsElse made (no source text of their own).
   std::set<const Expr *> Negations;
   /// Conditions made for a switch's cases (Switches.cpp), with the text
-  /// they stand for (`order == 4`).
+  /// they stand for (`order == 4`), and each switch's chain (or why it has
+  /// none), made once however often the switch runs.
   std::map<const Expr *, std::string> SwitchConds;
+  std::map<const SwitchStmt *, std::pair<const Stmt *, std::string>>
+      SwitchChains;
   /// switch (c) { case A: ...; break; ... default: ...; } as the chain
   /// if (c == A) { ... } else if ... else { ... }, or null (with Why) for
   /// a switch that falls through from one case into the next, breaks out

@@ -271,9 +271,12 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     return std::nullopt;
   }
   // The threads that store run over WLo..WHi, those that read over
-  // RLo..RHi: the same block, but for halo threads (HaloThreads.cpp), which
-  // load the tile and compute nothing.
-  ThreadPos WLo{0, 0, 0}, WHi{1, 1, 1}, RLo{0, 0, 0}, RHi{1, 1, 1};
+  // RLo..RHi (blockRange: the same block, but for halo threads, which load
+  // the tile and compute nothing); one thread along a dimension neither
+  // the tile's stores nor the read move along.
+  ThreadPos WLo, WHi, RLo, RHi;
+  blockRange(WLo, WHi, /*Readers=*/false);
+  blockRange(RLo, RHi, /*Readers=*/true);
   auto UsesDim = [&](const Poly &P, int D) {
     std::string Ax(1, "xyz"[D]);
     return P.mentions("tid." + Ax) || P.mentions("bdim." + Ax) ||
@@ -283,21 +286,18 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     bool Used = UsesDim(ReadIndex, D);
     for (const SharedStore *S : Stores)
       Used = Used || UsesDim(S->Index, D);
-    if (!Used)
+    if (!Used) {
+      WLo[D] = RLo[D] = 0;
+      WHi[D] = RHi[D] = 1;
       continue;
-    auto It = BlockSizes.find(D);
-    if (It == BlockSizes.end()) {
+    }
+    if (!BlockSizes.count(D)) {
       BlockSizeWanted.insert(D); // A launch may fix it (analyzeKernel).
       Why = std::string("the block size along ") + "xyz"[D] +
             " is not fixed in the kernel (blockIdx*B + threadIdx), so "
             "whether every element of the __shared__ array '" + Tile +
             "' is loaded cannot be decided";
       return std::nullopt;
-    }
-    WHi[D] = RHi[D] = It->second;
-    if (auto H = Halo.find(D); H != Halo.end()) {
-      WLo[D] = -H->second.First;
-      WHi[D] = H->second.Threads - H->second.First;
     }
   }
   if ((WHi[0] - WLo[0]) * (WHi[1] - WLo[1]) * (WHi[2] - WLo[2]) > 4096) {

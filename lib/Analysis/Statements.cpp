@@ -842,12 +842,18 @@ void Interpreter::exec(const Stmt *S) {
     return;
   }
   if (const auto *Sw = dyn_cast<SwitchStmt>(S)) {
-    std::string Why;
-    if (const Stmt *Chain = switchAsIfs(Sw, Why)) {
+    auto It = SwitchChains.find(Sw);
+    if (It == SwitchChains.end()) {
+      std::string Why;
+      const Stmt *Chain = switchAsIfs(Sw, Why);
+      It = SwitchChains.emplace(Sw, std::make_pair(Chain, Why)).first;
+    }
+    if (const Stmt *Chain = It->second.first) {
       exec(Chain);
       return;
     }
-    partial(ReasonKind::ControlFlow, "a switch the analysis does not follow: " + Why);
+    partial(ReasonKind::ControlFlow,
+            "a switch the analysis does not follow: " + It->second.second);
     return;
   }
   if (isa<GotoStmt>(S)) {
