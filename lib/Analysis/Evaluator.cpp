@@ -601,7 +601,8 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
             }))
           ByBlock.insert(M.begin(), M.end());
       Poly Q = resolved(P, [&](const std::string &S) { return ByBlock.count(S) > 0; });
-      return Value::index(foldGlobalThread(Q, &BlockSizes));
+      Q = foldGlobalThread(Q, &BlockSizes);
+      return Value::index(Splits.empty() ? Q : foldSplitRemainders(Q));
     };
     switch (Op) {
     case BO_Add:
@@ -648,6 +649,8 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
           return *W;
       // A 1-D id split into axes: mod[X|A], div[X|A]; div of div
       // canonicalises to one division by the product.
+      if (std::optional<Poly> N = nestedSplit(L.Idx, R.Idx, Op == BO_Div))
+        return Value::index(*N);
       Poly X = L.Idx, A = R.Idx;
       if (Op == BO_Div && X.terms().size() == 1 &&
           X.terms().begin()->second == 1 &&
@@ -662,17 +665,7 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
           A = It->second.A * A;
         }
       }
-      std::string Key = X.str() + "|" + A.str();
-      Split &S = Splits[Key];
-      S.X = X;
-      S.A = A;
-      S.ModName = "mod[" + Key + "]";
-      S.DivName = "div[" + Key + "]";
-      if (Op == BO_Div)
-        S.HaveDiv = true;
-      else
-        S.HaveMod = true;
-      return Value::index(Poly::symbol(Op == BO_Div ? S.DivName : S.ModName));
+      return Value::index(registerSplit(X, A, Op == BO_Div));
     }
     default:
       return Value::unknown("integer operator " +

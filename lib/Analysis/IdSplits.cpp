@@ -6,6 +6,13 @@
 // index and guard, and a guard on the id becomes one on the slower
 // coordinate where A divides its bound.
 //
+// Codes also split without %: z = id / (nx*ny); y = (id - z*nx*ny) / nx;
+// x = id - z*nx*ny - y*nx. The remainder X - A*div[X|A] is mod[X|A]
+// (foldSplitRemainders), and a split of a remainder by a divisor of its
+// modulus is one of the id itself: mod[mod[X|a]|b] = mod[X|b] and
+// div[mod[X|a]|b] = mod[div[X|b]|a/b] where b divides a (nestedSplit), the
+// forms the % spelling gives.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelInterpreter.h"
@@ -36,6 +43,101 @@ std::optional<Poly> exactQuotient(const Poly &P, const Poly &D) {
     R = R + Term;
   }
   return R;
+}
+
+Poly Interpreter::registerSplit(const Poly &X, const Poly &A, bool Div) {
+  std::string Key = X.str() + "|" + A.str();
+  Split &S = Splits[Key];
+  S.X = X;
+  S.A = A;
+  S.ModName = "mod[" + Key + "]";
+  S.DivName = "div[" + Key + "]";
+  (Div ? S.HaveDiv : S.HaveMod) = true;
+  return Poly::symbol(Div ? S.DivName : S.ModName);
+}
+
+Poly Interpreter::foldSplitRemainders(const Poly &P) {
+  Poly Out = P;
+  for (int Round = 0; Round < 4; ++Round) {
+    bool Changed = false;
+    for (auto &[Key, S] : Splits) {
+      if (!S.HaveDiv || !Out.mentions(S.DivName))
+        continue;
+      // Out = X - A*div[X|A] + Rest: every term of the remainder is in Out
+      // with its coefficient.
+      const Poly Rem = S.X - S.A * Poly::symbol(S.DivName);
+      bool Holds = !Rem.terms().empty();
+      for (const auto &[M, C] : Rem.terms()) {
+        auto It = Out.terms().find(M);
+        Holds &= It != Out.terms().end() && It->second == C;
+      }
+      if (!Holds)
+        continue;
+      S.HaveMod = true;
+      Out = Out - Rem + Poly::symbol(S.ModName);
+      Changed = true;
+    }
+    // mod[Y|a*b] - a*mod[div[Y|a]|b] = mod[Y|a]: the fastest coordinate
+    // taken off the remainder of the slowest split.
+    std::optional<std::pair<Poly, Poly>> Finer; // (Y, a)
+    for (const auto &[Key, S] : Splits) {
+      if (!S.HaveMod || !Out.mentions(S.ModName) || S.X.terms().size() != 1)
+        continue;
+      const Monomial &M = S.X.terms().begin()->first;
+      if (S.X.terms().begin()->second != 1 || M.size() != 1)
+        continue;
+      for (const auto &[K2, D] : Splits) {
+        if (D.DivName != M[0])
+          continue;
+        auto Whole = Splits.find(D.X.str() + "|" + (D.A * S.A).str());
+        if (Whole == Splits.end() || !Whole->second.HaveMod)
+          continue;
+        const Poly Rem = Poly::symbol(Whole->second.ModName) -
+                         D.A * Poly::symbol(S.ModName);
+        bool Holds = true;
+        for (const auto &[TM, C] : Rem.terms()) {
+          auto It = Out.terms().find(TM);
+          Holds &= It != Out.terms().end() && It->second == C;
+        }
+        if (Holds) {
+          Out = Out - Rem;
+          Finer = std::make_pair(D.X, D.A);
+        }
+        break;
+      }
+      if (Finer)
+        break;
+    }
+    if (Finer) {
+      Out = Out + registerSplit(Finer->first, Finer->second, /*Div=*/false);
+      Changed = true;
+    }
+    if (!Changed)
+      break;
+  }
+  return Out;
+}
+
+std::optional<Poly> Interpreter::nestedSplit(const Poly &L, const Poly &B,
+                                             bool Div) {
+  if (L.terms().size() != 1 || L.terms().begin()->second != 1 ||
+      L.terms().begin()->first.size() != 1)
+    return std::nullopt;
+  const std::string &Sym = L.terms().begin()->first[0];
+  if (Sym.rfind("mod[", 0) != 0)
+    return std::nullopt;
+  for (const auto &[Key, S] : Splits) {
+    if (S.ModName != Sym)
+      continue;
+    std::optional<Poly> Q = exactQuotient(S.A, B);
+    if (!Q || Q->constantValue() == std::optional<int64_t>(1))
+      return std::nullopt;
+    const Poly X = S.X; // Splits may grow below.
+    if (!Div)
+      return registerSplit(X, B, /*Div=*/false);
+    return registerSplit(registerSplit(X, B, /*Div=*/true), *Q, /*Div=*/false);
+  }
+  return std::nullopt;
 }
 
 void Interpreter::applySplits() {

@@ -582,6 +582,13 @@ private:
   void recordBuildFacts(ir::StencilIR &IR);
   void scanForNonStencilCalls(const Stmt *S);
   void applySplits();
+  /// mod[X|A] or div[X|A] (\p Div), the split recorded (IdSplits.cpp).
+  Poly registerSplit(const Poly &X, const Poly &A, bool Div);
+  /// \p P with every X - A*div[X|A] of a recorded split as mod[X|A].
+  Poly foldSplitRemainders(const Poly &P);
+  /// mod[X|a] split again by \p B, a divisor of a: mod[X|B] (remainder) or
+  /// mod[div[X|B]|a/B] (quotient); none otherwise.
+  std::optional<Poly> nestedSplit(const Poly &L, const Poly &B, bool Div);
   KernelAnalysis finish();
   std::string text(const Expr *E) const;
   void partial(ReasonKind K, const std::string &Why) {
