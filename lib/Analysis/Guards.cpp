@@ -280,6 +280,9 @@ const Expr *Interpreter::namedCondition(const Expr *E) const {
 /// Whether a condition compares values loaded from memory.
 bool Interpreter::readsData(const Expr *Cond) {
   const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
+  if (std::optional<bool> R = inHelperCondition(
+          E, [&](const Expr *Ret) { return readsData(Ret); }))
+    return *R;
   if (const auto *U = dyn_cast<UnaryOperator>(E))
     return readsData(U->getSubExpr());
   const auto *B = dyn_cast<BinaryOperator>(E);
@@ -388,6 +391,10 @@ bool Interpreter::conjunction(
     const Expr *Cond, bool Negate,
     const std::function<bool(const BinaryOperator *, bool)> &Leaf) {
   const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
+  if (std::optional<bool> R = inHelperCondition(E, [&](const Expr *Ret) {
+        return conjunction(Ret, Negate, Leaf);
+      }))
+    return *R;
   if (const auto *U = dyn_cast<UnaryOperator>(E);
       U && U->getOpcode() == UO_LNot)
     return conjunction(U->getSubExpr(), !Negate, Leaf);
@@ -399,6 +406,59 @@ bool Interpreter::conjunction(
     return conjunction(B->getLHS(), Negate, Leaf) &&
            conjunction(B->getRHS(), Negate, Leaf);
   return B->isComparisonOp() && Leaf(B, Negate);
+}
+
+std::optional<bool> Interpreter::inHelperCondition(
+    const Expr *E, const std::function<bool(const Expr *)> &Fn) {
+  const auto *C = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+  const FunctionDecl *FD = C ? C->getDirectCallee() : nullptr;
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || !Def->hasBody() || InlineDepth >= 8 ||
+      !Def->getReturnType()->isBooleanType())
+    return std::nullopt;
+  const auto *MD = dyn_cast<CXXMethodDecl>(Def);
+  const bool Lambda = MD && MD->getParent()->isLambda();
+  if (!Def->hasAttr<CUDADeviceAttr>() && !Def->isConstexpr() && !Lambda)
+    return std::nullopt;
+  auto Copies =
+      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
+  if (Lambda && Copies == LambdaCopies.end())
+    return std::nullopt;
+  const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+  const auto *Ret = Body && Body->size() == 1
+                        ? dyn_cast<ReturnStmt>(Body->body_front())
+                        : nullptr;
+  if (!Ret || !Ret->getRetValue())
+    return std::nullopt;
+  // The arguments as evalCall binds them: a struct the kernel takes stands
+  // for that parameter, everything else is its value at the call.
+  const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
+  std::vector<std::pair<const VarDecl *, Value>> Bound;
+  std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases = StructAliases;
+  for (unsigned I = 0;
+       I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+    const ParmVarDecl *PD = Def->getParamDecl(I);
+    if (PD->getType().getNonReferenceType()->isRecordType())
+      if (const ParmVarDecl *K = kernelStruct(C->getArg(I + First))) {
+        Aliases[PD] = K;
+        continue;
+      }
+    Bound.push_back({PD, eval(C->getArg(I + First))});
+  }
+  ++InlineDepth;
+  BodiesRun.push_back(Def->getSourceRange());
+  auto SavedEnv = Env;
+  if (Lambda)
+    for (const auto &[Var, V] : Copies->second)
+      Env[Var] = V;
+  for (auto &[P, V] : Bound)
+    Env[P] = V;
+  std::swap(StructAliases, Aliases);
+  const bool R = Fn(Ret->getRetValue());
+  std::swap(StructAliases, Aliases);
+  Env = std::move(SavedEnv);
+  --InlineDepth;
+  return R;
 }
 
 } // namespace detail

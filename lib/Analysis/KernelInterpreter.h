@@ -575,6 +575,12 @@ private:
                         std::vector<Constraint> &Out);
   bool conjunction(const Expr *Cond, bool Negate,
                    const std::function<bool(const BinaryOperator *, bool)> &Leaf);
+  /// A call of a helper whose body is only `return <condition>;` (a bool
+  /// function such as `inside(i, j, nx, ny)`): Fn of that condition, run
+  /// with the call's arguments bound to the helper's parameters; none for
+  /// any other expression (Guards.cpp).
+  std::optional<bool>
+  inHelperCondition(const Expr *E, const std::function<bool(const Expr *)> &Fn);
   bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
 
   // Finalisation.
