@@ -157,6 +157,39 @@ std::optional<Value> Interpreter::scalarParam(const std::string &Name,
 
 /// g.nx of a struct passed by value: integer fields are size symbols,
 /// floating-point fields scalar coefficients.
+std::optional<Value> Interpreter::recordValue(const Expr *E) {
+  const auto *RD = E->getType()->getAsRecordDecl();
+  if (!RD || E->getType()->isPointerType())
+    return std::nullopt;
+  // A struct made empty (int3 t;), copied (int3 q = p;) or listed member by
+  // member (int3 p = {i, j, k};). Only plain structs: a constructor of its
+  // own does more than the analysis sees.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (!Ctor->isTrivial())
+      return std::nullopt;
+    if (CE->getNumArgs() == 0)
+      return Value::record({});
+    if (CE->getNumArgs() == 1 &&
+        (Ctor->isCopyConstructor() || Ctor->isMoveConstructor())) {
+      Value V = eval(CE->getArg(0));
+      return V.K == Value::Record ? V : Value::unknown("");
+    }
+    return std::nullopt;
+  }
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    RecordFields F;
+    unsigned I = 0;
+    for (const FieldDecl *FD : RD->fields()) {
+      if (I >= IL->getNumInits())
+        break;
+      F[FD->getName().str()] = eval(IL->getInit(I++));
+    }
+    return Value::record(std::move(F));
+  }
+  return std::nullopt;
+}
+
 const ParmVarDecl *Interpreter::kernelStruct(const Expr *Arg) const {
   const Expr *E = Arg->IgnoreParenImpCasts();
   // Passed by value: the copy of the argument.
@@ -175,6 +208,25 @@ const ParmVarDecl *Interpreter::kernelStruct(const Expr *Arg) const {
 
 Value Interpreter::member(const MemberExpr *M) {
   const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+  // A member of a struct value the kernel made (int3 p = make_int3(...);
+  // p.x, make_int3(...).y, a helper's int3 parameter): the value stored
+  // there.
+  const Expr *BaseE = M->getBase()->IgnoreParenImpCasts();
+  if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(BaseE))
+    BaseE = MT->getSubExpr()->IgnoreParenImpCasts();
+  const auto *BaseVar =
+      Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+  if (!M->isArrow() && !kernelStruct(M->getBase()) &&
+      ((BaseVar && Env.count(BaseVar)) || isa<CallExpr>(BaseE))) {
+    Value B = eval(BaseE);
+    if (B.K == Value::Record) {
+      const std::string Field = M->getMemberDecl()->getName().str();
+      auto It = B.Fields->find(Field);
+      if (It != B.Fields->end())
+        return It->second;
+      return Value::unset("the member '" + text(M) + "' is used before it is set");
+    }
+  }
   const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
   // A helper's parameter that stands for a struct the kernel takes by
   // value (passed on by value or by reference): the kernel's parameter.
@@ -399,6 +451,8 @@ Value Interpreter::eval(const Expr *E) {
   Value B = builtinIndex(E);
   if (B.K == Value::Index)
     return B;
+  if (std::optional<Value> R = recordValue(E))
+    return *R;
 
   if (const auto *I = dyn_cast<IntegerLiteral>(E))
     return Value::index(Poly::constant(I->getValue().getSExtValue()));

@@ -149,8 +149,12 @@ inline DPtr node(DNode::Kind K) {
 }
 
 /// A symbolic value of the interpreter.
+struct Value;
+/// The members of a local struct value (int3 p = make_int3(...)), by name.
+using RecordFields = std::map<std::string, Value>;
+
 struct Value {
-  enum Kind { Unknown, Index, Data, Pointer } K = Unknown;
+  enum Kind { Unknown, Index, Data, Pointer, Record } K = Unknown;
   Poly Idx;          // Index value, or Pointer element offset
   DPtr D;            // Data value
   std::string Array; // Pointer base
@@ -164,6 +168,8 @@ struct Value {
   /// other side never matters if the branch's guard holds wherever the
   /// value is used, which is what a fill (inside ? in[g] : 0) needs too.
   bool Unset = false;
+  /// Record: the members set so far (a member not in it is unset).
+  std::shared_ptr<const RecordFields> Fields;
 
   static Value unknown(std::string Why, ReasonKind K = ReasonKind::Update) {
     Value V;
@@ -193,6 +199,12 @@ struct Value {
     V.K = Pointer;
     V.Array = std::move(A);
     V.Idx = std::move(Off);
+    return V;
+  }
+  static Value record(RecordFields F) {
+    Value V;
+    V.K = Record;
+    V.Fields = std::make_shared<const RecordFields>(std::move(F));
     return V;
   }
   /// The same pointer moved to another offset (in the same units).
@@ -474,6 +486,9 @@ private:
   /// The kernel's struct parameter (passed by value) that Arg, an argument
   /// of a helper call, is or stands for; null for anything else.
   const ParmVarDecl *kernelStruct(const Expr *Arg) const;
+  /// A struct value built in the kernel: empty (int3 t;), a copy, or an
+  /// initializer list; none for any other expression (Evaluator.cpp).
+  std::optional<Value> recordValue(const Expr *E);
   /// A helper's struct parameters bound to the kernel's (by value or by
   /// reference), while the helper runs.
   std::map<const ParmVarDecl *, const ParmVarDecl *> StructAliases;

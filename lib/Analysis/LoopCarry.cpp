@@ -60,6 +60,13 @@ bool sameValue(const Value &A, const Value &B) {
     return A.Array == B.Array && A.Idx == B.Idx && A.UnitBytes == B.UnitBytes;
   case Value::Data:
     return A.D && B.D && treeKey(A.D) == treeKey(B.D);
+  case Value::Record:
+    if (!A.Fields || !B.Fields || A.Fields->size() != B.Fields->size())
+      return false;
+    return std::equal(A.Fields->begin(), A.Fields->end(), B.Fields->begin(),
+                      [](const auto &X, const auto &Y) {
+                        return X.first == Y.first && sameValue(X.second, Y.second);
+                      });
   }
   return false;
 }
