@@ -919,8 +919,40 @@ Value Interpreter::evalCall(const CallExpr *C) {
                        ? Frames.back().Result
                        : Value::unknown("helper '" + Name + "' has no return");
     Frames.pop_back();
+    // What the helper stored through its non-const reference parameters
+    // (compute3DIndices(id, nx, ny, xid, yid, zid)) goes to the caller's
+    // variables they name; anything else they refer to is not followed.
+    std::vector<std::pair<const VarDecl *, Value>> OutParams;
+    for (unsigned I = 0;
+         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+      const ParmVarDecl *PD = Def->getParamDecl(I);
+      const auto *RT = PD->getType()->getAs<LValueReferenceType>();
+      if (!RT || RT->getPointeeType().isConstQualified())
+        continue;
+      auto After = Env.find(PD);
+      if (After == Env.end())
+        continue;
+      auto BoundTo = std::find_if(Bound.begin(), Bound.end(),
+                                  [&](const auto &B) { return B.first == PD; });
+      if (BoundTo != Bound.end() && sameValue(BoundTo->second, After->second))
+        continue; // Not stored to.
+      const auto *DR =
+          dyn_cast<DeclRefExpr>(C->getArg(I + First)->IgnoreParenImpCasts());
+      const auto *Var = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (Var && !Var->getType()->isReferenceType() &&
+          SavedEnv.count(Var))
+        OutParams.push_back({Var, After->second});
+      else
+        partial(ReasonKind::Untracked,
+                "the helper '" + Name + "' stores through its reference "
+                "parameter '" + PD->getName().str() + "' to " +
+                text(C->getArg(I + First)) +
+                ", which the analysis does not follow");
+    }
     std::swap(StructAliases, Aliases);
     Env = std::move(SavedEnv);
+    for (auto &[Var, V] : OutParams)
+      Env[Var] = std::move(V);
     --InlineDepth;
     return Result;
   }
