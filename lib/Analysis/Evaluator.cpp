@@ -19,6 +19,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 namespace forgestencil {
 namespace analysis {
@@ -923,6 +924,8 @@ Value Interpreter::evalCall(const CallExpr *C) {
     // (compute3DIndices(id, nx, ny, xid, yid, zid)) goes to the caller's
     // variables they name; anything else they refer to is not followed.
     std::vector<std::pair<const VarDecl *, Value>> OutParams;
+    // (a member of a local struct: the struct, the member, the value)
+    std::vector<std::tuple<const VarDecl *, std::string, Value>> OutMembers;
     for (unsigned I = 0;
          I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
       const ParmVarDecl *PD = Def->getParamDecl(I);
@@ -936,12 +939,22 @@ Value Interpreter::evalCall(const CallExpr *C) {
                                   [&](const auto &B) { return B.first == PD; });
       if (BoundTo != Bound.end() && sameValue(BoundTo->second, After->second))
         continue; // Not stored to.
-      const auto *DR =
-          dyn_cast<DeclRefExpr>(C->getArg(I + First)->IgnoreParenImpCasts());
+      const Expr *Arg = C->getArg(I + First)->IgnoreParenImpCasts();
+      const auto *DR = dyn_cast<DeclRefExpr>(Arg);
       const auto *Var = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      const auto *ME = dyn_cast<MemberExpr>(Arg);
+      const auto *MB =
+          ME && !ME->isArrow()
+              ? dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts())
+              : nullptr;
+      const auto *Rec = MB ? dyn_cast<VarDecl>(MB->getDecl()) : nullptr;
+      auto RecIt = Rec ? SavedEnv.find(Rec) : SavedEnv.end();
       if (Var && !Var->getType()->isReferenceType() &&
           SavedEnv.count(Var))
         OutParams.push_back({Var, After->second});
+      else if (RecIt != SavedEnv.end() && RecIt->second.K == Value::Record)
+        OutMembers.push_back({Rec, ME->getMemberDecl()->getName().str(),
+                              After->second});
       else
         partial(ReasonKind::Untracked,
                 "the helper '" + Name + "' stores through its reference "
@@ -953,6 +966,14 @@ Value Interpreter::evalCall(const CallExpr *C) {
     Env = std::move(SavedEnv);
     for (auto &[Var, V] : OutParams)
       Env[Var] = std::move(V);
+    for (auto &[Rec, Field, V] : OutMembers) {
+      auto It = Env.find(Rec);
+      if (It == Env.end() || It->second.K != Value::Record)
+        continue;
+      RecordFields F = *It->second.Fields;
+      F[Field] = std::move(V);
+      It->second = Value::record(std::move(F));
+    }
     --InlineDepth;
     return Result;
   }

@@ -148,11 +148,11 @@ inline DPtr node(DNode::Kind K) {
   return N;
 }
 
-/// A symbolic value of the interpreter.
 struct Value;
 /// The members of a local struct value (int3 p = make_int3(...)), by name.
 using RecordFields = std::map<std::string, Value>;
 
+/// A symbolic value of the interpreter.
 struct Value {
   enum Kind { Unknown, Index, Data, Pointer, Record } K = Unknown;
   Poly Idx;          // Index value, or Pointer element offset
