@@ -788,6 +788,44 @@ Value Interpreter::mul24(const CallExpr *C) {
   return Value::index(A.Idx * B.Idx);
 }
 
+void Interpreter::bindHelperArgs(
+    const CallExpr *C, const FunctionDecl *Def, unsigned First,
+    std::vector<std::pair<const VarDecl *, Value>> &Bound,
+    std::map<const ParmVarDecl *, const ParmVarDecl *> &Aliases) {
+  for (unsigned I = 0;
+       I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+    const ParmVarDecl *PD = Def->getParamDecl(I);
+    if (PD->getType().getNonReferenceType()->isRecordType())
+      if (const ParmVarDecl *K = kernelStruct(C->getArg(I + First))) {
+        Aliases[PD] = K;
+        continue;
+      }
+    Bound.push_back({PD, eval(C->getArg(I + First))});
+  }
+}
+
+Interpreter::HelperScope::HelperScope(
+    Interpreter &I, const CallExpr *C, const FunctionDecl *Def, unsigned First,
+    const std::map<const VarDecl *, Value> *Copies)
+    : I(I), Aliases(I.StructAliases) {
+  I.bindHelperArgs(C, Def, First, Bound, Aliases);
+  ++I.InlineDepth;
+  I.BodiesRun.push_back(Def->getSourceRange());
+  Saved = I.Env;
+  if (Copies)
+    for (const auto &[Var, V] : *Copies)
+      I.Env[Var] = V;
+  for (const auto &[P, V] : Bound)
+    I.Env[P] = V;
+  std::swap(I.StructAliases, Aliases);
+}
+
+Interpreter::HelperScope::~HelperScope() {
+  std::swap(I.StructAliases, Aliases);
+  I.Env = std::move(Saved);
+  --I.InlineDepth;
+}
+
 Value Interpreter::evalCall(const CallExpr *C) {
   const FunctionDecl *FD = C->getDirectCallee();
   if (!FD)
@@ -890,80 +928,65 @@ Value Interpreter::evalCall(const CallExpr *C) {
       (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda)) {
     // The call operator of a lambda takes the closure as argument 0.
     const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
-    std::vector<std::pair<const VarDecl *, Value>> Bound;
-    std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases = StructAliases;
-    for (unsigned I = 0;
-         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
-      const ParmVarDecl *PD = Def->getParamDecl(I);
-      if (PD->getType().getNonReferenceType()->isRecordType())
-        if (const ParmVarDecl *K = kernelStruct(C->getArg(I + First))) {
-          Aliases[PD] = K;
-          continue;
-        }
-      Bound.push_back({PD, eval(C->getArg(I + First))});
-    }
     const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
     if (!Body)
       return Value::unknown("helper " + Name);
-    ++InlineDepth;
-    BodiesRun.push_back(Def->getSourceRange());
-    auto SavedEnv = Env;
-    if (Lambda)
-      for (const auto &[Var, V] : Copies->second)
-        Env[Var] = V;
-    for (auto &[P, V] : Bound)
-      Env[P] = V;
-    std::swap(StructAliases, Aliases);
-    Frames.push_back({});
-    exec(Body);
-    Value Result = Frames.back().Returned
-                       ? Frames.back().Result
-                       : Value::unknown("helper '" + Name + "' has no return");
-    Frames.pop_back();
-    // What the helper stored through its non-const reference parameters
-    // (compute3DIndices(id, nx, ny, xid, yid, zid)) goes to the caller's
-    // variables they name; anything else they refer to is not followed.
+    Value Result;
     std::vector<std::pair<const VarDecl *, Value>> OutParams;
     // (a member of a local struct: the struct, the member, the value)
     std::vector<std::tuple<const VarDecl *, std::string, Value>> OutMembers;
-    for (unsigned I = 0;
-         I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
-      const ParmVarDecl *PD = Def->getParamDecl(I);
-      const auto *RT = PD->getType()->getAs<LValueReferenceType>();
-      if (!RT || RT->getPointeeType().isConstQualified())
-        continue;
-      auto After = Env.find(PD);
-      if (After == Env.end())
-        continue;
-      auto BoundTo = std::find_if(Bound.begin(), Bound.end(),
-                                  [&](const auto &B) { return B.first == PD; });
-      if (BoundTo != Bound.end() && sameValue(BoundTo->second, After->second))
-        continue; // Not stored to.
-      const Expr *Arg = C->getArg(I + First)->IgnoreParenImpCasts();
-      const auto *DR = dyn_cast<DeclRefExpr>(Arg);
-      const auto *Var = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-      const auto *ME = dyn_cast<MemberExpr>(Arg);
-      const auto *MB =
-          ME && !ME->isArrow()
-              ? dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts())
-              : nullptr;
-      const auto *Rec = MB ? dyn_cast<VarDecl>(MB->getDecl()) : nullptr;
-      auto RecIt = Rec ? SavedEnv.find(Rec) : SavedEnv.end();
-      if (Var && !Var->getType()->isReferenceType() &&
-          SavedEnv.count(Var))
-        OutParams.push_back({Var, After->second});
-      else if (RecIt != SavedEnv.end() && RecIt->second.K == Value::Record)
-        OutMembers.push_back({Rec, ME->getMemberDecl()->getName().str(),
-                              After->second});
-      else
-        partial(ReasonKind::Untracked,
-                "the helper '" + Name + "' stores through its reference "
-                "parameter '" + PD->getName().str() + "' to " +
-                text(C->getArg(I + First)) +
-                ", which the analysis does not follow");
+    {
+      HelperScope Scope(*this, C, Def, First,
+                        Lambda ? &Copies->second : nullptr);
+      Frames.push_back({});
+      exec(Body);
+      Result = Frames.back().Returned
+                   ? Frames.back().Result
+                   : Value::unknown("helper '" + Name + "' has no return");
+      Frames.pop_back();
+      // What the helper stored through its non-const reference parameters
+      // (compute3DIndices(id, nx, ny, xid, yid, zid)) goes to the caller's
+      // variables, or members of its local structs, they name; anything
+      // else they refer to is not followed.
+      const auto &SavedEnv = Scope.callerEnv();
+      const auto &Bound = Scope.bound();
+      for (unsigned I = 0;
+           I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+        const ParmVarDecl *PD = Def->getParamDecl(I);
+        const auto *RT = PD->getType()->getAs<LValueReferenceType>();
+        if (!RT || RT->getPointeeType().isConstQualified())
+          continue;
+        auto After = Env.find(PD);
+        if (After == Env.end())
+          continue;
+        auto BoundTo =
+            std::find_if(Bound.begin(), Bound.end(),
+                         [&](const auto &B) { return B.first == PD; });
+        if (BoundTo != Bound.end() && sameValue(BoundTo->second, After->second))
+          continue; // Not stored to.
+        const Expr *Arg = C->getArg(I + First)->IgnoreParenImpCasts();
+        const auto *DR = dyn_cast<DeclRefExpr>(Arg);
+        const auto *Var = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+        const auto *ME = dyn_cast<MemberExpr>(Arg);
+        const auto *MB =
+            ME && !ME->isArrow()
+                ? dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts())
+                : nullptr;
+        const auto *Rec = MB ? dyn_cast<VarDecl>(MB->getDecl()) : nullptr;
+        auto RecIt = Rec ? SavedEnv.find(Rec) : SavedEnv.end();
+        if (Var && !Var->getType()->isReferenceType() && SavedEnv.count(Var))
+          OutParams.push_back({Var, After->second});
+        else if (RecIt != SavedEnv.end() && RecIt->second.K == Value::Record)
+          OutMembers.push_back({Rec, ME->getMemberDecl()->getName().str(),
+                                After->second});
+        else
+          partial(ReasonKind::Untracked,
+                  "the helper '" + Name + "' stores through its reference "
+                  "parameter '" + PD->getName().str() + "' to " +
+                  text(C->getArg(I + First)) +
+                  ", which the analysis does not follow");
+      }
     }
-    std::swap(StructAliases, Aliases);
-    Env = std::move(SavedEnv);
     for (auto &[Var, V] : OutParams)
       Env[Var] = std::move(V);
     for (auto &[Rec, Field, V] : OutMembers) {
@@ -974,7 +997,6 @@ Value Interpreter::evalCall(const CallExpr *C) {
       F[Field] = std::move(V);
       It->second = Value::record(std::move(F));
     }
-    --InlineDepth;
     return Result;
   }
   return Value::unknown("a call to '" + Name + "'");

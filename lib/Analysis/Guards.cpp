@@ -430,34 +430,9 @@ std::optional<bool> Interpreter::inHelperCondition(
                         : nullptr;
   if (!Ret || !Ret->getRetValue())
     return std::nullopt;
-  // The arguments as evalCall binds them: a struct the kernel takes stands
-  // for that parameter, everything else is its value at the call.
   const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
-  std::vector<std::pair<const VarDecl *, Value>> Bound;
-  std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases = StructAliases;
-  for (unsigned I = 0;
-       I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
-    const ParmVarDecl *PD = Def->getParamDecl(I);
-    if (PD->getType().getNonReferenceType()->isRecordType())
-      if (const ParmVarDecl *K = kernelStruct(C->getArg(I + First))) {
-        Aliases[PD] = K;
-        continue;
-      }
-    Bound.push_back({PD, eval(C->getArg(I + First))});
-  }
-  ++InlineDepth;
-  BodiesRun.push_back(Def->getSourceRange());
-  auto SavedEnv = Env;
-  if (Lambda)
-    for (const auto &[Var, V] : Copies->second)
-      Env[Var] = V;
-  for (auto &[P, V] : Bound)
-    Env[P] = V;
-  std::swap(StructAliases, Aliases);
+  HelperScope Scope(*this, C, Def, First, Lambda ? &Copies->second : nullptr);
   const bool R = Fn(Ret->getRetValue());
-  std::swap(StructAliases, Aliases);
-  Env = std::move(SavedEnv);
-  --InlineDepth;
   return R;
 }
 

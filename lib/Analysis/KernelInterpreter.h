@@ -486,6 +486,38 @@ private:
   /// The kernel's struct parameter (passed by value) that Arg, an argument
   /// of a helper call, is or stands for; null for anything else.
   const ParmVarDecl *kernelStruct(const Expr *Arg) const;
+  /// The arguments of the call \p C to the helper \p Def bound to its
+  /// parameters: a struct the kernel takes stands for that parameter
+  /// (\p Aliases), anything else is its value at the call (\p Bound).
+  /// \p First is 1 for a lambda's call operator (argument 0: the closure).
+  void bindHelperArgs(
+      const CallExpr *C, const FunctionDecl *Def, unsigned First,
+      std::vector<std::pair<const VarDecl *, Value>> &Bound,
+      std::map<const ParmVarDecl *, const ParmVarDecl *> &Aliases);
+  /// While it lives, the body of the helper \p Def is in scope: the call's
+  /// arguments bound to its parameters (bindHelperArgs), a lambda's copies
+  /// (\p Copies, may be null) visible, the struct aliases in force; at its
+  /// end the caller's environment and aliases are back.
+  class HelperScope {
+  public:
+    HelperScope(Interpreter &I, const CallExpr *C, const FunctionDecl *Def,
+                unsigned First, const std::map<const VarDecl *, Value> *Copies);
+    ~HelperScope();
+    HelperScope(const HelperScope &) = delete;
+    HelperScope &operator=(const HelperScope &) = delete;
+    /// The caller's environment at the call.
+    const std::map<const VarDecl *, Value> &callerEnv() const { return Saved; }
+    /// The values the parameters were bound to.
+    const std::vector<std::pair<const VarDecl *, Value>> &bound() const {
+      return Bound;
+    }
+
+  private:
+    Interpreter &I;
+    std::map<const VarDecl *, Value> Saved;
+    std::vector<std::pair<const VarDecl *, Value>> Bound;
+    std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases;
+  };
   /// A struct value built in the kernel: empty (int3 t;), a copy, or an
   /// initializer list; none for any other expression (Evaluator.cpp).
   std::optional<Value> recordValue(const Expr *E);
