@@ -1,0 +1,378 @@
+//===- Calls.cpp - Calls, helpers and the members of structs --------------===//
+//
+// Calls in a kernel: CUDA's builtins that matter to a stencil (barriers,
+// __ldg, __mul24, min/max clamps of positions), math functions kept as
+// calls in the update, and inline __device__ helpers and lambdas defined in
+// the kernel, run with their arguments bound to their parameters (what they
+// store through reference parameters goes back to the caller). Members of
+// structs: a struct the kernel takes by value (its integer fields sizes,
+// its floating fields coefficients) and struct values the kernel makes
+// (make_int3, a struct listed member by member), held member by member.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelInterpreter.h"
+
+#include "forgestencil/Analysis/CudaBuiltins.h"
+
+#include "clang/AST/Attr.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+std::optional<Value> Interpreter::recordValue(const Expr *E) {
+  const auto *RD = E->getType()->getAsRecordDecl();
+  if (!RD || E->getType()->isPointerType())
+    return std::nullopt;
+  // A struct made empty (int3 t;), copied (int3 q = p;) or listed member by
+  // member (int3 p = {i, j, k};). Only plain structs: a constructor of its
+  // own does more than the analysis sees.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (!Ctor->isTrivial())
+      return std::nullopt;
+    if (CE->getNumArgs() == 0)
+      return Value::record({});
+    if (CE->getNumArgs() == 1 &&
+        (Ctor->isCopyConstructor() || Ctor->isMoveConstructor())) {
+      Value V = eval(CE->getArg(0));
+      return V.K == Value::Record ? V : Value::unknown("");
+    }
+    return std::nullopt;
+  }
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    RecordFields F;
+    unsigned I = 0;
+    for (const FieldDecl *FD : RD->fields()) {
+      if (I >= IL->getNumInits())
+        break;
+      F[FD->getName().str()] = eval(IL->getInit(I++));
+    }
+    return Value::record(std::move(F));
+  }
+  return std::nullopt;
+}
+
+/// g.nx of a struct passed by value: integer fields are size symbols,
+/// floating-point fields scalar coefficients.
+const ParmVarDecl *Interpreter::kernelStruct(const Expr *Arg) const {
+  const Expr *E = Arg->IgnoreParenImpCasts();
+  // Passed by value: the copy of the argument.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+      CE && CE->getNumArgs() == 1 && CE->getConstructor()->isCopyConstructor())
+    E = CE->getArg(0)->IgnoreParenImpCasts();
+  const auto *DR = dyn_cast<DeclRefExpr>(E);
+  const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+  if (!P)
+    return nullptr;
+  if (auto It = StructAliases.find(P); It != StructAliases.end())
+    return It->second;
+  return P->getDeclContext() == &Kernel && P->getType()->isRecordType() ? P
+                                                                         : nullptr;
+}
+
+Value Interpreter::member(const MemberExpr *M) {
+  const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+  // A member of a struct value the kernel made (int3 p = make_int3(...);
+  // p.x, make_int3(...).y, a helper's int3 parameter): the value stored
+  // there.
+  const Expr *BaseE = M->getBase()->IgnoreParenImpCasts();
+  if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(BaseE))
+    BaseE = MT->getSubExpr()->IgnoreParenImpCasts();
+  const auto *BaseVar =
+      Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+  if (!M->isArrow() && !kernelStruct(M->getBase()) &&
+      ((BaseVar && Env.count(BaseVar)) || isa<CallExpr>(BaseE))) {
+    Value B = eval(BaseE);
+    if (B.K == Value::Record) {
+      const std::string Field = M->getMemberDecl()->getName().str();
+      auto It = B.Fields->find(Field);
+      if (It != B.Fields->end())
+        return It->second;
+      return Value::unset("the member '" + text(M) + "' is used before it is set");
+    }
+  }
+  const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
+  // A helper's parameter that stands for a struct the kernel takes by
+  // value (passed on by value or by reference): the kernel's parameter.
+  if (auto It = P ? StructAliases.find(P) : StructAliases.end();
+      It != StructAliases.end())
+    P = It->second;
+  if (!P || M->isArrow() || !P->getType()->isRecordType())
+    return Value::unknown("the member '" + text(M) + "' is not followed");
+  std::string Name = P->getName().str() + "." +
+                     M->getMemberDecl()->getName().str();
+  QualType T = M->getType();
+  if (std::optional<Value> V = scalarParam(Name, T))
+    return *V;
+  if (T->isPointerType()) {
+    ArrayInfo &A = Arrays[Name];
+    A.Kind = ArrayKind::Global;
+    A.ElemType = scalarType(T, Ctx);
+    A.Const = T->getPointeeType().isConstQualified();
+    return Value::pointer(Name, Poly());
+  }
+  return Value::unknown("the member '" + text(M) + "' is not followed");
+}
+
+/// __mul24(a, b) (__umul24) multiplies the low 24 bits of a and b: it is
+/// a * b while both fit in 24 bits. That holds for threadIdx, blockDim and
+/// numbers below 2^23, and for blockIdx where the grid has at most 2^23
+/// blocks along its axis, which the launcher checks (grid-dim-max).
+Value Interpreter::mul24(const CallExpr *C) {
+  constexpr int64_t Limit = int64_t(1) << 23;
+  Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
+  std::set<int> Grid;
+  auto Fits = [&](const Value &V) {
+    if (V.K != Value::Index)
+      return false;
+    if (!V.Idx.mentionsPrefix("tid.") && !V.Idx.mentionsPrefix("bid.") &&
+        !V.Idx.mentionsPrefix("bdim."))
+      if (auto N = numberOf(V.Idx)) // a macro's or constexpr's number
+        return *N >= 0 && *N < Limit;
+    if (V.Idx.terms().size() != 1)
+      return false;
+    const auto &[M, K] = *V.Idx.terms().begin();
+    if (K != 1 || M.size() != 1)
+      return false;
+    const std::string &S = M[0];
+    for (int D = 0; D < 3; ++D) {
+      const std::string Ax(1, "xyz"[D]);
+      if (S == "tid." + Ax || S == "bdim." + Ax)
+        return true;
+      if (S == "bid." + Ax) {
+        Grid.insert(D);
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!Fits(A) || !Fits(B))
+    return Value::unknown("a 24-bit product of values that may not fit in 24 bits (" +
+                          text(C) + ")");
+  GridDimMax24.insert(Grid.begin(), Grid.end());
+  return Value::index(A.Idx * B.Idx);
+}
+
+void Interpreter::bindHelperArgs(
+    const CallExpr *C, const FunctionDecl *Def, unsigned First,
+    std::vector<std::pair<const VarDecl *, Value>> &Bound,
+    std::map<const ParmVarDecl *, const ParmVarDecl *> &Aliases) {
+  for (unsigned I = 0;
+       I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+    const ParmVarDecl *PD = Def->getParamDecl(I);
+    if (PD->getType().getNonReferenceType()->isRecordType())
+      if (const ParmVarDecl *K = kernelStruct(C->getArg(I + First))) {
+        Aliases[PD] = K;
+        continue;
+      }
+    Bound.push_back({PD, eval(C->getArg(I + First))});
+  }
+}
+
+Interpreter::HelperScope::HelperScope(
+    Interpreter &I, const CallExpr *C, const FunctionDecl *Def, unsigned First,
+    const std::map<const VarDecl *, Value> *Copies)
+    : I(I), Aliases(I.StructAliases) {
+  I.bindHelperArgs(C, Def, First, Bound, Aliases);
+  ++I.InlineDepth;
+  I.BodiesRun.push_back(Def->getSourceRange());
+  Saved = I.Env;
+  if (Copies)
+    for (const auto &[Var, V] : *Copies)
+      I.Env[Var] = V;
+  for (const auto &[P, V] : Bound)
+    I.Env[P] = V;
+  std::swap(I.StructAliases, Aliases);
+}
+
+Interpreter::HelperScope::~HelperScope() {
+  std::swap(I.StructAliases, Aliases);
+  I.Env = std::move(Saved);
+  --I.InlineDepth;
+}
+
+Value Interpreter::evalCall(const CallExpr *C) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD)
+    return Value::unknown("an indirect call");
+  std::string Name = FD->getQualifiedNameAsString();
+  if (isAtomicName(FD->getName())) {
+    notStencil(ReasonKind::Reduction, "atomic update (" + FD->getName().str() +
+               "): a scatter or reduction, not a stencil");
+    return Value::unknown("");
+  }
+  if (isBlockBarrier(C)) {
+    ++Barriers;
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__syncwarp")
+    return Value::unknown("");
+  if (FD->getName().starts_with("__shfl")) {
+    notStencil(ReasonKind::Reduction, "warp shuffles (" + FD->getName().str() + "): a reduction or "
+               "exchange between threads");
+    return Value::unknown("");
+  }
+  if (FD->getName() == "__ldg" && C->getNumArgs() == 1) {
+    Value P = eval(C->getArg(0));
+    if (P.K != Value::Pointer)
+      return Value::unknown("__ldg of an untracked pointer",
+                          ReasonKind::Untracked);
+    return load(P, C->getType(), true);
+  }
+  if ((FD->getName() == "__mul24" || FD->getName() == "__umul24") &&
+      C->getNumArgs() == 2)
+    return mul24(C);
+  if ((FD->getName() == "min" || FD->getName() == "max") &&
+      C->getNumArgs() == 2 && C->getType()->isIntegerType()) {
+    // min(i + 1, n - 1): the position, clamped to an edge. The value is the
+    // position; the clamp is reported (a replicated boundary).
+    Value A = eval(C->getArg(0)), B = eval(C->getArg(1));
+    // Compared as unsigned (blockIdx.x * T + lx - 1 is unsigned, and CUDA's
+    // max(unsigned, int) converts to unsigned), a position below 0 is a
+    // large number that max(p, 0) keeps and min(p, n - 1) turns into n - 1:
+    // no clamp.
+    if (A.K == Value::Index && B.K == Value::Index && moves(A) != moves(B) &&
+        C->getType()->isUnsignedIntegerType() &&
+        mayBeNegative(moves(A) ? A.Idx : B.Idx)) {
+      partial(ReasonKind::Boundary, "a min/max of a position compared as unsigned (" + text(C) +
+              "): below 0 the position wraps to a large value, which the clamp does "
+              "not catch");
+      return Value::unknown("");
+    }
+    if (A.K == Value::Index && B.K == Value::Index && moves(A) != moves(B))
+      return clampOf(FD->getName() == "min", moves(A) ? A : B,
+                     moves(A) ? B : A, text(C));
+    if (A.K == Value::Index && B.K == Value::Index && !moves(A))
+      return Value::unknown("min/max of sizes: " + text(C));
+    if (A.K == Value::Index && B.K == Value::Index)
+      return Value::unknown("an index computed with min/max of positions (" +
+                            text(C) + ")");
+  }
+  // std::max / std::min of floating values, as <algorithm> defines them:
+  // (a < b) ? b : a and (b < a) ? b : a. Not the device max()/fmaxf(),
+  // which return the other operand where one is a NaN.
+  if ((Name == "std::max" || Name == "std::min") && C->getNumArgs() == 2 &&
+      C->getType()->isRealFloatingType()) {
+    DPtr A = asData(eval(C->getArg(0)), C->getArg(0));
+    DPtr B = A ? asData(eval(C->getArg(1)), C->getArg(1)) : nullptr;
+    if (!A || !B)
+      return Value::unknown("");
+    DPtr Less = node(DNode::Binary);
+    Less->Op = "<";
+    Less->Args = Name == "std::max" ? std::vector<DPtr>{A, B}
+                                    : std::vector<DPtr>{B, A};
+    DPtr S = node(DNode::Select);
+    S->Args = {Less, B, A};
+    return Value::data(S);
+  }
+  if (isMathFunction(FD->getName()) || isMathFunction(Name)) {
+    DPtr N = node(DNode::Call);
+    N->Op = FD->getName().str();
+    for (const Expr *A : C->arguments()) {
+      DPtr D = asData(eval(A), A);
+      if (!D)
+        return Value::unknown("");
+      N->Args.push_back(D);
+    }
+    return Value::data(N);
+  }
+  // An inline __device__ helper, or a lambda defined in the kernel
+  // (auto idx = [=](int x, int y) { return y * nx + x; }): interpret its
+  // body with the arguments bound to the parameters; its single return
+  // value is the result. The body of a lambda names the kernel's variables
+  // it captures: by reference, they are read as they are at the call; by
+  // copy, as they were at the lambda's definition (LambdaCopies).
+  const FunctionDecl *Def = FD->getDefinition();
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
+  const bool Lambda = MD && MD->getParent()->isLambda();
+  auto Copies =
+      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
+  if (Lambda && Copies == LambdaCopies.end())
+    return Value::unknown("a lambda not defined in the kernel: " + text(C));
+  if (Def && Def->hasBody() && InlineDepth < 8 &&
+      (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda)) {
+    // The call operator of a lambda takes the closure as argument 0.
+    const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
+    const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+    if (!Body)
+      return Value::unknown("helper " + Name);
+    Value Result;
+    std::vector<std::pair<const VarDecl *, Value>> OutParams;
+    // (a member of a local struct: the struct, the member, the value)
+    std::vector<std::tuple<const VarDecl *, std::string, Value>> OutMembers;
+    {
+      HelperScope Scope(*this, C, Def, First,
+                        Lambda ? &Copies->second : nullptr);
+      Frames.push_back({});
+      exec(Body);
+      Result = Frames.back().Returned
+                   ? Frames.back().Result
+                   : Value::unknown("helper '" + Name + "' has no return");
+      Frames.pop_back();
+      // What the helper stored through its non-const reference parameters
+      // (compute3DIndices(id, nx, ny, xid, yid, zid)) goes to the caller's
+      // variables, or members of its local structs, they name; anything
+      // else they refer to is not followed.
+      const auto &SavedEnv = Scope.callerEnv();
+      const auto &Bound = Scope.bound();
+      for (unsigned I = 0;
+           I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
+        const ParmVarDecl *PD = Def->getParamDecl(I);
+        const auto *RT = PD->getType()->getAs<LValueReferenceType>();
+        if (!RT || RT->getPointeeType().isConstQualified())
+          continue;
+        auto After = Env.find(PD);
+        if (After == Env.end())
+          continue;
+        auto BoundTo =
+            std::find_if(Bound.begin(), Bound.end(),
+                         [&](const auto &B) { return B.first == PD; });
+        if (BoundTo != Bound.end() && sameValue(BoundTo->second, After->second))
+          continue; // Not stored to.
+        const Expr *Arg = C->getArg(I + First)->IgnoreParenImpCasts();
+        const auto *DR = dyn_cast<DeclRefExpr>(Arg);
+        const auto *Var = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+        const auto *ME = dyn_cast<MemberExpr>(Arg);
+        const auto *MB =
+            ME && !ME->isArrow()
+                ? dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts())
+                : nullptr;
+        const auto *Rec = MB ? dyn_cast<VarDecl>(MB->getDecl()) : nullptr;
+        auto RecIt = Rec ? SavedEnv.find(Rec) : SavedEnv.end();
+        if (Var && !Var->getType()->isReferenceType() && SavedEnv.count(Var))
+          OutParams.push_back({Var, After->second});
+        else if (RecIt != SavedEnv.end() && RecIt->second.K == Value::Record)
+          OutMembers.push_back({Rec, ME->getMemberDecl()->getName().str(),
+                                After->second});
+        else
+          partial(ReasonKind::Untracked,
+                  "the helper '" + Name + "' stores through its reference "
+                  "parameter '" + PD->getName().str() + "' to " +
+                  text(C->getArg(I + First)) +
+                  ", which the analysis does not follow");
+      }
+    }
+    for (auto &[Var, V] : OutParams)
+      Env[Var] = std::move(V);
+    for (auto &[Rec, Field, V] : OutMembers) {
+      auto It = Env.find(Rec);
+      if (It == Env.end() || It->second.K != Value::Record)
+        continue;
+      RecordFields F = *It->second.Fields;
+      F[Field] = std::move(V);
+      It->second = Value::record(std::move(F));
+    }
+    return Result;
+  }
+  return Value::unknown("a call to '" + Name + "'");
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil
