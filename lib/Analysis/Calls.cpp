@@ -202,6 +202,34 @@ Value Interpreter::evalCall(const CallExpr *C) {
   if (!FD)
     return Value::unknown("an indirect call");
   std::string Name = FD->getQualifiedNameAsString();
+  // A struct assigned whole (w = c;): a local struct takes the value; any
+  // other target, or an assignment operator of the struct's own, is a store
+  // the analysis does not follow.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(C);
+      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+      Op->getArg(0)->getType()->isRecordType()) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    const bool Plain = MD && MD->isTrivial() &&
+                       (MD->isCopyAssignmentOperator() ||
+                        MD->isMoveAssignmentOperator());
+    const auto *DR =
+        dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    auto It = VD ? Env.find(VD) : Env.end();
+    if (Plain && It != Env.end() && It->second.K == Value::Record) {
+      Value V = eval(Op->getArg(1));
+      It = Env.find(VD);
+      It->second = V.K == Value::Record
+                       ? V
+                       : Value::unknown("'" + VD->getName().str() +
+                                        "' is assigned a struct the analysis "
+                                        "does not follow");
+      return It->second;
+    }
+    partial(ReasonKind::Untracked,
+            "a store the analysis does not follow: " + text(C));
+    return Value::unknown("");
+  }
   if (isAtomicName(FD->getName())) {
     notStencil(ReasonKind::Reduction, "atomic update (" + FD->getName().str() +
                "): a scatter or reduction, not a stencil");
