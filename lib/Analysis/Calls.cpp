@@ -84,10 +84,8 @@ Value Interpreter::member(const MemberExpr *M) {
   const Expr *BaseE = M->getBase()->IgnoreParenImpCasts();
   if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(BaseE))
     BaseE = MT->getSubExpr()->IgnoreParenImpCasts();
-  const auto *BaseVar =
-      Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
   if (!M->isArrow() && !kernelStruct(M->getBase()) &&
-      ((BaseVar && Env.count(BaseVar)) || isa<CallExpr>(BaseE))) {
+      (localStruct(BaseE, Env) || isa<CallExpr>(BaseE))) {
     Value B = eval(BaseE);
     if (B.K == Value::Record) {
       const std::string Field = M->getMemberDecl()->getName().str();
@@ -175,16 +173,56 @@ void Interpreter::bindHelperArgs(
   }
 }
 
-Interpreter::HelperScope::HelperScope(
-    Interpreter &I, const CallExpr *C, const FunctionDecl *Def, unsigned First,
-    const std::map<const VarDecl *, Value> *Copies)
+std::optional<Interpreter::InlineHelper>
+Interpreter::inlineHelper(const CallExpr *C, std::string &Why) const {
+  const FunctionDecl *FD = C->getDirectCallee();
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
+  const bool Lambda = MD && MD->getParent()->isLambda();
+  auto Copies =
+      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
+  if (Lambda && Copies == LambdaCopies.end()) {
+    Why = "a lambda not defined in the kernel: " + text(C);
+    return std::nullopt;
+  }
+  if (!Def || !Def->hasBody() || InlineDepth >= 8 ||
+      !(Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda))
+    return std::nullopt;
+  InlineHelper H;
+  H.Def = Def;
+  H.First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
+  H.Copies = Lambda ? &Copies->second : nullptr;
+  return H;
+}
+
+const VarDecl *
+Interpreter::localStruct(const Expr *E,
+                         const std::map<const VarDecl *, Value> &In) const {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  auto It = VD ? In.find(VD) : In.end();
+  return It != In.end() && It->second.K == Value::Record ? VD : nullptr;
+}
+
+void Interpreter::setMember(const VarDecl *VD, const std::string &Field,
+                            Value V) {
+  auto It = Env.find(VD);
+  if (It == Env.end() || It->second.K != Value::Record)
+    return;
+  RecordFields F = *It->second.Fields;
+  F[Field] = std::move(V);
+  It->second = Value::record(std::move(F));
+}
+
+Interpreter::HelperScope::HelperScope(Interpreter &I, const CallExpr *C,
+                                      const InlineHelper &H)
     : I(I), Aliases(I.StructAliases) {
-  I.bindHelperArgs(C, Def, First, Bound, Aliases);
+  I.bindHelperArgs(C, H.Def, H.First, Bound, Aliases);
   ++I.InlineDepth;
-  I.BodiesRun.push_back(Def->getSourceRange());
+  I.BodiesRun.push_back(H.Def->getSourceRange());
   Saved = I.Env;
-  if (Copies)
-    for (const auto &[Var, V] : *Copies)
+  if (H.Copies)
+    for (const auto &[Var, V] : *H.Copies)
       I.Env[Var] = V;
   for (const auto &[P, V] : Bound)
     I.Env[P] = V;
@@ -212,19 +250,13 @@ Value Interpreter::evalCall(const CallExpr *C) {
     const bool Plain = MD && MD->isTrivial() &&
                        (MD->isCopyAssignmentOperator() ||
                         MD->isMoveAssignmentOperator());
-    const auto *DR =
-        dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
-    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    auto It = VD ? Env.find(VD) : Env.end();
-    if (Plain && It != Env.end() && It->second.K == Value::Record) {
+    if (const VarDecl *VD = Plain ? localStruct(Op->getArg(0), Env) : nullptr) {
       Value V = eval(Op->getArg(1));
-      It = Env.find(VD);
-      It->second = V.K == Value::Record
-                       ? V
-                       : Value::unknown("'" + VD->getName().str() +
-                                        "' is assigned a struct the analysis "
-                                        "does not follow");
-      return It->second;
+      return Env[VD] = V.K == Value::Record
+                           ? V
+                           : Value::unknown("'" + VD->getName().str() +
+                                            "' is assigned a struct the "
+                                            "analysis does not follow");
     }
     partial(ReasonKind::Untracked,
             "a store the analysis does not follow: " + text(C));
@@ -316,17 +348,10 @@ Value Interpreter::evalCall(const CallExpr *C) {
   // value is the result. The body of a lambda names the kernel's variables
   // it captures: by reference, they are read as they are at the call; by
   // copy, as they were at the lambda's definition (LambdaCopies).
-  const FunctionDecl *Def = FD->getDefinition();
-  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Def);
-  const bool Lambda = MD && MD->getParent()->isLambda();
-  auto Copies =
-      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
-  if (Lambda && Copies == LambdaCopies.end())
-    return Value::unknown("a lambda not defined in the kernel: " + text(C));
-  if (Def && Def->hasBody() && InlineDepth < 8 &&
-      (Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda)) {
-    // The call operator of a lambda takes the closure as argument 0.
-    const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
+  std::string Why;
+  if (std::optional<InlineHelper> H = inlineHelper(C, Why)) {
+    const FunctionDecl *Def = H->Def;
+    const unsigned First = H->First;
     const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
     if (!Body)
       return Value::unknown("helper " + Name);
@@ -335,8 +360,7 @@ Value Interpreter::evalCall(const CallExpr *C) {
     // (a member of a local struct: the struct, the member, the value)
     std::vector<std::tuple<const VarDecl *, std::string, Value>> OutMembers;
     {
-      HelperScope Scope(*this, C, Def, First,
-                        Lambda ? &Copies->second : nullptr);
+      HelperScope Scope(*this, C, *H);
       Frames.push_back({});
       exec(Body);
       Result = Frames.back().Returned
@@ -367,15 +391,12 @@ Value Interpreter::evalCall(const CallExpr *C) {
         const auto *DR = dyn_cast<DeclRefExpr>(Arg);
         const auto *Var = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
         const auto *ME = dyn_cast<MemberExpr>(Arg);
-        const auto *MB =
-            ME && !ME->isArrow()
-                ? dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts())
-                : nullptr;
-        const auto *Rec = MB ? dyn_cast<VarDecl>(MB->getDecl()) : nullptr;
-        auto RecIt = Rec ? SavedEnv.find(Rec) : SavedEnv.end();
+        const VarDecl *Rec = ME && !ME->isArrow()
+                                 ? localStruct(ME->getBase(), SavedEnv)
+                                 : nullptr;
         if (Var && !Var->getType()->isReferenceType() && SavedEnv.count(Var))
           OutParams.push_back({Var, After->second});
-        else if (RecIt != SavedEnv.end() && RecIt->second.K == Value::Record)
+        else if (Rec)
           OutMembers.push_back({Rec, ME->getMemberDecl()->getName().str(),
                                 After->second});
         else
@@ -388,17 +409,11 @@ Value Interpreter::evalCall(const CallExpr *C) {
     }
     for (auto &[Var, V] : OutParams)
       Env[Var] = std::move(V);
-    for (auto &[Rec, Field, V] : OutMembers) {
-      auto It = Env.find(Rec);
-      if (It == Env.end() || It->second.K != Value::Record)
-        continue;
-      RecordFields F = *It->second.Fields;
-      F[Field] = std::move(V);
-      It->second = Value::record(std::move(F));
-    }
+    for (auto &[Rec, Field, V] : OutMembers)
+      setMember(Rec, Field, std::move(V));
     return Result;
   }
-  return Value::unknown("a call to '" + Name + "'");
+  return Value::unknown(Why.empty() ? "a call to '" + Name + "'" : Why);
 }
 
 } // namespace detail

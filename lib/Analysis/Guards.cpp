@@ -411,29 +411,18 @@ bool Interpreter::conjunction(
 std::optional<bool> Interpreter::inHelperCondition(
     const Expr *E, const std::function<bool(const Expr *)> &Fn) {
   const auto *C = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
-  const FunctionDecl *FD = C ? C->getDirectCallee() : nullptr;
-  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  if (!Def || !Def->hasBody() || InlineDepth >= 8 ||
-      !Def->getReturnType()->isBooleanType())
+  std::string Why;
+  std::optional<InlineHelper> H = C ? inlineHelper(C, Why) : std::nullopt;
+  if (!H || !H->Def->getReturnType()->isBooleanType())
     return std::nullopt;
-  const auto *MD = dyn_cast<CXXMethodDecl>(Def);
-  const bool Lambda = MD && MD->getParent()->isLambda();
-  if (!Def->hasAttr<CUDADeviceAttr>() && !Def->isConstexpr() && !Lambda)
-    return std::nullopt;
-  auto Copies =
-      Lambda ? LambdaCopies.find(MD->getParent()) : LambdaCopies.end();
-  if (Lambda && Copies == LambdaCopies.end())
-    return std::nullopt;
-  const auto *Body = dyn_cast<CompoundStmt>(Def->getBody());
+  const auto *Body = dyn_cast<CompoundStmt>(H->Def->getBody());
   const auto *Ret = Body && Body->size() == 1
                         ? dyn_cast<ReturnStmt>(Body->body_front())
                         : nullptr;
   if (!Ret || !Ret->getRetValue())
     return std::nullopt;
-  const unsigned First = isa<CXXOperatorCallExpr>(C) && MD ? 1 : 0;
-  HelperScope Scope(*this, C, Def, First, Lambda ? &Copies->second : nullptr);
-  const bool R = Fn(Ret->getRetValue());
-  return R;
+  HelperScope Scope(*this, C, *H);
+  return Fn(Ret->getRetValue());
 }
 
 } // namespace detail

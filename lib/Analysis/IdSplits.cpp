@@ -58,20 +58,23 @@ Poly Interpreter::registerSplit(const Poly &X, const Poly &A, bool Div) {
 
 Poly Interpreter::foldSplitRemainders(const Poly &P) {
   Poly Out = P;
+  // Every term of Part is in Out with its coefficient.
+  auto Holds = [&](const Poly &Part) {
+    for (const auto &[M, C] : Part.terms()) {
+      auto It = Out.terms().find(M);
+      if (It == Out.terms().end() || It->second != C)
+        return false;
+    }
+    return !Part.terms().empty();
+  };
   for (int Round = 0; Round < 4; ++Round) {
     bool Changed = false;
     for (auto &[Key, S] : Splits) {
       if (!S.HaveDiv || !Out.mentions(S.DivName))
         continue;
-      // Out = X - A*div[X|A] + Rest: every term of the remainder is in Out
-      // with its coefficient.
+      // Out = X - A*div[X|A] + Rest.
       const Poly Rem = S.X - S.A * Poly::symbol(S.DivName);
-      bool Holds = !Rem.terms().empty();
-      for (const auto &[M, C] : Rem.terms()) {
-        auto It = Out.terms().find(M);
-        Holds &= It != Out.terms().end() && It->second == C;
-      }
-      if (!Holds)
+      if (!Holds(Rem))
         continue;
       S.HaveMod = true;
       Out = Out - Rem + Poly::symbol(S.ModName);
@@ -94,12 +97,7 @@ Poly Interpreter::foldSplitRemainders(const Poly &P) {
           continue;
         const Poly Rem = Poly::symbol(Whole->second.ModName) -
                          D.A * Poly::symbol(S.ModName);
-        bool Holds = true;
-        for (const auto &[TM, C] : Rem.terms()) {
-          auto It = Out.terms().find(TM);
-          Holds &= It != Out.terms().end() && It->second == C;
-        }
-        if (Holds) {
+        if (Holds(Rem)) {
           Out = Out - Rem;
           Finer = std::make_pair(D.X, D.A);
         }

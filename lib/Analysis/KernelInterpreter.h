@@ -331,14 +331,27 @@ private:
       const CallExpr *C, const FunctionDecl *Def, unsigned First,
       std::vector<std::pair<const VarDecl *, Value>> &Bound,
       std::map<const ParmVarDecl *, const ParmVarDecl *> &Aliases);
-  /// While it lives, the body of the helper \p Def is in scope: the call's
+  /// The helper a call runs inline: an inline __device__ (or constexpr)
+  /// function with a body, or a lambda defined in the kernel, with its
+  /// copies (LambdaCopies); First is 1 for a lambda's call operator
+  /// (argument 0: the closure).
+  struct InlineHelper {
+    const FunctionDecl *Def = nullptr;
+    unsigned First = 0;
+    const std::map<const VarDecl *, Value> *Copies = nullptr;
+  };
+  /// The helper \p C runs inline, if any; where none, \p Why says why when
+  /// there is more to say than that it is a call (a lambda not defined in
+  /// the kernel).
+  std::optional<InlineHelper> inlineHelper(const CallExpr *C,
+                                           std::string &Why) const;
+  /// While it lives, the body of the helper \p H is in scope: the call's
   /// arguments bound to its parameters (bindHelperArgs), a lambda's copies
-  /// (\p Copies, may be null) visible, the struct aliases in force; at its
-  /// end the caller's environment and aliases are back.
+  /// visible, the struct aliases in force; at its end the caller's
+  /// environment and aliases are back.
   class HelperScope {
   public:
-    HelperScope(Interpreter &I, const CallExpr *C, const FunctionDecl *Def,
-                unsigned First, const std::map<const VarDecl *, Value> *Copies);
+    HelperScope(Interpreter &I, const CallExpr *C, const InlineHelper &H);
     ~HelperScope();
     HelperScope(const HelperScope &) = delete;
     HelperScope &operator=(const HelperScope &) = delete;
@@ -355,6 +368,12 @@ private:
     std::vector<std::pair<const VarDecl *, Value>> Bound;
     std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases;
   };
+  /// The local struct variable \p E names (a variable whose value in
+  /// \p In is a struct value), if any.
+  const VarDecl *localStruct(const Expr *E,
+                             const std::map<const VarDecl *, Value> &In) const;
+  /// Member \p Field of the local struct \p VD (localStruct) set to \p V.
+  void setMember(const VarDecl *VD, const std::string &Field, Value V);
   /// A struct value built in the kernel: empty (int3 t;), a copy, or an
   /// initializer list; none for any other expression (Evaluator.cpp).
   std::optional<Value> recordValue(const Expr *E);

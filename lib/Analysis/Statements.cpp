@@ -89,24 +89,22 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     return;
   }
   // A member of a local struct (t.x = x in make_int3, p.y += 1).
-  if (const auto *ME = dyn_cast<MemberExpr>(LHS); ME && !ME->isArrow()) {
-    const auto *DR = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
-    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    auto It = VD ? Env.find(VD) : Env.end();
-    if (It != Env.end() && It->second.K == Value::Record) {
+  if (const auto *ME = dyn_cast<MemberExpr>(LHS); ME && !ME->isArrow())
+    if (const VarDecl *VD = localStruct(ME->getBase(), Env)) {
       const std::string Field = ME->getMemberDecl()->getName().str();
-      RecordFields F = *It->second.Fields;
       Value R = Pre ? *Pre : eval(RHS);
-      if (IsCompound)
-        R = compound(F.count(Field) ? F[Field] : Value::unknown(""), R, Op, LHS,
-                     RHS);
-      F[Field] = convertedTo(R, ME->getType(),
-                             RHS->IgnoreParenImpCasts()->getType(),
-                             IsCompound ? nullptr : RHS);
-      Env[VD] = Value::record(std::move(F));
+      if (IsCompound) {
+        const RecordFields &F = *Env[VD].Fields;
+        auto Old = F.find(Field);
+        R = compound(Old != F.end() ? Old->second : Value::unknown(""), R, Op,
+                     LHS, RHS);
+      }
+      setMember(VD, Field,
+                convertedTo(R, ME->getType(),
+                            RHS->IgnoreParenImpCasts()->getType(),
+                            IsCompound ? nullptr : RHS));
       return;
     }
-  }
   // A store through a subscript or a pointer.
   Value Ptr;
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS)) {
