@@ -61,12 +61,12 @@ std::string wrapHelpers() {
   return "#ifndef FORGESTENCIL_GENERATED_WRAP\n"
          "#define FORGESTENCIL_GENERATED_WRAP\n"
          "namespace {\n"
-         "// A read's coordinate on a periodic boundary [lo, hi]: one period\n"
-         "// up below lo, one down above hi (the IR's reads reach at most a\n"
-         "// period beyond the bounds).\n"
+         "// A read's coordinate on a periodic boundary [lo, hi] of period p\n"
+         "// (hi - lo + 1, or less where the grid repeats a point): one\n"
+         "// period up below lo, one down above hi (the IR's reads reach at\n"
+         "// most a period beyond the bounds).\n"
          "__device__ inline long long fs_wrap(long long c, long long lo, "
-         "long long hi) {\n"
-         "  const long long p = hi - lo + 1;\n"
+         "long long hi, long long p) {\n"
          "  return c < lo ? c + p : c > hi ? c - p : c;\n"
          "}\n"
          "} // namespace\n"
@@ -194,7 +194,8 @@ std::string boundaryHelpers(const StencilIR &IR) {
 std::string boundaryCoord(const std::string &C, int O, const ir::Axis &X) {
   return std::string(X.wrapped() ? "fs_wrap(" : "fs_clamp(") + C + " + (" +
          std::to_string(O) + "), (long long)(" + X.boundaryLower() +
-         "), (long long)(" + X.boundaryUpper() + "))";
+         "), (long long)(" + X.boundaryUpper() + ")" +
+         (X.wrapped() ? ", (long long)(" + X.wrapPeriod() + ")" : "") + ")";
 }
 
 std::string emitFrameKernel(const StencilView &V, const GenerateOptions &O) {

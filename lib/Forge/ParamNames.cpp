@@ -252,6 +252,7 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
     R(A.ClampUpper);
     R(A.WrapLower);
     R(A.WrapUpper);
+    R(A.WrapPeriod);
   }
   for (std::string &S : Out.Strides)
     R(S);

@@ -384,6 +384,8 @@ json toJson(const StencilIR &IR) {
     if (A.wrapped()) {
       X["wrap_lower"] = A.WrapLower;
       X["wrap_upper"] = A.WrapUpper;
+      if (!A.WrapPeriod.empty())
+        X["wrap_period"] = A.WrapPeriod;
     }
     Axes.push_back(std::move(X));
   }
@@ -653,6 +655,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.ClampUpper = R.string(A, "clamp_upper", AP, "");
     X.WrapLower = R.string(A, "wrap_lower", AP, "");
     X.WrapUpper = R.string(A, "wrap_upper", AP, "");
+    X.WrapPeriod = R.string(A, "wrap_period", AP, "");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.strings(J, "strides", P, true);

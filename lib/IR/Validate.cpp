@@ -192,6 +192,11 @@ private:
                     (X.WrapUpper.empty() ? "wrap_lower but no wrap_upper"
                                          : "wrap_upper but no wrap_lower") +
                     ": a periodic boundary needs both bounds");
+      expression(memberPath(P, "wrap_period"), X.WrapPeriod, true);
+      if (ok() && !X.WrapPeriod.empty() && !X.wrapped())
+        fail(P, "axis " + shown(X.Name) +
+                    " has wrap_period but no wrap_lower/wrap_upper: a "
+                    "period belongs to a periodic boundary");
       if (ok() && X.clamped() && X.wrapped())
         fail(P, "axis " + shown(X.Name) +
                     " has both clamp_lower/clamp_upper and "

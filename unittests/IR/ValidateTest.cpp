@@ -518,6 +518,30 @@ TEST(IRValidate, AWrapNeedsBothBoundsAndNoClamp) {
   EXPECT_EQ(refusal(Bad).rfind("axes[0].wrap_upper: ", 0), 0u) << refusal(Bad);
 }
 
+TEST(IRValidate, AWrapPeriodBelongsToAWrap) {
+  // A grid whose last point repeats its first: the period nx - 1.
+  json Doc = wrappedStar();
+  Doc["axes"][0]["wrap_period"] = "nx - 1";
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_EQ(IR->Axes[0].wrapPeriod(), "nx - 1");
+  EXPECT_EQ(ir::toJson(*IR), Doc);
+  // Without one, the period is the interval's length and none is written.
+  auto Plain = ir::fromJson(wrappedStar(), Error);
+  ASSERT_TRUE(Plain.has_value()) << Error;
+  EXPECT_EQ(Plain->Axes[0].wrapPeriod(), "(nx - 1) - (0) + 1");
+  EXPECT_FALSE(ir::toJson(*Plain)["axes"][0].contains("wrap_period"));
+  json Lone = star();
+  Lone["axes"][0]["wrap_period"] = "nx - 1";
+  EXPECT_EQ(refusal(Lone), "axes[0]: axis 'i' has wrap_period but no "
+                           "wrap_lower/wrap_upper: a period belongs to a "
+                           "periodic boundary");
+  json Bad = wrappedStar();
+  Bad["axes"][0]["wrap_period"] = "nx - 1)";
+  EXPECT_EQ(refusal(Bad).rfind("axes[0].wrap_period: ", 0), 0u) << refusal(Bad);
+}
+
 /// The star with a block per row (j = blockIdx.x) and the block spanning x
 /// (i = threadIdx.x).
 json rowPerBlockStar() {

@@ -95,12 +95,21 @@ struct Axis {
   /// A periodic boundary: every read of every input along this axis at a
   /// coordinate c = p + o below WrapLower reads c + P, above WrapUpper
   /// c - P, where P = WrapUpper - WrapLower + 1 (inclusive C expressions over
-  /// kernel parameters, e.g. "0" and "nx - 1"). One shift is the periodic
-  /// image: where some |o| >= 2 the IR assumes P >= max |o| (an AtLeast
-  /// assumption). Both empty when reads are not wrapped; the domain lies
-  /// within the bounds. An axis is clamped or wrapped, never both.
-  std::string WrapLower, WrapUpper;
+  /// kernel parameters, e.g. "0" and "nx - 1"), or WrapPeriod where that is
+  /// set: a grid whose last point repeats its first (x = 0 and x = nx - 1
+  /// the same place) has the period nx - 1 on [0, nx - 1]. One shift is the
+  /// periodic image: where some |o| >= 2 the IR assumes P >= max |o| (an
+  /// AtLeast assumption). Both bounds empty when reads are not wrapped; the
+  /// domain lies within the bounds. An axis is clamped or wrapped, never
+  /// both.
+  std::string WrapLower, WrapUpper, WrapPeriod;
   bool wrapped() const { return !WrapLower.empty(); }
+  /// The period of a wrapped axis as a C expression.
+  std::string wrapPeriod() const {
+    return !WrapPeriod.empty()
+               ? WrapPeriod
+               : "(" + WrapUpper + ") - (" + WrapLower + ") + 1";
+  }
   /// Reads along this axis stay within [boundaryLower(), boundaryUpper()]
   /// (clamped or wrapped there).
   bool hasBoundary() const { return clamped() || wrapped(); }
