@@ -325,6 +325,11 @@ std::string Interpreter::clampedBounds(
     bool Wrapped = false;
     for (const Use &U : Uses) {
       BoundaryUse B{U.Array, U.O, {}};
+      // One block spans the axis: a reader's place in it is its coordinate.
+      const ir::Axis &Ax = IR.Axes[A];
+      if (U.S->InBlock && Ax.Source == ir::AxisSource::Thread &&
+          Ax.blockDim() == '-' && Ax.ThreadDim >= 'x' && Ax.ThreadDim <= 'z')
+        B.At = U.S->Reader[Ax.ThreadDim - 'x'] + Shift[A];
       for (const auto &[X, CI] : U.Wrapped)
         if (X.Axis == A)
           B.Wraps.push_back({X.KRaw - Shift[A], CI});

@@ -586,6 +586,13 @@ KernelAnalysis Interpreter::finish() {
         TLo[A] = Poly();
       if (Uppers.size() == 1)
         THi[A] = Uppers[0];
+      // threadIdx.D alone: the block's size along D, which BlockSizes
+      // holds as a block-dim assumption, bounds the position.
+      if (Uppers.empty() && X.Source == ir::AxisSource::Thread &&
+          X.BlockDim == '-' && X.ThreadDim != '-')
+        if (auto B = BlockSizes.find(X.ThreadDim - 'x');
+            B != BlockSizes.end() && !Halo.count(B->first))
+          THi[A] = Poly::constant(B->second);
     }
     IR.Axes.push_back(std::move(X));
   }
@@ -909,62 +916,9 @@ KernelAnalysis Interpreter::finish() {
         partial(ReasonKind::Guard, "stores under different guards (" +
                                        Out.Param + ") beside a boundary frame");
 
-  // Coefficients.
-  std::set<std::string> SeenCoef;
-  std::function<void(const ir::Expr &)> Coefs = [&](const ir::Expr &E) {
-    if (E.Kind == ir::Expr::Coef && !E.IndexExpr.empty() &&
-        SeenCoef.insert(E.Name).second) {
-      ir::Coefficient C;
-      C.Name = E.Name;
-      C.Kind = ir::Coefficient::ParamArray;
-      const ArrayInfo *AI = arrayOf(E.Name);
-      C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
-      IR.Coefficients.push_back(C);
-    }
-    if (E.Kind == ir::Expr::Coef && SeenCoef.insert(E.Name).second) {
-      ir::Coefficient C;
-      C.Name = E.Name;
-      const ArrayInfo *AI = arrayOf(E.Name);
-      C.Kind = AI ? ir::Coefficient::ConstantArray
-                  : ir::Coefficient::ConstantScalar;
-      C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
-      C.Size = AI ? AI->ConstSize : 1;
-      if (AI)
-        C.Shape = AI->ConstShape;
-      IR.Coefficients.push_back(C);
-    }
-    if (E.Kind == ir::Expr::ParamRef && ScalarParams.count(E.Name) &&
-        SeenCoef.insert(E.Name).second) {
-      ir::Coefficient C;
-      C.Name = E.Name;
-      C.Kind = ir::Coefficient::ScalarParam;
-      C.Type = IR.ElementType;
-      IR.Coefficients.push_back(C);
-    }
-    for (const ir::Expr &A : E.Args)
-      Coefs(A);
-  };
-  for (const ir::Update &U : IR.Updates)
-    Coefs(U.Value);
-
-  // Parameters and their roles.
-  for (const ParmVarDecl *P : Kernel.parameters()) {
-    ir::Param X;
-    X.Name = P->getName().str();
-    X.Type = P->getType().getAsString(PrintingPolicy(Ctx.getLangOpts()));
-    bool Read = ReadOffsets.count(X.Name), Written = OutputIndex.count(X.Name);
-    QualType T = P->getType();
-    if (T->isPointerType() || T->isArrayType())
-      X.Role = Read && Written ? ir::Param::InOut
-               : Written       ? ir::Param::Output
-               : Read          ? ir::Param::Input
-                               : ir::Param::Other;
-    else if (T->isRealFloatingType())
-      X.Role = ir::Param::Scalar;
-    else if (T->isIntegerType())
-      X.Role = ir::Param::Size;
-    IR.Params.push_back(std::move(X));
-  }
+  stateCoefficients(IR);
+  stateParams(IR, [&](const std::string &P) { return ReadOffsets.count(P) > 0; },
+              [&](const std::string &P) { return OutputIndex.count(P) > 0; });
   for (const ir::InputArray &In : IR.Inputs)
     if (Arrays[In.Param].Kind != ArrayKind::Global)
       partial(ReasonKind::Parameter, "the array '" + In.Param + "' is not a kernel parameter");

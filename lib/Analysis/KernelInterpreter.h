@@ -388,6 +388,14 @@ private:
   void resolveSharedReads(DPtr &N);
   void recordReads(const DPtr &N);
   std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
+  /// A tile read whose readers (their place in the block, what each sees)
+  /// see one global read, but a period apart beyond the ends of an axis the
+  /// block spans alone: that read wrapped (TileImages.cpp); nullopt where
+  /// the readers differ otherwise.
+  std::optional<DPtr> periodicTileImage(
+      const std::string &Tile,
+      const std::vector<std::pair<std::array<int64_t, 3>, DPtr>> &Seen,
+      const std::array<int64_t, 3> &RLo, const std::array<int64_t, 3> &RHi);
 
   // Conditions.
   bool readsData(const Expr *Cond);
@@ -499,6 +507,12 @@ private:
   /// mod[div[X|B]|a/B] (quotient); none otherwise.
   std::optional<Poly> nestedSplit(const Poly &L, const Poly &B, bool Div);
   KernelAnalysis finish();
+  /// The IR's coefficients, from its updates, and its parameters with their
+  /// roles (IRSignature.cpp).
+  void stateCoefficients(ir::StencilIR &IR);
+  void stateParams(ir::StencilIR &IR,
+                   const std::function<bool(const std::string &)> &IsRead,
+                   const std::function<bool(const std::string &)> &IsWritten);
   std::string text(const Expr *E) const;
   void partial(ReasonKind K, const std::string &Why) {
     PartialReasons.insert({K, Why});
@@ -624,6 +638,9 @@ private:
     /// The wraps acting on this read along A, with the read's offset from
     /// the axis symbol before the store's shift.
     std::vector<std::pair<int64_t, const ClampInfo *>> Wraps;
+    /// The reader's coordinate along A where the read is one thread's of a
+    /// block that spans A alone (a tile's periodic image, TileImages.cpp).
+    std::optional<int64_t> At = std::nullopt;
   };
   std::string wrappedAxis(ir::StencilIR &IR, size_t A,
                           const std::vector<BoundaryUse> &Uses,

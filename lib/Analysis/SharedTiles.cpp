@@ -532,6 +532,8 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
 
   std::optional<std::string> Key;
   DPtr Result;
+  bool Differ = false;
+  std::vector<std::pair<ThreadPos, DPtr>> Seen;
   ThreadPos R;
   for (R[2] = RLo[2]; R[2] < RHi[2]; ++R[2])
     for (R[1] = RLo[1]; R[1] < RHi[1]; ++R[1])
@@ -551,6 +553,7 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         if (!Value)
           return std::nullopt;
         DPtr Moved = moveTraced(*Value, Mover(W, R), R);
+        Seen.push_back({R, Moved});
         std::string K = treeKey(Moved);
         if (!Key) {
           Key = K;
@@ -558,12 +561,18 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
         } else if (*Key == K) {
           mergeClampSets(Result, Moved);
         } else {
-          Why = "a read of the __shared__ array '" + Tile + "' (" +
-                ReadIndex.str() + ") sees different global elements in "
-                "different threads of the block";
-          return std::nullopt;
+          Differ = true;
         }
       }
+  if (Differ) {
+    // A periodic image (TileImages.cpp), or no one global read.
+    if (auto Image = periodicTileImage(Tile, Seen, RLo, RHi))
+      return Image;
+    Why = "a read of the __shared__ array '" + Tile + "' (" +
+          ReadIndex.str() + ") sees different global elements in "
+          "different threads of the block";
+    return std::nullopt;
+  }
   return Result;
 }
 

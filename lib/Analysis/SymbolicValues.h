@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,11 @@ struct ClampInfo {
   /// +1 (-1); wrappedAxis checks it like an equality clamp's.
   bool Wrap = false, Both = false;
   Poly Lo, Hi;
+  /// The period where it is not Hi - Lo + 1: a grid whose last point
+  /// repeats its first has the period Hi - Lo on [Lo, Hi] (a __shared__
+  /// tile's periodic image copied from one point short of the far end).
+  std::optional<Poly> Period;
+  Poly period() const { return Period ? *Period : Hi - Lo + Poly::constant(1); }
 };
 
 /// The clamps one thread's read went through: ids into the interpreter's

@@ -203,11 +203,13 @@ std::string Interpreter::wrappedAxis(ir::StencilIR &IR, size_t A,
     for (const auto &[K, W] : U.Wraps) {
       if (!First)
         First = W;
-      if (W->Lo != First->Lo || W->Hi != First->Hi)
+      if (W->Lo != First->Lo || W->Hi != First->Hi ||
+          W->period() != First->period())
         return "reads along " + Axis + " wrap into different intervals ([" +
-               First->Lo.str() + ", " + First->Hi.str() + "] by " +
-               First->Text + ", [" + W->Lo.str() + ", " + W->Hi.str() +
-               "] by " + W->Text + ")";
+               First->Lo.str() + ", " + First->Hi.str() + "] of period " +
+               First->period().str() + " by " + First->Text + ", [" +
+               W->Lo.str() + ", " + W->Hi.str() + "] of period " +
+               W->period().str() + " by " + W->Text + ")";
       if (W->Equality && K != (W->Upper ? 1 : -1))
         return "the condition " + W->Text + " wraps only the position one "
                "point beyond its interval, but '" + U.Array + "' is read at " +
@@ -223,23 +225,29 @@ std::string Interpreter::wrappedAxis(ir::StencilIR &IR, size_t A,
     return "the domain along " + Axis + " [" + DLo.str() + ", " +
            DLast.str() + "] is not within the wrap's interval [" + Lo.str() +
            ", " + Hi.str() + "]";
-  // A read the wraps do not move on its side must stay inside the interval.
+  // A read the wraps do not move on its side must stay inside the interval:
+  // from every point of the domain, or from the one reader it is.
   for (size_t I = 0; I < Uses.size(); ++I) {
     const int64_t O = Uses[I].O[A];
     const Poly Po = Poly::constant(O);
-    if ((O < 0 && !Wrapped[I].Lower && !nonNegative(DLo + Po - Lo)) ||
-        (O > 0 && !Wrapped[I].Upper && !nonNegative(Hi - DLast - Po)))
+    const Poly From = Uses[I].At ? Poly::constant(*Uses[I].At) : DLo;
+    const Poly To = Uses[I].At ? Poly::constant(*Uses[I].At) : DLast;
+    if ((O < 0 && !Wrapped[I].Lower && !nonNegative(From + Po - Lo)) ||
+        (O > 0 && !Wrapped[I].Upper && !nonNegative(Hi - To - Po)))
       return "'" + Uses[I].Array + "' is read at " + std::to_string(O) +
              " along " + Axis + " without the wrap other reads there have";
   }
   IR.Axes[A].WrapLower = Lo.str();
   IR.Axes[A].WrapUpper = Hi.str();
-  if (Reach >= 2) {
+  const Poly Period = First->period();
+  if (Period != Hi - Lo + Poly::constant(1))
+    IR.Axes[A].WrapPeriod = Period.str();
+  if (Reach >= 2 && !(Period.constantValue() && *Period.constantValue() >= Reach)) {
     // One shift by the period is the periodic image only while the reads
     // reach no further than a period.
     ir::Assumption P;
     P.Kind = ir::Assumption::AtLeast;
-    P.Expr = (Hi - Lo + Poly::constant(1)).str();
+    P.Expr = Period.str();
     P.Value = std::to_string(Reach);
     P.Why = "the period along " + Axis + " covers the reads' reach of " +
             std::to_string(Reach) + " points";
