@@ -32,7 +32,13 @@ std::string checksHeader(StringRef ToolVersion, bool InAppCandidates) {
 // timed on the launch's stream, and its result is kept; each candidate
 // runs three times from it, and its result is compared byte for byte with
 // the original's. The run then goes on from the original's result, so a
-// verify run computes the original numbers. Each comparison is reported on
+// verify run computes the original numbers. In-app candidates
+// (compare_candidates) are compared a second time from scrambled inputs:
+// every allocation only float or double pointers reach is filled with
+// values in [-1, 1) that depend on the element's place, and each candidate
+// must again give the original's bytes there, so that a state the app has
+// not yet made interesting (a uniform field at launch 1) cannot hide a
+// candidate that reads the wrong neighbours. Each comparison is reported on
 // stderr; at exit a line per kernel (and shape) gives the median of the
 // best-of-three times, and a last line sums up:
 //   forgestencil verify: kernel K: original X ms, copy Y ms, original/copy R (...)
@@ -49,6 +55,7 @@ std::string checksHeader(StringRef ToolVersion, bool InAppCandidates) {
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -198,6 +205,55 @@ static __global__ void fs_count_differences(const unsigned char *A,
 }
 #endif
 
+/// A value in [-1, 1) for element I of a scrambled allocation: a hash of
+/// its place and the seed, so that every run scrambles alike.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline double scrambled_value(unsigned long long I, unsigned Seed) {
+  unsigned long long H = (I + 1) * 0x9E3779B97F4A7C15ull ^ Seed;
+  H ^= H >> 31;
+  H *= 0xBF58476D1CE4E5B9ull;
+  H ^= H >> 29;
+  return double(H >> 40) / double(1ull << 23) - 1.0;
+}
+
+#ifdef __CUDACC__
+template <typename T>
+static __global__ void fs_scramble(T *P, size_t N, unsigned Seed) {
+  size_t Step = size_t(gridDim.x) * blockDim.x;
+  for (size_t I = size_t(blockIdx.x) * blockDim.x + threadIdx.x; I < N;
+       I += Step)
+    P[I] = T(scrambled_value(I, Seed));
+}
+#endif
+
+/// Fills an allocation of Bytes-wide floating elements (4 or 8) with
+/// scrambled values.
+inline void scramble(const Allocation &A, unsigned Bytes, unsigned Seed) {
+  const size_t N = A.Size / Bytes;
+  void *Base = reinterpret_cast<void *>(A.Base);
+#ifdef __CUDACC__
+  if (Bytes == 4)
+    fs_scramble<float><<<1024, 256>>>(static_cast<float *>(Base), N, Seed);
+  else
+    fs_scramble<double><<<1024, 256>>>(static_cast<double *>(Base), N, Seed);
+#else
+  std::vector<unsigned char> Host(A.Size);
+  for (size_t I = 0; I < N; ++I) {
+    if (Bytes == 4) {
+      float V = float(scrambled_value(I, Seed));
+      std::memcpy(&Host[I * 4], &V, 4);
+    } else {
+      double V = scrambled_value(I, Seed);
+      std::memcpy(&Host[I * 8], &V, 8);
+    }
+  }
+  cudaMemcpy(Base, Host.data(), N * Bytes, cudaMemcpyHostToDevice);
+#endif
+  cudaDeviceSynchronize();
+}
+
 /// One comparison of the original with each candidate launch of the copy,
 /// from the same saved state; every candidate's result is compared byte for
 /// byte with the original's, and the original's result is what stays.
@@ -206,7 +262,8 @@ static inline void verify_launch(const char *Kernel, unsigned Launch,
                                  int N,
                                  const std::function<void()> &RunOriginal,
                                  const std::function<void(int)> &RunOurs,
-                                 int Candidates, const char *const *Names) {
+                                 int Candidates, const char *const *Names,
+                                 const unsigned char *Scramble = nullptr) {
   Tally &T = tally();
   Allocation Allocs[MaxPointers];
   int Count = 0;
@@ -228,8 +285,26 @@ static inline void verify_launch(const char *Kernel, unsigned Launch,
     RunOriginal();
     return;
   }
+  // Which allocations to scramble: those whose one pointer is a float or
+  // double array starting on an element (Scramble[I], 4 or 8, per pointer).
+  std::vector<unsigned> ScrambleBytes(Count, 0);
+  if (Scramble)
+    for (int I = 0, J = 0; I < N && J < Count; ++I) {
+      if (!Ptrs[I])
+        continue;
+      const unsigned E = Scramble[I];
+      const unsigned long long P = static_cast<unsigned long long>(
+          reinterpret_cast<std::uintptr_t>(Ptrs[I]));
+      if ((E == 4 || E == 8) && (P - Allocs[J].Base) % E == 0 &&
+          Allocs[J].Size % E == 0)
+        ScrambleBytes[J] = E;
+      ++J;
+    }
+  const bool Scrambles = std::any_of(ScrambleBytes.begin(), ScrambleBytes.end(),
+                                     [](unsigned E) { return E != 0; });
   cudaDeviceSynchronize();
   std::vector<void *> Saved(Count, nullptr), Result(Count, nullptr);
+  std::vector<void *> ScrambledIn(Count, nullptr), ScrambledOut(Count, nullptr);
   unsigned long long *Counters = nullptr;
   bool Ok = cudaMalloc(reinterpret_cast<void **>(&Counters),
                        2 * sizeof(unsigned long long)) == cudaSuccess;
@@ -240,6 +315,8 @@ static inline void verify_launch(const char *Kernel, unsigned Launch,
     for (int I = 0; I < Count; ++I) {
       cudaFree(Saved[I]);
       cudaFree(Result[I]);
+      cudaFree(ScrambledIn[I]);
+      cudaFree(ScrambledOut[I]);
     }
     cudaFree(Counters);
   };
@@ -286,35 +363,88 @@ static inline void verify_launch(const char *Kernel, unsigned Launch,
   CopyAll(false, Saved);
   float OriginalMs = Best(RunOriginal);
   CopyAll(false, Result);
-  for (int C = 0; C < Candidates; ++C) {
-    float CopyMs = Best([&] { RunOurs(C); });
-    unsigned long long Differing = 0, FirstAt = 0;
+  // The live allocations against the copies Against: the bytes that
+  // differ, the allocation and byte of the first.
+  struct Difference {
+    unsigned long long Bytes = 0, FirstAt = 0;
     int FirstIn = -1;
+  };
+  auto Compare = [&](const std::vector<void *> &Against) {
+    Difference D;
     for (int I = 0; I < Count; ++I) {
       unsigned long long Host[2] = {0, ~0ull};
 #ifdef __CUDACC__
       cudaMemcpy(Counters, Host, sizeof Host, cudaMemcpyHostToDevice);
       fs_count_differences<<<1024, 256>>>(
           reinterpret_cast<const unsigned char *>(Allocs[I].Base),
-          static_cast<const unsigned char *>(Result[I]), Allocs[I].Size,
+          static_cast<const unsigned char *>(Against[I]), Allocs[I].Size,
           Counters, Counters + 1);
       cudaMemcpy(Host, Counters, sizeof Host, cudaMemcpyDeviceToHost);
 #else
       std::vector<unsigned char> Mine(Allocs[I].Size), Theirs(Allocs[I].Size);
       cudaMemcpy(Mine.data(), reinterpret_cast<void *>(Allocs[I].Base),
                  Allocs[I].Size, cudaMemcpyDeviceToHost);
-      cudaMemcpy(Theirs.data(), Result[I], Allocs[I].Size,
+      cudaMemcpy(Theirs.data(), Against[I], Allocs[I].Size,
                  cudaMemcpyDeviceToHost);
       for (size_t B = 0; B < Allocs[I].Size; ++B)
         if (Mine[B] != Theirs[B] && Host[0]++ == 0)
           Host[1] = B;
 #endif
-      if (Host[0] && FirstIn < 0) {
-        FirstIn = I;
-        FirstAt = Host[1];
+      if (Host[0] && D.FirstIn < 0) {
+        D.FirstIn = I;
+        D.FirstAt = Host[1];
       }
-      Differing += Host[0];
+      D.Bytes += Host[0];
     }
+    return D;
+  };
+  // The original from scrambled inputs (in-app candidates): the state with
+  // every scrambled allocation filled, and the original's result from it.
+  std::string ScrambleNote;
+  bool ScrambledReady = false;
+  // (A closing parenthesis before a quote would end this header's text
+  // where fs-rewrite holds it.)
+  const std::string Close(1, ')');
+  if (Scrambles) {
+    bool Have = true;
+    for (int I = 0; Have && I < Count; ++I)
+      Have = cudaMalloc(&ScrambledIn[I], Allocs[I].Size) == cudaSuccess &&
+             cudaMalloc(&ScrambledOut[I], Allocs[I].Size) == cudaSuccess;
+    if (!Have) {
+      cudaGetLastError();
+      ScrambleNote = "; not from scrambled inputs: no device memory";
+    } else {
+      CopyAll(true, Saved);
+      int Scrambled = 0;
+      for (int I = 0; I < Count; ++I)
+        if (ScrambleBytes[I]) {
+          scramble(Allocs[I], ScrambleBytes[I], Launch * 7919u + unsigned(I));
+          ++Scrambled;
+        }
+      CopyAll(false, ScrambledIn);
+      RunOriginal();
+      cudaDeviceSynchronize();
+      CopyAll(false, ScrambledOut);
+      ScrambledReady = cudaGetLastError() == cudaSuccess;
+      ScrambleNote = ScrambledReady
+                         ? "; also from scrambled inputs (" +
+                               std::to_string(Scrambled) +
+                               " allocation(s) scrambled" + Close
+                         : "; not from scrambled inputs: the original failed";
+    }
+  }
+  for (int C = 0; C < Candidates; ++C) {
+    float CopyMs = Best([&] { RunOurs(C); });
+    Difference D = Compare(Result);
+    std::string From;
+    if (!D.Bytes && ScrambledReady) {
+      CopyAll(true, ScrambledIn);
+      RunOurs(C);
+      cudaDeviceSynchronize();
+      D = Compare(ScrambledOut);
+      From = " from scrambled inputs (identical on the app's state" + Close;
+    }
+    const unsigned long long Differing = D.Bytes;
     cudaError_t Error = cudaGetLastError();
     std::string L = Label(C);
     if (Error != cudaSuccess) {
@@ -323,16 +453,18 @@ static inline void verify_launch(const char *Kernel, unsigned Launch,
     }
     if (Differing)
       std::fprintf(stderr,
-                   "forgestencil verify: %s launch %u: DIFFERS in %llu "
+                   "forgestencil verify: %s launch %u: DIFFERS%s in %llu "
                    "byte(s), first at byte %llu of allocation %d of %d; the "
                    "original's result is kept\n",
-                   L.c_str(), Launch, Differing, FirstAt, FirstIn + 1, Count);
+                   L.c_str(), Launch, From.c_str(), Differing, D.FirstAt,
+                   D.FirstIn + 1, Count);
     else
       std::fprintf(stderr,
                    "forgestencil verify: %s launch %u: identical (%d "
-                   "allocation(s), %zu bytes); original %.4f ms, copy %.4f "
+                   "allocation(s), %zu bytes%s); original %.4f ms, copy %.4f "
                    "ms\n",
-                   L.c_str(), Launch, Count, Bytes, OriginalMs, CopyMs);
+                   L.c_str(), Launch, Count, Bytes, ScrambleNote.c_str(),
+                   OriginalMs, CopyMs);
     std::lock_guard<std::mutex> G(T.Lock);
     ++T.Compared;
     ++(Differing ? T.Differ : T.Identical);
@@ -488,7 +620,8 @@ template <typename Original, typename Candidate>
 static void compare_candidates(const char *Kernel, cudaStream_t Stream,
                                const void *const *Ptrs, int N,
                                Original RunOriginal, Candidate RunCandidate,
-                               int Candidates, const char *const *Names) {
+                               int Candidates, const char *const *Names,
+                               const unsigned char *Scramble = nullptr) {
   if (!checks_detail::verifying()) {
     RunOriginal();
     return;
@@ -504,7 +637,15 @@ static void compare_candidates(const char *Kernel, cudaStream_t Stream,
     return;
   }
   checks_detail::verify_launch(Kernel, Launch, Stream, Ptrs, N, RunOriginal,
-                               RunCandidate, Candidates, Names);
+                               RunCandidate, Candidates, Names, Scramble);
+}
+
+/// The element width a comparison may scramble an array of: 4 for float, 8
+/// for double, 0 (leave it) for anything else.
+template <typename T> constexpr unsigned char scramble_bytes(T *) {
+  return std::is_same<typename std::remove_cv<T>::type, float>::value    ? 4
+         : std::is_same<typename std::remove_cv<T>::type, double>::value ? 8
+                                                                         : 0;
 }
 
 )";

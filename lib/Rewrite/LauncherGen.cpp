@@ -397,7 +397,8 @@ static std::vector<std::string> pointerParams(const ir::StencilIR &IR) {
 
 /// The call of compare_candidates for in-app candidates \p Emitted,
 /// labelled \p Label in the verify lines: every candidate forwards
-/// \p ParamNames, \p PointerNames are what the comparison saves, and
+/// \p ParamNames, \p PointerNames are what the comparison saves (and
+/// scrambles, where they are float or double arrays), and
 /// \p ReferenceLaunch is the original's launch. Each line starts with
 /// \p Indent.
 static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames,
@@ -405,9 +406,11 @@ static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames
                                StringRef ReferenceLaunch,
                                ArrayRef<const EmittedVariant *> Emitted,
                                StringRef Indent) {
-  std::vector<std::string> Ptrs, Names;
-  for (const std::string &P : PointerNames)
+  std::vector<std::string> Ptrs, Names, Scramble;
+  for (const std::string &P : PointerNames) {
     Ptrs.push_back("(const void *)" + P);
+    Scramble.push_back("forgestencil::scramble_bytes(" + P + ")");
+  }
   for (const EmittedVariant *E : Emitted)
     Names.push_back("\"" + E->Variant->Variant->Params.id() + "\"");
   std::string I = Indent.str();
@@ -420,6 +423,9 @@ static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames
        (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n";
   S += I + "static const char *const fs_names[] = {" + join(Names, ", ") +
        "};\n";
+  // Float and double arrays are scrambled for a second comparison.
+  S += I + "const unsigned char fs_scramble[] = {" +
+       (Scramble.empty() ? std::string("0") : join(Scramble, ", ")) + "};\n";
   S += I + "forgestencil::compare_candidates(\n";
   S += I + "    \"" + Label.str() + "\", fs_stream, fs_ptrs, " +
        std::to_string(Ptrs.size()) + ",\n";
@@ -431,7 +437,7 @@ static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames
          forwardingCall(Emitted[N]->Launcher, ParamNames) + "; break;\n";
   S += I + "      }\n";
   S += I + "    },\n";
-  S += I + "    " + std::to_string(Emitted.size()) + ", fs_names);\n";
+  S += I + "    " + std::to_string(Emitted.size()) + ", fs_names, fs_scramble);\n";
   return S;
 }
 
