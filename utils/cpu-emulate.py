@@ -13,6 +13,14 @@ which it leaves alone, and the values it computes there. It says nothing
 about speed; the driver's timings are host times of an emulation and are not
 reported.
 
+    cpu-emulate.py --program prog.cu [-I DIR]...
+
+builds one CUDA program the same way (its launches emulated, also those of
+the headers it includes with #include "..." from its directory or a -I
+directory, whose text is put in its place) and runs it, its output and exit
+status its own: the tests run patched programs and the USE_OURS=verify
+comparison of forgestencil/checks.h this way without a GPU.
+
 How the CUDA source becomes host code:
   * every `kernel<<<grid, block[, shmem[, stream]]>>>(args)` becomes a call of
     fs_emu::launch, which checks the configuration as a GPU does (including
@@ -649,6 +657,14 @@ def main(argv):
         description="Verify an fs-bench directory's candidates on the CPU.")
     parser.add_argument("bench_dir", help="what fs-bench --emit-dir wrote "
                         "(with --bundle: what fs-rewrite --bundle wrote)")
+    parser.add_argument("--program", action="store_true",
+                        help="bench_dir is one CUDA program (a .cu file) to "
+                        "build and run as it is: its own launches are "
+                        "emulated (headers it includes may hold host code "
+                        "only); its output and exit status are the "
+                        "program's")
+    parser.add_argument("-I", dest="includes", action="append", default=[],
+                        help="with --program: an include directory")
     parser.add_argument("--bundle", action="store_true",
                         help="the directory is a tuning bundle: verify its "
                         "candidates against the app's own kernels")
@@ -682,6 +698,8 @@ def main(argv):
                            tempfile.mkdtemp(prefix="fs-cpu-emulate-"))
     os.makedirs(work, exist_ok=True)
     try:
+        if args.program:
+            return emulate_program(args, work)
         return emulate_bundle(args, work) if args.bundle else emulate(args, work)
     except EmulationError as e:
         print("cpu-emulate: error: %s" % e, file=sys.stderr)
@@ -689,6 +707,68 @@ def main(argv):
     finally:
         if not args.work_dir:
             shutil.rmtree(work, ignore_errors=True)
+
+
+QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*$', re.M)
+
+
+def inline_includes(text, path, dirs, depth):
+    """text with every #include "..." that resolves next to path or in dirs
+    replaced by the file's text (recursively, with #line markers), so that
+    the kernels and launches of a program's own headers are emulated too.
+    Include guards keep working: the text is the same."""
+    if depth > 16:
+        raise EmulationError("%s: #include nested more than 16 deep" % path)
+
+    def one(m):
+        name = m.group(1)
+        for d in [os.path.dirname(os.path.abspath(path))] + dirs:
+            candidate = os.path.join(d, name)
+            if os.path.isfile(candidate):
+                with open(candidate) as f:
+                    inner = inline_includes(f.read(), candidate, dirs,
+                                            depth + 1)
+                line = text.count("\n", 0, m.start()) + 2
+                return '#line 1 "%s"\n%s\n#line %d "%s"' % (
+                    name, inner, line, os.path.basename(path))
+        return m.group(0)  # a system header, or one the compiler finds
+
+    return QUOTED_INCLUDE.sub(one, text)
+
+
+def emulate_program(args, work):
+    """Builds one CUDA program as host C++ and runs it in the working
+    directory it was started from, its stdout and stderr passed through."""
+    path = args.bench_dir
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise EmulationError("cannot read %s: %s" % (path, e))
+    dirs = [os.path.dirname(os.path.abspath(path))] + [
+        os.path.abspath(d) for d in args.includes]
+    text = inline_includes(text, path, dirs, 0)
+    unit = Unit(os.path.basename(path), text)
+    op = unit.warp_synchronous()
+    if op:
+        raise EmulationError("%s uses %s, which needs a warp's threads in "
+                             "lockstep" % (path, op))
+    sources = write_sources([unit], work)
+    extra = ["-I", os.path.dirname(os.path.abspath(path))]
+    for d in args.includes:
+        extra += ["-I", os.path.abspath(d)]
+    objects = compile_all(args.cxx, [sources[unit.name],
+                                     write_runtime(work)], work, args.jobs,
+                          extra)
+    binary = link(args.cxx, objects, os.path.join(work, "program"))
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ASAN_OPTIONS
+    try:
+        r = subprocess.run([binary], env=env, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        raise EmulationError("the emulated program ran longer than %d s"
+                             % args.timeout)
+    return r.returncode
 
 
 def run_driver(binary, args, time_ext, work, skip=()):

@@ -743,6 +743,19 @@ struct cudaDeviceProp {
   int pciDeviceID;
 };
 
+namespace fs_emu {
+/// The compute capability the emulated device reports: FS_EMU_CC (e.g. 90,
+/// so that a patched program's launchers take their sm_90 case), else 0.0
+/// (no GPU's: launchers dispatching on it run the original).
+inline int computeCapability() {
+  static const int CC = [] {
+    const char *V = getenv("FS_EMU_CC");
+    return V ? atoi(V) : 0;
+  }();
+  return CC;
+}
+} // namespace fs_emu
+
 inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int Device) {
   if (Device != 0)
     return fs_emu::record(cudaErrorInvalidDevice);
@@ -761,11 +774,36 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int Device) {
   P->maxGridSize[1] = P->maxGridSize[2] = 65535;
   P->maxThreadsPerMultiProcessor = 1024;
   P->totalConstMem = 64 * 1024;
-  P->major = 0;
-  P->minor = 0;
+  P->major = fs_emu::computeCapability() / 10;
+  P->minor = fs_emu::computeCapability() % 10;
   P->multiProcessorCount = 1;
   P->l2CacheSize = 1 << 20;
   P->memoryBusWidth = 64;
+  return cudaSuccess;
+}
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+inline cudaError_t cudaDeviceGetAttribute(int *V, cudaDeviceAttr A,
+                                          int Device) {
+  if (Device != 0)
+    return fs_emu::record(cudaErrorInvalidDevice);
+  switch (A) {
+  case cudaDevAttrMaxThreadsPerBlock: *V = 1024; break;
+  case cudaDevAttrMaxSharedMemoryPerBlock: *V = 48 * 1024; break;
+  case cudaDevAttrWarpSize: *V = 32; break;
+  case cudaDevAttrMultiProcessorCount: *V = 1; break;
+  case cudaDevAttrComputeCapabilityMajor: *V = fs_emu::computeCapability() / 10; break;
+  case cudaDevAttrComputeCapabilityMinor: *V = fs_emu::computeCapability() % 10; break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *V = 227 * 1024; break;
+  default: return fs_emu::record(cudaErrorInvalidValue);
+  }
   return cudaSuccess;
 }
 inline cudaError_t cudaSetDevice(int Device) {
@@ -783,6 +821,61 @@ inline cudaError_t cudaGetLastError() {
   return E;
 }
 inline cudaError_t cudaPeekAtLastError() { return fs_emu::LastError; }
+
+// The driver entry points a program may ask the runtime for: only
+// cuMemGetAddressRange (which forgestencil/checks.h uses), over the
+// emulated allocations. CUresult is an int, CUdeviceptr a 64-bit integer.
+enum cudaDriverEntryPointQueryResult {
+  cudaDriverEntryPointSuccess = 0,
+  cudaDriverEntryPointSymbolNotFound = 1,
+  cudaDriverEntryPointVersionNotSufficent = 2
+};
+enum { cudaEnableDefault = 0 };
+namespace fs_emu {
+inline int memGetAddressRange(unsigned long long *Base, size_t *Size,
+                              unsigned long long Ptr) {
+  auto It = Allocations.upper_bound(static_cast<uintptr_t>(Ptr));
+  if (It == Allocations.begin())
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  --It;
+  if (Ptr >= It->first + std::max<size_t>(It->second, 1))
+    return 1;
+  if (Base)
+    *Base = It->first;
+  if (Size)
+    *Size = It->second;
+  return 0;
+}
+} // namespace fs_emu
+inline cudaError_t
+cudaGetDriverEntryPoint(const char *Symbol, void **Fn, unsigned long long,
+                        cudaDriverEntryPointQueryResult *Status = nullptr) {
+  const bool Known = std::strcmp(Symbol, "cuMemGetAddressRange") == 0;
+  *Fn = Known ? reinterpret_cast<void *>(&fs_emu::memGetAddressRange)
+              : nullptr;
+  if (Status)
+    *Status = Known ? cudaDriverEntryPointSuccess
+                    : cudaDriverEntryPointSymbolNotFound;
+  return cudaSuccess;
+}
+inline cudaError_t
+cudaGetDriverEntryPointByVersion(const char *Symbol, void **Fn, unsigned,
+                                 unsigned long long Flags,
+                                 cudaDriverEntryPointQueryResult *Status) {
+  return cudaGetDriverEntryPoint(Symbol, Fn, Flags, Status);
+}
+
+/// What a kernel's attributes say here: any block the emulation launches.
+struct cudaFuncAttributes {
+  int maxThreadsPerBlock = 1024;
+  int numRegs = 0;
+  size_t sharedSizeBytes = 0, localSizeBytes = 0, constSizeBytes = 0;
+};
+template <class F>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *A, F *) {
+  *A = cudaFuncAttributes();
+  return cudaSuccess;
+}
 
 inline cudaError_t cudaMalloc(void **P, size_t Bytes) {
   // Pages of its own between two guard regions: page-aligned (more than
