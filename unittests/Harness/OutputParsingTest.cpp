@@ -131,6 +131,25 @@ TEST(OutputParsingTest, InAppVerificationDifference) {
   EXPECT_EQ(V->Differing[0].rfind("k launch 3: DIFFERS", 0), 0u);
 }
 
+TEST(OutputParsingTest, InAppVerificationDifferenceFromScrambledInputs) {
+  // Identical on the app's state, not from scrambled inputs: a difference.
+  auto V = parseInAppVerification(
+      "forgestencil verify: k[a] launch 1: identical (3 allocation(s), 96 "
+      "bytes; also from scrambled inputs (2 allocation(s) scrambled)); "
+      "original 0.0100 ms, copy 0.0090 ms\n"
+      "forgestencil verify: k[b] launch 1: DIFFERS from scrambled inputs "
+      "(identical on the app's state) in 12 byte(s), first at byte 4 of "
+      "allocation 3 of 3; the original's result is kept\n"
+      "forgestencil verify: 2 launch(es) compared: 1 identical, 1 differ; 0 "
+      "not compared\n");
+  ASSERT_TRUE(V) << V.error();
+  EXPECT_EQ(V->Identical, 1u);
+  EXPECT_EQ(V->Differ, 1u);
+  ASSERT_EQ(V->Differing.size(), 1u);
+  EXPECT_EQ(V->Differing[0].rfind("k[b] launch 1: DIFFERS from scrambled", 0),
+            0u);
+}
+
 TEST(OutputParsingTest, InAppVerificationNeedsItsSummary) {
   auto Missing = parseInAppVerification(
       "forgestencil verify: k launch 1: identical (1 allocation(s), 8 bytes)\n");

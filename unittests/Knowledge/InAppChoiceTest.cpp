@@ -30,6 +30,21 @@ TEST(InAppChoiceTest, FastestThatNeverDiffered) {
   EXPECT_EQ(M->Differed, (std::vector<std::string>{"c.32x8"}));
 }
 
+TEST(InAppChoiceTest, ADifferenceFromScrambledInputsRefusesToo) {
+  // b was identical on the app's state at every launch and the fastest,
+  // but differed from scrambled inputs once: a.
+  const char *R = R"({"in_app_verification": {
+    "differing": ["k[b] launch 2: DIFFERS from scrambled inputs (identical on the app's state) in 8 byte(s), first at byte 4 of allocation 2 of 2; the original's result is kept"],
+    "kernel_times": {
+    "k[a]": {"original_ms": 2.0, "copy_ms": 1.6, "launches": 3},
+    "k[b]": {"original_ms": 2.0, "copy_ms": 1.0, "launches": 2}}}})";
+  auto M = measuredInApp(R, "k", 0.02);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_TRUE(M->Fastest.has_value());
+  EXPECT_EQ(*M->Fastest, "a");
+  EXPECT_EQ(M->Differed, (std::vector<std::string>{"b"}));
+}
+
 TEST(InAppChoiceTest, TheRatioDecidesNotTheTime) {
   // b's own original is slower (its launches were), but its ratio is the
   // better one: 2.2 / 1.8 = 1.22 against 2.0 / 1.7 = 1.18.
