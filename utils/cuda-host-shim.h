@@ -41,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -416,13 +417,17 @@ inline void enqueue(cudaStream_t Stream, std::function<void()> Work) {
   Work();
 }
 
+/// The allocation with the highest base at or below address A (which may
+/// still end before A), or Allocations.end() where none starts there.
+inline std::map<uintptr_t, size_t>::const_iterator allocationBelow(uintptr_t A) {
+  auto It = Allocations.upper_bound(A);
+  return It == Allocations.begin() ? Allocations.cend() : std::prev(It);
+}
+
 inline bool isDevicePointer(const void *P, size_t Bytes) {
   uintptr_t A = reinterpret_cast<uintptr_t>(P);
-  auto It = Allocations.upper_bound(A);
-  if (It == Allocations.begin())
-    return false;
-  --It;
-  return A >= It->first && A + Bytes <= It->first + It->second;
+  auto It = allocationBelow(A);
+  return It != Allocations.cend() && A + Bytes <= It->first + It->second;
 }
 
 //===----------------------------------------------------------------------===//
@@ -834,12 +839,10 @@ enum { cudaEnableDefault = 0 };
 namespace fs_emu {
 inline int memGetAddressRange(unsigned long long *Base, size_t *Size,
                               unsigned long long Ptr) {
-  auto It = Allocations.upper_bound(static_cast<uintptr_t>(Ptr));
-  if (It == Allocations.begin())
+  auto It = allocationBelow(static_cast<uintptr_t>(Ptr));
+  if (It == Allocations.cend() ||
+      Ptr >= It->first + std::max<size_t>(It->second, 1))
     return 1; // CUDA_ERROR_INVALID_VALUE
-  --It;
-  if (Ptr >= It->first + std::max<size_t>(It->second, 1))
-    return 1;
   if (Base)
     *Base = It->first;
   if (Size)

@@ -39,26 +39,6 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
-namespace {
-
-/// The whole number s with D == S * s, if any.
-std::optional<int64_t> multipleOf(const Poly &D, const Poly &S) {
-  if (D == Poly())
-    return 0;
-  if (S.terms().empty())
-    return std::nullopt;
-  const auto &[M, C] = *S.terms().begin();
-  const int64_t DC = D.coefficient(M);
-  if (C == 0 || DC % C != 0)
-    return std::nullopt;
-  const int64_t N = DC / C;
-  if (S * Poly::constant(N) != D)
-    return std::nullopt;
-  return N;
-}
-
-} // namespace
-
 std::optional<DPtr> Interpreter::periodicTileImage(
     const std::string &Tile,
     const std::vector<std::pair<ThreadPos, DPtr>> &Seen, const ThreadPos &RLo,
@@ -66,21 +46,20 @@ std::optional<DPtr> Interpreter::periodicTileImage(
   if (Seen.empty())
     return std::nullopt;
   // The value most readers see: the read inside the row.
-  std::map<std::string, size_t> Count;
-  for (const auto &[R, T] : Seen)
-    ++Count[treeKey(T)];
+  std::map<std::string, std::pair<size_t, DPtr>> Count; // readers, a tree
+  for (const auto &[R, T] : Seen) {
+    auto &[N, Tree] = Count[treeKey(T)];
+    if (N++ == 0)
+      Tree = T;
+  }
   std::string RefKey;
-  size_t Most = 0;
-  for (const auto &[K, N] : Count)
-    if (N > Most) {
-      Most = N;
-      RefKey = K;
-    }
   DPtr Ref;
-  for (const auto &[R, T] : Seen)
-    if (treeKey(T) == RefKey) {
-      Ref = T;
-      break;
+  size_t Most = 0;
+  for (const auto &[K, NT] : Count)
+    if (NT.first > Most) {
+      Most = NT.first;
+      RefKey = K;
+      Ref = NT.second;
     }
   auto Plain = [](const DPtr &T) {
     if (!T || T->K != DNode::Read || T->Shared || !T->InBounds.empty())
@@ -116,7 +95,10 @@ std::optional<DPtr> Interpreter::periodicTileImage(
     int64_t P = 0;
     bool Ok = true;
     for (const Poly &Dl : Delta) {
-      std::optional<int64_t> N = multipleOf(Dl, *S);
+      // The whole number of points along D, as an offset of one stride.
+      std::optional<ir::Offset> O = solveOffset(Dl, {*S});
+      std::optional<int64_t> N =
+          O ? std::optional<int64_t>((*O)[0]) : std::nullopt;
       if (!N || (*N != 0 && P != 0 && std::llabs(*N) != P)) {
         Ok = false;
         break;
