@@ -230,6 +230,22 @@ Value Interpreter::valueOf(const VarDecl *VD) {
       return Value::data(N);
     }
     if (IsConst && T->isIntegerType()) {
+      // d_slice_2 where the host only ever copies twice d_slice_1 there:
+      // 2 * d_slice_1, so that reads a slice or two away are whole offsets.
+      if (!HostMultiples)
+        HostMultiples = constantMultiples(Ctx);
+      auto M = HostMultiples->find(cast<VarDecl>(VD->getCanonicalDecl()));
+      if (M != HostMultiples->end()) {
+        std::string Base = M->second.Of->getName().str();
+        ConstantSymbols.insert(Base);
+        Assumptions.insert("'" + Name + "' is read as " +
+                           std::to_string(M->second.Factor) + " * '" + Base +
+                           "': the host copies values in that ratio into both "
+                           "and writes them nowhere else (" +
+                           M->second.Where + ")");
+        return Value::index(Poly::constant(M->second.Factor) *
+                            Poly::symbol(Base));
+      }
       ConstantSymbols.insert(Name);
       return Value::index(Poly::symbol(Name));
     }

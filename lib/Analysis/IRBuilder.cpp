@@ -340,14 +340,25 @@ KernelAnalysis Interpreter::finish() {
     LayoutDiffers = false;
     // A unit stride along an axis while a faster axis moves too: the axes
     // are swapped. (An access that does not move along the faster axes at
-    // all, dy[j], is an array of its own layout.)
+    // all, dy[j], is an array of its own layout.) Faster means known to be:
+    // a stride that is a number, or of a lower degree (nx before nx*ny); of
+    // two strides that are parameters (d_slice_1, d_yline_1) the axes'
+    // order says nothing, and such an access is a table of its own layout.
+    auto Degree = [](const Poly &P) {
+      size_t D = 0;
+      for (const auto &[M, C] : P.terms())
+        D = std::max(D, M.size());
+      return D;
+    };
     for (size_t A = 1; A < AxisSyms.size(); ++A) {
       auto S = Index.coefficientOf(AxisSyms[A]);
       if (!S || *S != Poly::constant(1))
         continue;
       bool FasterMoves = false;
       for (size_t B = 0; B < A; ++B)
-        if (auto F = Index.coefficientOf(AxisSyms[B]); !F || !F->terms().empty())
+        if (auto F = Index.coefficientOf(AxisSyms[B]);
+            (!F || !F->terms().empty()) &&
+            (Strides[B].isConstant() || Degree(Strides[B]) < Degree(Strides[A])))
           FasterMoves = true;
       if (FasterMoves)
         notStencil(ReasonKind::Transpose, "an access (" + Index.str() + ") with the axes of the store (" +

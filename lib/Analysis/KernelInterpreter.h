@@ -35,6 +35,7 @@
 #include "forgestencil/Analysis/Poly.h"
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 #include "forgestencil/Analysis/StencilAnalysis.h"
+#include "HostConstants.h"
 #include "Slices.h"
 #include "SymbolicValues.h"
 
@@ -714,6 +715,9 @@ private:
   /// Integer __constant__ variables read as symbols (d_yline_1): set by
   /// the host, the same for every thread of a launch.
   std::set<std::string> ConstantSymbols;
+  /// The integer __constant__ variables the host always sets to a multiple
+  /// of another (HostConstants.h), found on first use.
+  std::optional<std::map<const VarDecl *, ConstantMultiple>> HostMultiples;
   /// Named constants whose number some conclusion of the analysis rests on:
   /// they become compile-time assumptions the launcher checks.
   std::set<std::string> NamedAssumed;
