@@ -470,6 +470,22 @@ std::map<const VarDecl *, ConstantMultiple> constantMultiples(ASTContext &Ctx) {
       }
       if (!Common)
         continue;
+      // Before the host's first copy they hold their initial values: zero,
+      // or initialisers in the same ratio.
+      auto Initial = [&](const VarDecl *V) -> std::optional<int64_t> {
+        const VarDecl *Def = V->getDefinition();
+        const Expr *I = Def ? Def->getInit() : nullptr;
+        if (!I)
+          return 0;
+        Expr::EvalResult R;
+        if (I->isValueDependent() || !I->EvaluateAsInt(R, Ctx) ||
+            R.Val.getInt().getSignificantBits() > 63)
+          return std::nullopt;
+        return R.Val.getInt().getExtValue();
+      };
+      auto IA = Initial(A), IB = Initial(B);
+      if (!IA || !IB || *IA != *Common * *IB)
+        continue;
       // A == B and B == A: one way only, to the first by name.
       if ((*Common == 1 || *Common == -1) && Name(A) < Name(B))
         continue;
