@@ -576,7 +576,7 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
             }))
           ByBlock.insert(M.begin(), M.end());
       Poly Q = resolved(P, [&](const std::string &S) { return ByBlock.count(S) > 0; });
-      Q = foldGlobalThread(Q, &BlockSizes);
+      Q = foldGlobalThread(Q, &BlockSizes, &BlockLoops);
       return Value::index(Splits.empty() ? Q : foldSplitRemainders(Q));
     };
     switch (Op) {

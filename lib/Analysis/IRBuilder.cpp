@@ -133,7 +133,30 @@ KernelAnalysis Interpreter::finish() {
     partial(ReasonKind::DataBranch, Why);
   for (Write &W : Writes)
     resolveSharedReads(W.Value);
+  // Block-stride loops read with a block of their span: any block with
+  // enough threads along D does the same.
+  for (const auto &[D, L] : BlockLoops) {
+    std::string Why;
+    std::optional<int64_t> Least = blockLoopLeast(D, Why);
+    if (!Least) {
+      partial(ReasonKind::LoopNotFollowed,
+              "the loops over '" + L.Var + "' step by blockDim." +
+                  "xyz"[D] + ", but " + Why);
+      continue;
+    }
+    BlockLoopLeast[D] = *Least;
+    Assumptions.insert(std::string("blockDim.") + "xyz"[D] +
+                       " >= " + std::to_string(*Least) + " (the loops over '" +
+                       L.Var + "' step by blockDim." + "xyz"[D] + ": a block covers " +
+                       std::to_string(L.span()) + " points whatever its size" +
+                       (*Least > 1 ? "; its threads below " +
+                                         std::to_string(*Least) +
+                                         " also fill the rest of a tile"
+                                   : std::string()) +
+                       ")");
+  }
   for (const auto &[D, B] : BlockSizes)
+    if (!BlockLoops.count(D))
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
                        std::to_string(Halo.count(D) ? Halo.at(D).Threads : B) +
                        (Halo.count(D)
@@ -605,6 +628,15 @@ KernelAnalysis Interpreter::finish() {
             B != BlockSizes.end() && !Halo.count(B->first))
           THi[A] = Poly::constant(B->second);
     }
+    // A block covers its points along a block-stride loop's dimension by
+    // the loop, whatever its size (BlockLoops.h).
+    if (X.Source == ir::AxisSource::Thread && X.ThreadDim != '-')
+      if (auto L = BlockLoops.find(X.ThreadDim - 'x');
+          L != BlockLoops.end() && BlockLoopLeast.count(L->first)) {
+        X.BlockLoop = true;
+        X.BlockPoints = L->second.span();
+        X.BlockFirst = 0;
+      }
     IR.Axes.push_back(std::move(X));
   }
   for (const Constraint &C : Main.Guards)

@@ -35,6 +35,7 @@
 #include "forgestencil/Analysis/Poly.h"
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 #include "forgestencil/Analysis/StencilAnalysis.h"
+#include "BlockLoops.h"
 #include "HostConstants.h"
 #include "Slices.h"
 #include "SymbolicValues.h"
@@ -94,6 +95,8 @@ struct Write {
   std::vector<Constraint> Guards;
   /// The enclosing if conditions it was stored under, by ThreadCond::Scope.
   std::vector<unsigned> Scopes;
+  /// Made inside a block-stride loop read with a block that runs it once.
+  bool InBlockLoop = false;
 };
 
 struct ReadRecord {
@@ -146,6 +149,9 @@ struct SharedStore {
   std::vector<Constraint> DomainGuards;
   unsigned Barrier = 0; // __syncthreads() calls before the store
   size_t Seq = 0;       // its place among the kernel's tile stores
+  /// Made inside a block-stride loop that the run reads with a block that
+  /// runs it once (BlockLoops.h).
+  bool InBlockLoop = false;
 };
 
 /// tfn#N: a quotient or remainder of a value that depends only on the
@@ -230,6 +236,9 @@ public:
   const std::map<int, int64_t> &blockSizes() const { return BlockSizes; }
   /// A run whose blocks have halo threads along these dimensions.
   void haloThreads(std::map<int, HaloThreads> H) { Halo = std::move(H); }
+  /// A run that reads these dimensions' block-stride loops with a block of
+  /// their span (BlockLoops.h); BlockSizes holds that span.
+  void blockLoops(std::map<int, BlockLoopDim> B) { BlockLoops = std::move(B); }
   std::map<int, int64_t> lateBlockSizes() const {
     for (int D : BlockSizeWanted)
       if (!BlockSizes.count(D))
@@ -580,6 +589,15 @@ private:
   std::map<int, int64_t> BlockSizes; // blockDim assumed from bid*B + tid
   std::set<std::string> Lone;         // tid.D / bid.D taken as positions
   std::map<int, int64_t> GivenBlockSizes; // BlockSizes at construction
+  /// Dimensions read with a block of their loops' span, and how deep the
+  /// run is in such loops (BlockLoops.h).
+  std::map<int, BlockLoopDim> BlockLoops;
+  unsigned InBlockLoop = 0;
+  std::map<int, int64_t> BlockLoopLeast; // what blockLoopLeast found
+  /// blockDim.D >= the result makes a real block of at least that many
+  /// threads along D do what the run's block of the loops' span does
+  /// outside the loops; nullopt where that cannot be told (BlockLoops.cpp).
+  std::optional<int64_t> blockLoopLeast(int D, std::string &Why) const;
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
   std::set<int> BlockFromLaunch;     // block sizes a launch gave
   std::string LaunchWhere;           // which launches
@@ -843,7 +861,12 @@ std::optional<DPtr>
 logicalNode(const Expr *E, const std::function<DPtr(const Expr *)> &Operand);
 bool isMathFunction(StringRef N);
 /// Folds blockIdx.A*blockDim.A + threadIdx.A into the global symbol @gA.
-Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr);
+/// \p LoopDims: dimensions read with a block of their block-stride loops'
+/// span (BlockLoops.h), whose BlockSizes entry is that span: there
+/// blockIdx.E * (B * c) + threadIdx.D * c, E another dimension, is a block
+/// row of B points numbered by blockIdx.E (NVIDIA's jBase + sj).
+Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes = nullptr,
+                      const std::map<int, BlockLoopDim> *LoopDims = nullptr);
 /// Why the position symbols Syms (a store index's) are no box of points:
 /// two of them formed from one threadIdx or blockIdx component move
 /// together. Empty when none is.

@@ -141,14 +141,20 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
   // by round, each round's body run by the threads for which the loop's
   // condition still holds, so that the tile's stores are decided thread by
   // thread as if written out.
+  // In a reading where threadIdx.D alone is a position (@gD-), a
+  // block-stride loop along D starts at that position.
+  Poly InitInBlock = Init.K == Value::Index ? Init.Idx : Poly();
+  for (const auto &[D, L] : BlockLoops)
+    InitInBlock = InitInBlock.substitute(
+        mixedPosition(D, -1), Poly::symbol(std::string("tid.") + "xyz"[D]));
   if (VarOnLeft && Bound.K == Value::Index &&
-      Init.Idx.mentionsPrefix("tid.")) {
+      InitInBlock.mentionsPrefix("tid.")) {
     std::string Loop = "the loop over '" + Var->getName().str() + "' (" +
                        text(Cond) + ")";
     ThreadPos Extent{1, 1, 1};
     for (int D = 0; D < 3; ++D) {
       std::string Ax(1, "xyz"[D]);
-      if (!Init.Idx.mentions("tid." + Ax) && !Step.Idx.mentions("bdim." + Ax) &&
+      if (!InitInBlock.mentions("tid." + Ax) && !Step.Idx.mentions("bdim." + Ax) &&
           !Bound.Idx.mentions("bdim." + Ax))
         continue;
       auto It = BlockSizes.find(D);
@@ -172,7 +178,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
                      .constantValue();
     auto BoundN = atThread(resolved(Bound.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
                       .constantValue();
-    if (!inBlock(Init.Idx) || !StepN || *StepN <= 0 || !BoundN ||
+    if (!inBlock(InitInBlock) || !StepN || *StepN <= 0 || !BoundN ||
         (Op != BO_LT && Op != BO_LE) ||
         Extent[0] * Extent[1] * Extent[2] > 4096) {
       partial(ReasonKind::LoopNotFollowed, "the analysis does not follow " + Loop + ", which starts at "
@@ -185,7 +191,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     for (T[2] = 0; T[2] < Extent[2]; ++T[2])
       for (T[1] = 0; T[1] < Extent[1]; ++T[1])
         for (T[0] = 0; T[0] < Extent[0]; ++T[0]) {
-          auto V = atThread(resolved(Init.Idx), T, BlockSizes, ThreadFns)
+          auto V = atThread(resolved(InitInBlock), T, BlockSizes, ThreadFns)
                        .constantValue();
           if (!V)
             continue;
@@ -198,7 +204,16 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
               "than 64 rounds in a thread");
       return;
     }
+    // A block-stride loop this run reads with a block of its span
+    // (BlockLoops.h): each thread runs it once, and what it stores to
+    // global memory is that thread's point.
+    const bool BlockLoop =
+        Rounds <= 1 &&
+        std::any_of(BlockLoops.begin(), BlockLoops.end(), [&](const auto &B) {
+          return B.second.Bodies.count(Body) != 0;
+        });
     size_t WritesBefore = Writes.size(), ReadsBefore = Reads.size();
+    InBlockLoop += BlockLoop;
     for (int64_t J = 0; J < Rounds; ++J) {
       Poly K = Init.Idx + Poly::constant(J) * Step.Idx;
       Env[Var] = Value::index(K);
@@ -211,6 +226,9 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       execLoopBody(Body);
       leaveCond();
     }
+    InBlockLoop -= BlockLoop;
+    if (BlockLoop && Writes.size() != WritesBefore)
+      return;
     // What the loop loads counts where its tile is read, in the reader's
     // frame.
     Reads.resize(ReadsBefore);

@@ -313,8 +313,25 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
       IR.Assumptions.push_back(std::move(A));
     }
   }
-  // Block sizes the kernel indexes by.
+  // Block sizes the kernel indexes by; along a dimension whose loops step
+  // by the block's size, how many threads it needs at least.
+  for (const auto &[D, K] : BlockLoopLeast) {
+    const BlockLoopDim &L = BlockLoops.at(D);
+    ir::Assumption A;
+    A.Kind = ir::Assumption::BlockDimAtLeast;
+    A.Expr = std::string(1, "xyz"[D]);
+    A.Value = std::to_string(K);
+    A.Why = "the loops over '" + L.Var + "' step by blockDim." + A.Expr +
+            ": a block covers " + std::to_string(L.span()) +
+            " points whatever its size" +
+            (K > 1 ? "; its threads below " + A.Value +
+                         " also fill the rest of a tile"
+                   : std::string());
+    IR.Assumptions.push_back(std::move(A));
+  }
   for (const auto &[D, B] : BlockSizes) {
+    if (BlockLoops.count(D))
+      continue;
     ir::Assumption A;
     A.Kind = ir::Assumption::BlockDim;
     A.Expr = std::string(1, "xyz"[D]);

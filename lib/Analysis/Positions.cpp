@@ -24,7 +24,26 @@ namespace detail {
 /// blockIdx.B*blockDim.A + threadIdx.A with B another dimension than A (a
 /// block row of threads along y, numbered by blockIdx.x) folds into @gAB,
 /// one position variable whose launch covers gridDim.B * blockDim.A points.
-Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes) {
+Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes,
+                      const std::map<int, BlockLoopDim> *LoopDims) {
+  for (int D = 0; D < 3 && LoopDims && BlockSizes; ++D) {
+    auto B = BlockSizes->find(D);
+    if (!LoopDims->count(D) || B == BlockSizes->end())
+      continue;
+    const std::string T(1, "xyz"[D]);
+    const int64_t CT = P.coefficient({"tid." + T});
+    if (CT <= 0)
+      continue;
+    for (int E = 0; E < 3; ++E) {
+      const std::string Bd(1, "xyz"[E]);
+      if (E == D || P.coefficient({"bid." + Bd}) != CT * B->second)
+        continue;
+      P = P - Poly::constant(CT * B->second) * Poly::symbol("bid." + Bd) -
+          Poly::constant(CT) * Poly::symbol("tid." + T) +
+          Poly::constant(CT) * Poly::symbol(mixedPosition(D, E));
+      break;
+    }
+  }
   for (int D = 0; D < 3; ++D) {
     std::string T(1, "xyz"[D]);
     const int64_t CT = P.coefficient({"tid." + T});
@@ -95,8 +114,10 @@ std::set<std::string> Interpreter::lonePositionIndices() const {
   // inferred from the index's coefficients alone (k * nx * ny + j * nx
   // with k = blockIdx.y and j = threadIdx.y gives B = ny): the two may be
   // positions of their own instead.
+  // So may a block-stride loop's, whose block size is the run's own.
   for (const auto &[D, B] : BlockSizes)
-    if (!GivenBlockSizes.count(D) && Index.mentions(GlobalThread[D])) {
+    if ((!GivenBlockSizes.count(D) || BlockLoops.count(D)) &&
+        Index.mentions(GlobalThread[D])) {
       Out.insert(std::string("tid.") + char('x' + D));
       Out.insert(std::string("bid.") + char('x' + D));
     }

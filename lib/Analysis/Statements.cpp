@@ -149,7 +149,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       return;
     }
     SharedStores.push_back({Ptr.Array, Ptr.Idx, D, ActiveConds, Guards,
-                            Barriers, SharedStores.size()});
+                            Barriers, SharedStores.size(), InBlockLoop > 0});
     return;
   }
   if (A && A->Kind == ArrayKind::Local) {
@@ -198,7 +198,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       DPtr N = node(DNode::Binary);
       N->Op = Spelled;
       N->Args = {Old, D};
-      Writes.push_back({Ptr.Array, Ptr.Idx, false, N, Guards, condScopes()});
+      Writes.push_back({Ptr.Array, Ptr.Idx, false, N, Guards, condScopes(),
+                        InBlockLoop > 0});
       return;
     }
   }
@@ -206,7 +207,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // out[p] += v reads out[p].
     Reads.push_back({Ptr.Array, Ptr.Idx, false});
   }
-  Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards, condScopes()});
+  Writes.push_back({Ptr.Array, Ptr.Idx, Accumulate, D, Guards, condScopes(),
+                    InBlockLoop > 0});
 }
 
 const Write *Interpreter::forwardedStore(const std::string &Array,

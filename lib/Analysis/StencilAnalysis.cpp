@@ -83,8 +83,14 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   // those the last run's launch suggests.
   std::map<int, detail::HaloThreads> Halo, HaloSeen;
   std::map<int, std::string> TileWhyText, GuessWhy;
+  // Block-stride loops (BlockLoops.h): those the kernel has, and those the
+  // current reading runs once a thread in a block of their span.
+  const std::map<int, detail::BlockLoopDim> KernelLoops =
+      detail::blockStrideLoops(Kernel, Ctx);
+  std::map<int, detail::BlockLoopDim> Loops;
   auto Configure = [&](Interpreter &I, const std::set<int> &Given) {
     I.lonePositions(Lone);
+    I.blockLoops(Loops);
     if (Launch)
       I.blockSizesFromLaunch(Given, Launch->Where);
     std::map<int, std::string> Guessed;
@@ -114,6 +120,8 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     Sizes.insert(TileSizes.begin(), TileSizes.end());
     for (const auto &[D, H] : Halo)
       Sizes[D] = H.Points;
+    for (const auto &[D, L] : Loops)
+      Sizes[D] = L.span();
     Interpreter I(Ctx, Kernel, Slices, PP, Numbers, Sizes);
     std::set<int> Given;
     for (const auto &[D, B] : FromLaunch)
@@ -189,14 +197,16 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     std::map<int, int64_t> Tiles;
     std::map<int, std::string> Why;
     std::map<int, detail::HaloThreads> Halo = {};
+    std::map<int, detail::BlockLoopDim> Loops = {};
   };
   std::vector<Reading> Readings(1);
   KernelAnalysis KA;
-  for (size_t N = 0; N < Readings.size() && N < 8; ++N) {
+  for (size_t N = 0; N < Readings.size() && N < 12; ++N) {
     Lone = Readings[N].Lone;
     TileSizes = Readings[N].Tiles;
     TileWhyText = Readings[N].Why;
     Halo = Readings[N].Halo;
+    Loops = Readings[N].Loops;
     KernelAnalysis R = Analyse();
     const bool Done = R.Result == KernelAnalysis::Stencil;
     // A reading with halo threads is the launch's own account of the
@@ -211,16 +221,21 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     auto Add = [&](Reading Next) {
       for (const Reading &O : Readings)
         if (O.Lone == Next.Lone && O.Tiles == Next.Tiles &&
-            O.Halo.size() == Next.Halo.size())
+            O.Halo.size() == Next.Halo.size() &&
+            O.Loops.size() == Next.Loops.size())
           return;
       Readings.push_back(std::move(Next));
     };
-    if (!HaloSeen.empty() && Halo.empty())
+    // The same reading with the kernel's block-stride loops run once a
+    // thread (not with halo threads: those fix the block's size).
+    if (Loops.empty() && Halo.empty() && !KernelLoops.empty())
+      Add({Lone, TileSizes, TileWhyText, Halo, KernelLoops});
+    if (!HaloSeen.empty() && Halo.empty() && Loops.empty())
       Add({Lone, TileSizes, TileWhyText, HaloSeen});
     if (!LoneSeen.empty() && Lone.empty())
-      Add({LoneSeen, TileSizes, TileWhyText});
+      Add({LoneSeen, TileSizes, TileWhyText, {}, Loops});
     if (!GuessSeen.empty()) {
-      Reading Next{Lone, TileSizes, TileWhyText};
+      Reading Next{Lone, TileSizes, TileWhyText, {}, Loops};
       for (const auto &[D, B] : GuessSeen)
         if (Next.Tiles.emplace(D, B).second)
           Next.Why[D] = GuessWhy[D];

@@ -53,7 +53,8 @@ const char *const CoefKindNames[] = {"literal", "scalar-param",
 const char *const ConstantOriginNames[] = {"macro", "variable", "enumerator"};
 const char *const AssumptionKindNames[] = {"compile-time", "preprocessor",
                                            "block-dim", "grid-extent",
-                                           "grid-dim-max", "at-least",
+                                           "grid-dim-max",
+                                           "block-dim-at-least", "at-least",
                                            "holds"};
 const char *const ExprKindNames[] = {"read", "coef",  "param", "literal",
                                      "unary", "binary", "call", "select"};
@@ -328,6 +329,12 @@ std::string threadPosition(const Axis &X) {
 std::string whyNoGenerator(const StencilIR &IR) {
   if (std::string Why = whyMixedLayouts(IR); !Why.empty())
     return Why;
+  for (const Axis &X : IR.Axes)
+    if (X.BlockLoop)
+      return "the axis '" + X.Name + "' is covered by loops over the block's "
+             "threads (" + std::to_string(X.BlockPoints) +
+             " points a block whatever its size): no generator maps threads "
+             "to points that way yet";
   if (std::string Why = whyOutputBoxes(IR); !Why.empty())
     return Why;
   if (std::string Why = whyReadsChosenByData(IR); !Why.empty())
@@ -373,6 +380,8 @@ json toJson(const StencilIR &IR) {
       X["block_points"] = A.BlockPoints;
       X["block_first"] = A.BlockFirst;
     }
+    if (A.BlockLoop)
+      X["block_loop"] = true;
     if (!A.LinearStep.empty())
       X["linear_step"] = A.LinearStep;
     if (!A.LinearModulus.empty())
@@ -649,6 +658,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.ThreadOffset = R.string(A, "thread_offset", AP, "0");
     X.BlockPoints = R.integer(A, "block_points", AP, 0, 1024, 0);
     X.BlockFirst = R.integer(A, "block_first", AP, 0, 1024, 0);
+    X.BlockLoop = R.boolean(A, "block_loop", AP, false);
     X.LinearStep = R.string(A, "linear_step", AP, "");
     X.LinearModulus = R.string(A, "linear_modulus", AP, "");
     X.ClampLower = R.string(A, "clamp_lower", AP, "");
@@ -797,7 +807,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
       R.fail(memberPath(AP, "kind"),
              "unknown assumption kind '" + Kind +
                  "' (known: compile-time, preprocessor, block-dim, grid-extent, "
-                 "grid-dim-max, at-least)");
+                 "grid-dim-max, block-dim-at-least, at-least, holds)");
     else
       A.Kind = static_cast<enum Assumption::Kind>(K < 0 ? 0 : K);
     A.Expr = R.string(Assumed[I], "expr", AP);

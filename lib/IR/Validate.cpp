@@ -153,14 +153,20 @@ private:
       else if (X.BlockDim && X.BlockDim != 'x' && X.BlockDim != 'y' &&
                X.BlockDim != 'z' && X.BlockDim != '-')
         fail(memberPath(P, "block_dim"), "not x, y, z or none");
-      else if ((X.BlockPoints > 0 || X.BlockFirst > 0) &&
+      else if ((X.BlockPoints > 0 || X.BlockFirst > 0) && !X.BlockLoop &&
                (X.Source != AxisSource::Thread || !X.usualThreadMapping()))
         fail(memberPath(P, "block_points"),
              "only a thread axis at blockIdx.D * B + threadIdx.D has halo "
              "threads");
       else if (X.BlockFirst > 0 && X.BlockPoints == 0)
         fail(memberPath(P, "block_first"), "given without block_points");
-      else if (X.BlockPoints > 0 &&
+      else if (X.BlockLoop &&
+               (X.Source != AxisSource::Thread || X.ThreadDim == '-' ||
+                X.BlockPoints == 0 || X.BlockFirst != 0))
+        fail(memberPath(P, "block_loop"),
+             "a block loop covers block_points points of a thread axis "
+             "along its threadIdx, from the block's first (block_first 0)");
+      else if (X.BlockPoints > 0 && !X.BlockLoop &&
                IR.fixedBlockDim(X.ThreadDim - 'x') <
                    static_cast<unsigned>(X.BlockFirst + X.BlockPoints))
         fail(memberPath(P, "block_points"),
@@ -560,6 +566,15 @@ private:
         if (!isDimName(A.Expr))
           fail(memberPath(Where, "expr"),
                shown(A.Expr) + ": a block-dim assumption names x, y or z");
+        else if (!isCountIn(A.Value, 1, 1024))
+          fail(memberPath(Where, "value"),
+               shown(A.Value) + " is not a block size from 1 to 1024");
+        break;
+      case Assumption::BlockDimAtLeast:
+        if (!isDimName(A.Expr))
+          fail(memberPath(Where, "expr"),
+               shown(A.Expr) +
+                   ": a block-dim-at-least assumption names x, y or z");
         else if (!isCountIn(A.Value, 1, 1024))
           fail(memberPath(Where, "value"),
                shown(A.Value) + " is not a block size from 1 to 1024");

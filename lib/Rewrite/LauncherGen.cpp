@@ -288,6 +288,10 @@ static VariantConditions variantConditions(const ir::StencilIR &IR) {
       And(C.Runtime, "fs_block." + A.Expr + " == " + A.Value + "u");
       C.Comment += "//   blockDim." + A.Expr + " == " + A.Value;
       break;
+    case ir::Assumption::BlockDimAtLeast:
+      And(C.Runtime, "fs_block." + A.Expr + " >= " + A.Value + "u");
+      C.Comment += "//   blockDim." + A.Expr + " >= " + A.Value;
+      break;
     case ir::Assumption::GridDimMax:
       And(C.Runtime, "fs_grid." + A.Expr + " <= " + A.Value + "u");
       C.Comment += "//   gridDim." + A.Expr + " <= " + A.Value;

@@ -710,3 +710,53 @@ TEST(IRValidate, HaloThreadsNeedTheirBlock) {
       << refusal(Mixed);
 }
 
+
+TEST(IRValidate, ABlockLoopCoversItsPointsWhateverTheBlock) {
+  // Rows covered by loops stepping by blockDim.y: 32 rows a block, at
+  // least 4 threads along y.
+  json Doc = star();
+  Doc["axes"][1]["block_dim"] = "x";
+  Doc["axes"][1]["block_points"] = 32;
+  Doc["axes"][1]["block_first"] = 0;
+  Doc["axes"][1]["block_loop"] = true;
+  Doc["assumptions"] = json::array(
+      {{{"kind", "block-dim-at-least"}, {"expr", "y"}, {"value", "4"},
+        {"why", "the loops over 'j' step by blockDim.y"}}});
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  EXPECT_TRUE(IR->Axes[1].BlockLoop);
+  EXPECT_EQ(IR->Axes[1].BlockPoints, 32);
+  EXPECT_EQ(IR->Assumptions[0].Kind, ir::Assumption::BlockDimAtLeast);
+  // An at-least fixes no block size.
+  EXPECT_EQ(IR->fixedBlockDim(1), 0u);
+  EXPECT_EQ(ir::toJson(*IR), Doc);
+  // No generator reproduces the mapping: the IR says so.
+  EXPECT_NE(ir::whyNoGenerator(*IR).find("covered by loops over the block's "
+                                         "threads (32 points a block"),
+            std::string::npos)
+      << ir::whyNoGenerator(*IR);
+
+  json NoPoints = Doc;
+  NoPoints["axes"][1].erase("block_points");
+  NoPoints["axes"][1].erase("block_first");
+  EXPECT_NE(refusal(NoPoints).find("axes[1].block_loop: a block loop covers "
+                                   "block_points points"),
+            std::string::npos)
+      << refusal(NoPoints);
+  json BlockOnly = Doc;
+  BlockOnly["axes"][1]["thread_dim"] = "none";
+  EXPECT_NE(refusal(BlockOnly), "");
+  json Big = Doc;
+  Big["assumptions"][0]["value"] = "2048";
+  EXPECT_NE(refusal(Big).find("assumptions[0].value: '2048' is not a block "
+                              "size from 1 to 1024"),
+            std::string::npos)
+      << refusal(Big);
+  json Axis = Doc;
+  Axis["assumptions"][0]["expr"] = "w";
+  EXPECT_NE(refusal(Axis).find("a block-dim-at-least assumption names x, y "
+                               "or z"),
+            std::string::npos)
+      << refusal(Axis);
+}

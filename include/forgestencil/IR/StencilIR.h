@@ -65,6 +65,13 @@ struct Axis {
   /// BlockFirst for the threads BlockFirst .. BlockFirst + BlockPoints - 1;
   /// the others compute nothing. 0: a block covers blockDim points.
   int64_t BlockPoints = 0, BlockFirst = 0;
+  /// A thread axis whose block's threads along ThreadDim cover BlockPoints
+  /// points by a loop stepping by the block's size (for (v = threadIdx.T;
+  /// v < N; v += blockDim.T)): a block covers BlockPoints points along the
+  /// axis, at blockIdx.B * BlockPoints + v (v alone without a blockIdx
+  /// term), whatever its size along T; a block-dim-at-least assumption
+  /// says how many threads the rest of the kernel needs. BlockFirst is 0.
+  bool BlockLoop = false;
   /// A Thread axis formed as blockIdx.T * blockDim.T + threadIdx.T (the
   /// only mapping the generators and drivers reproduce the coverage of).
   bool usualThreadMapping() const {
@@ -218,6 +225,11 @@ struct Assumption {
     GridDimMax,   ///< gridDim.<Expr> <= Value, a number: the kernel's
                   ///< __mul24(blockIdx.x, B) is blockIdx.x * B only while
                   ///< blockIdx fits in 24 bits.
+    BlockDimAtLeast, ///< blockDim.<Expr> >= Value at every launch: a
+                     ///< kernel whose block covers its points by loops
+                     ///< stepping by its size (Axis::BlockLoop), whatever
+                     ///< that size is from Value up (the threads below
+                     ///< Value also fill a tile's halo).
     AtLeast,      ///< (Expr) >= Value, Expr a C expression over the
                   ///< kernel's parameters and Value a whole number: a
                   ///< wrapped axis read at |offset| R >= 2 has a period of

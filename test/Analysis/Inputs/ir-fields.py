@@ -63,6 +63,8 @@ def main():
             if "block_points" in a:
                 linear += " block_points %d first %d" % (
                     a["block_points"], a["block_first"])
+            if a.get("block_loop"):
+                linear += " block_loop"
             print("  axis %s %s %s [%s, %s) extent %s shift %s%s" % (
                 a["name"], a["source"], a["thread_dim"], a["lower"],
                 a["upper"], a["extent"] or "-", a["thread_offset"], linear))
@@ -102,7 +104,8 @@ def main():
             print("  constant %s %s = %s (%s %s)" % (
                 c["name"], c["type"], c["value"], c["origin"], c["defined_at"]))
         for a in ir.get("assumptions", []):
-            op = {"grid-dim-max": "<=", "at-least": ">="}.get(a["kind"], "==")
+            op = {"grid-dim-max": "<=", "at-least": ">=",
+                  "block-dim-at-least": ">="}.get(a["kind"], "==")
             print("  assume %s %s %s %s" % (a["kind"], a["expr"], op, a["value"]))
         frame = ir.get("frame")
         if frame:
