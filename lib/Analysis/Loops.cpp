@@ -212,6 +212,30 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
         std::any_of(BlockLoops.begin(), BlockLoops.end(), [&](const auto &B) {
           return B.second.Bodies.count(Body) != 0;
         });
+    // Run under a condition on the thread's place along the loop's
+    // dimension (if (threadIdx.y < 4) for (j = threadIdx.y; ...)), a
+    // smaller block would cover other points: not the same kernel.
+    if (BlockLoop)
+      for (const auto &[D, L] : BlockLoops) {
+        if (!L.Bodies.count(Body))
+          continue;
+        const std::string Tid = std::string("tid.") + "xyz"[D];
+        std::function<bool(const ThreadCond &)> OnD = [&](const ThreadCond &C) {
+          if (C.K == ThreadCond::Opaque || C.D.mentions(Tid))
+            return true;
+          for (int B = -1; B < 3; ++B)
+            if (C.D.mentions(mixedPosition(D, B)))
+              return true;
+          return std::any_of(C.Args.begin(), C.Args.end(), OnD);
+        };
+        if (std::any_of(ActiveConds.begin(), ActiveConds.end(), OnD)) {
+          partial(ReasonKind::LoopNotFollowed,
+                  Loop + " steps by blockDim." + "xyz"[D] +
+                      " under a condition on threadIdx." + "xyz"[D] +
+                      ": a block of another size covers other points");
+          return;
+        }
+      }
     size_t WritesBefore = Writes.size(), ReadsBefore = Reads.size();
     InBlockLoop += BlockLoop;
     for (int64_t J = 0; J < Rounds; ++J) {
