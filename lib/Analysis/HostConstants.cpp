@@ -344,21 +344,27 @@ private:
 struct Collect : RecursiveASTVisitor<Collect> {
   explicit Collect(ASTContext &Ctx) : Ctx(Ctx) {}
 
-  bool TraverseFunctionDecl(FunctionDecl *F) {
-    Function = F && F->doesThisDeclarationHaveABody() && isHostFunction(*F)
-                   ? F
-                   : nullptr;
-    return RecursiveASTVisitor::TraverseFunctionDecl(F);
-  }
-  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
-    Function = F && F->doesThisDeclarationHaveABody() && isHostFunction(*F)
-                   ? F
-                   : nullptr;
-    return RecursiveASTVisitor::TraverseCXXMethodDecl(F);
+  // The host function whose body is being walked (a lambda's or a local
+  // class's own inside another, while its body is walked), and whether the
+  // walk is in device code, which cannot write a __constant__ variable.
+  bool TraverseDecl(Decl *D) {
+    const auto *F = dyn_cast_or_null<FunctionDecl>(D);
+    if (!F || !F->doesThisDeclarationHaveABody())
+      return RecursiveASTVisitor::TraverseDecl(D);
+    const FunctionDecl *Outer = Function;
+    const bool OuterDevice = InDevice;
+    InDevice = !isHostFunction(*F);
+    Function = InDevice ? nullptr : F;
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    Function = Outer;
+    InDevice = OuterDevice;
+    return R;
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *D) {
-    if (const VarDecl *V = constantInt(D); V && Function)
+    // Anywhere in host code (a function, an initialiser at namespace
+    // scope): only a copy in a function's body is a write known here.
+    if (const VarDecl *V = constantInt(D); V && !InDevice)
       ++Named[V];
     return true;
   }
@@ -370,7 +376,7 @@ struct Collect : RecursiveASTVisitor<Collect> {
   }
 
   bool VisitCallExpr(CallExpr *C) {
-    if (!Function || !isSymbolCopy(C))
+    if (InDevice || !isSymbolCopy(C))
       return true;
     const VarDecl *V = copiedSymbol(C);
     if (!V)
@@ -379,7 +385,7 @@ struct Collect : RecursiveASTVisitor<Collect> {
     Write W;
     W.F = Function;
     W.Call = C;
-    if (atOffsetZero(C, Ctx) && unconditional(C, *Function, Ctx)) {
+    if (Function && atOffsetZero(C, Ctx) && unconditional(C, *Function, Ctx)) {
       HostValues H(Ctx, *Function);
       W.Value = H.source(C->getArg(1), C);
     }
@@ -389,6 +395,7 @@ struct Collect : RecursiveASTVisitor<Collect> {
 
   ASTContext &Ctx;
   const FunctionDecl *Function = nullptr;
+  bool InDevice = false;
   std::map<const VarDecl *, unsigned> Named, Copied;
   std::map<const VarDecl *, std::vector<Write>> Writes;
   std::map<const FunctionDecl *, std::vector<SourceLocation>> Returns;
