@@ -161,13 +161,7 @@ std::string bodyProblem(const Stmt *Body, const VarDecl *LoopVar,
       Why = "it has a barrier";
       return;
     }
-    const Expr *Target = nullptr;
-    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
-      Target = B->getLHS();
-    else if (const auto *U = dyn_cast<UnaryOperator>(S);
-             U && U->isIncrementDecrementOp())
-      Target = U->getSubExpr();
-    if (const VarDecl *V = varOf(Target); V && !Own.count(V)) {
+    if (const VarDecl *V = varOf(assignedBy(S)); V && !Own.count(V)) {
       Why = "it assigns '" + V->getName().str() + "', declared outside it";
       return;
     }

@@ -190,90 +190,53 @@ private:
     return nullptr;
   }
 
-  /// The one definition of \p V that every path to \p Call runs: its
-  /// initialiser or its only assignment, a top-level statement of the
-  /// function before the call. Any other use than a read, that assignment
-  /// or the source of a symbol copy (an increment, a reference bound to
-  /// it) leaves it without one.
-  const Expr *definition(const VarDecl *V, const CallExpr *Call) {
-    const auto *PV = dyn_cast<ParmVarDecl>(V);
-    if (!PV && !V->hasLocalStorage())
-      return nullptr;
-    const Expr *Def = nullptr;
-    const Stmt *DefStmt = nullptr;
-    unsigned Defs = 0;
-    if (!PV && V->hasInit()) {
-      Def = V->getInit();
-      ++Defs;
-      for (const DynTypedNode &P : Ctx.getParents(*V))
-        DefStmt = P.get<DeclStmt>();
+  /// How a reference to a variable uses it: read, assigned whole (the
+  /// assignment in \p Assign), or read by a symbol copy as its source.
+  enum class Use { Read, Assigned, CopySource, Other };
+  Use useOf(const DeclRefExpr &D, const BinaryOperator **Assign) {
+    const Stmt *P = parentOf(D);
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+        IC && IC->getCastKind() == CK_LValueToRValue)
+      return Use::Read;
+    if (const auto *B = dyn_cast_or_null<BinaryOperator>(P);
+        B && B->getOpcode() == BO_Assign && stripped(B->getLHS()) == &D) {
+      *Assign = B;
+      return Use::Assigned;
     }
+    if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
+        U && U->getOpcode() == UO_AddrOf) {
+      // &v reaching a symbol copy's second argument.
+      const Stmt *Up = parentOf(*U);
+      while (Up && isa<CastExpr>(Up))
+        Up = parentOf(*Up);
+      if (const auto *C = dyn_cast_or_null<CallExpr>(Up);
+          C && isSymbolCopy(C) && stripped(C->getArg(1)) == U)
+        return Use::CopySource;
+    }
+    return Use::Other;
+  }
+
+  /// The assignments of \p V in the function; false when some reference
+  /// may change it otherwise (an increment, a reference bound to it).
+  bool assignments(const VarDecl *V,
+                   std::vector<const BinaryOperator *> &Out) {
     bool Ok = true;
     std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
       if (!S || !Ok)
         return;
       if (const auto *D = dyn_cast<DeclRefExpr>(S); D && D->getDecl() == V) {
-        const Stmt *P = parentOf(*D);
-        if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
-            IC && IC->getCastKind() == CK_LValueToRValue)
+        const BinaryOperator *B = nullptr;
+        switch (useOf(*D, &B)) {
+        case Use::Read:
+        case Use::CopySource:
           return;
-        if (const auto *B = dyn_cast_or_null<BinaryOperator>(P);
-            B && B->getOpcode() == BO_Assign &&
-            stripped(B->getLHS()) == D) {
-          Def = B->getRHS();
-          DefStmt = B;
-          ++Defs;
+        case Use::Assigned:
+          Out.push_back(B);
           return;
-        }
-        if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
-            U && U->getOpcode() == UO_AddrOf) {
-          // Read by a symbol copy: &v reaches its second argument.
-          const Stmt *Up = parentOf(*U);
-          while (Up && isa<CastExpr>(Up))
-            Up = parentOf(*Up);
-          if (const auto *C = dyn_cast_or_null<CallExpr>(Up);
-              C && isSymbolCopy(C) && stripped(C->getArg(1)) == U)
-            return;
-        }
-        Ok = false;
-        return;
-      }
-      for (const Stmt *Child : S->children())
-        Scan(Child);
-    };
-    Scan(F.getBody());
-    if (PV && Defs == 0 && Ok)
-      return nullptr; // a parameter never assigned: itself (see variable)
-    if (!Ok || Defs != 1 || !Def || !DefStmt)
-      return nullptr;
-    if (!topLevel(DefStmt) ||
-        !Ctx.getSourceManager().isBeforeInTranslationUnit(
-            DefStmt->getEndLoc(), Call->getBeginLoc()))
-      return nullptr;
-    return Def;
-  }
-
-  bool unmodifiedParam(const ParmVarDecl *P) {
-    bool Ok = true;
-    std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
-      if (!S || !Ok)
-        return;
-      if (const auto *D = dyn_cast<DeclRefExpr>(S); D && D->getDecl() == P) {
-        const Stmt *Par = parentOf(*D);
-        const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Par);
-        bool Read = IC && IC->getCastKind() == CK_LValueToRValue;
-        bool CopySource = false;
-        if (const auto *U = dyn_cast_or_null<UnaryOperator>(Par);
-            U && U->getOpcode() == UO_AddrOf) {
-          const Stmt *Up = parentOf(*U);
-          while (Up && isa<CastExpr>(Up))
-            Up = parentOf(*Up);
-          const auto *C = dyn_cast_or_null<CallExpr>(Up);
-          CopySource = C && isSymbolCopy(C) && stripped(C->getArg(1)) == U;
-        }
-        if (!Read && !CopySource)
+        case Use::Other:
           Ok = false;
-        return;
+          return;
+        }
       }
       for (const Stmt *Child : S->children())
         Scan(Child);
@@ -282,13 +245,43 @@ private:
     return Ok;
   }
 
+  /// The one definition of \p V that every path to \p Call runs: its
+  /// initialiser or its only assignment, a top-level statement of the
+  /// function before the call.
+  const Expr *definition(const VarDecl *V, const CallExpr *Call) {
+    if (isa<ParmVarDecl>(V) || !V->hasLocalStorage())
+      return nullptr;
+    std::vector<const BinaryOperator *> Assigned;
+    if (!assignments(V, Assigned))
+      return nullptr;
+    const Expr *Def = nullptr;
+    const Stmt *DefStmt = nullptr;
+    if (V->hasInit() && Assigned.empty()) {
+      Def = V->getInit();
+      for (const DynTypedNode &P : Ctx.getParents(*V))
+        DefStmt = P.get<DeclStmt>();
+    } else if (!V->hasInit() && Assigned.size() == 1) {
+      Def = Assigned.front()->getRHS();
+      DefStmt = Assigned.front();
+    }
+    if (!Def || !DefStmt || !topLevel(DefStmt) ||
+        !Ctx.getSourceManager().isBeforeInTranslationUnit(
+            DefStmt->getEndLoc(), Call->getBeginLoc()))
+      return nullptr;
+    return Def;
+  }
+
   std::optional<Poly> variable(const VarDecl *V, const CallExpr *Call,
                                int Depth) {
     if (Depth > 8)
       return std::nullopt;
-    if (const auto *P = dyn_cast<ParmVarDecl>(V);
-        P && P->getDeclContext() == &F && unmodifiedParam(P))
+    if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+      std::vector<const BinaryOperator *> Assigned;
+      if (P->getDeclContext() != &F || !assignments(P, Assigned) ||
+          !Assigned.empty())
+        return std::nullopt;
       return Poly::symbol("param:" + P->getName().str());
+    }
     const Expr *Def = definition(V, Call);
     if (!Def)
       return std::nullopt;

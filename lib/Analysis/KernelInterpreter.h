@@ -898,6 +898,9 @@ std::string treeKey(const DPtr &N);
 Value substituted(const Value &V, const std::string &Sym, const Poly &To,
                   bool &Ok);
 bool sameValue(const Value &A, const Value &B);
+/// What \p S assigns to when it is an assignment (=, +=, ...) or an
+/// increment or decrement: its operand; else null.
+const Expr *assignedBy(const Stmt *S);
 /// Whether two lists of guards are the same constraints in the same order.
 /// The operator of a compound assignment (+ for +=), or null.
 const char *compoundOperator(BinaryOperatorKind Op);

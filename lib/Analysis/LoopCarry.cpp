@@ -48,6 +48,15 @@ Value substituted(const Value &V, const std::string &Sym, const Poly &To,
   return R;
 }
 
+const Expr *assignedBy(const Stmt *S) {
+  if (const auto *B = dyn_cast_or_null<BinaryOperator>(S); B && B->isAssignmentOp())
+    return B->getLHS();
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(S);
+      U && U->isIncrementDecrementOp())
+    return U->getSubExpr();
+  return nullptr;
+}
+
 bool sameValue(const Value &A, const Value &B) {
   if (A.K != B.K)
     return false;
@@ -99,13 +108,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
     if (!S)
       return;
-    const Expr *Target = nullptr;
-    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
-      Target = B->getLHS();
-    else if (const auto *U = dyn_cast<UnaryOperator>(S);
-             U && U->isIncrementDecrementOp())
-      Target = U->getSubExpr();
-    if (Target) {
+    if (const Expr *Target = assignedBy(S)) {
       const Expr *Root = Target->IgnoreParenImpCasts();
       bool Element = false;
       while (const auto *AS = dyn_cast<ArraySubscriptExpr>(Root)) {
