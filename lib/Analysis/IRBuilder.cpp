@@ -155,23 +155,25 @@ KernelAnalysis Interpreter::finish() {
                                    : std::string()) +
                        ")");
   }
-  for (const auto &[D, B] : BlockSizes)
-    if (!BlockLoops.count(D))
+  for (const auto &[D, B] : BlockSizes) {
+    if (BlockLoops.count(D))
+      continue;
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
-                       std::to_string(Halo.count(D) ? Halo.at(D).Threads : B) +
-                       (Halo.count(D)
-                            ? " (the kernel's launches use " +
-                                  std::to_string(Halo.at(D).Threads) + ": " +
-                                  LaunchWhere + "; " + std::to_string(B) +
-                                  " points a block, the other threads only "
-                                  "load its tile)"
-                        : BlockFromLaunch.count(D)
-                            ? " (the kernel's launches use " +
-                                  std::to_string(B) + ": " + LaunchWhere + ")"
-                        : TileWhy.count(D)
-                            ? " (the launches in view give no one block size; " + TileWhy.at(D) + ")"
-                            : " (the kernel indexes blocks by " +
-                                  std::to_string(B) + ")"));
+                         std::to_string(Halo.count(D) ? Halo.at(D).Threads : B) +
+                         (Halo.count(D)
+                              ? " (the kernel's launches use " +
+                                    std::to_string(Halo.at(D).Threads) + ": " +
+                                    LaunchWhere + "; " + std::to_string(B) +
+                                    " points a block, the other threads only "
+                                    "load its tile)"
+                          : BlockFromLaunch.count(D)
+                              ? " (the kernel's launches use " +
+                                    std::to_string(B) + ": " + LaunchWhere + ")"
+                          : TileWhy.count(D)
+                              ? " (the launches in view give no one block size; " + TileWhy.at(D) + ")"
+                              : " (the kernel indexes blocks by " +
+                                    std::to_string(B) + ")"));
+  }
   applySplits();
 
   // Kernels that read no neighbourhood at all are not stencils, whatever
