@@ -109,8 +109,8 @@ std::optional<Found> match(const ForStmt *F, const ASTContext &Ctx,
   return R;
 }
 
-/// Whether \p S names blockDim.D, or a function it calls does (up to
-/// \p Depth calls deep).
+/// How many times \p S names blockDim.D, with the functions it calls (up
+/// to \p Depth calls deep).
 unsigned countBlockDim(const Stmt *S, int D, int Depth,
                        std::set<const FunctionDecl *> &Seen) {
   if (!S)
@@ -273,18 +273,22 @@ std::map<int, BlockLoopDim> blockStrideLoops(const FunctionDecl &Kernel,
   return Out;
 }
 
+bool mentionsThreadPlace(const Poly &P, int D) {
+  if (P.mentions(std::string("tid.") + "xyz"[D]))
+    return true;
+  for (int B = -1; B < 3; ++B)
+    if (P.mentions(mixedPosition(D, B)))
+      return true;
+  return false;
+}
+
 std::optional<int64_t> Interpreter::blockLoopLeast(int D,
                                                    std::string &Why) const {
   const std::string Ax(1, "xyz"[D]);
   // What depends on the thread's place along D: threadIdx.D, a position
   // that is threadIdx.D alone, a value computed thread by thread.
   auto Mentions = [&](const Poly &P) {
-    if (P.mentions("tid." + Ax) || P.mentionsPrefix(ThreadFnPrefix))
-      return true;
-    for (int B = -1; B < 3; ++B)
-      if (P.mentions(mixedPosition(D, B)))
-        return true;
-    return false;
+    return mentionsThreadPlace(P, D) || P.mentionsPrefix(ThreadFnPrefix);
   };
   std::function<bool(const DPtr &)> TreeMentions = [&](const DPtr &N) {
     if (!N)

@@ -232,10 +232,9 @@ Value Interpreter::valueOf(const VarDecl *VD) {
     if (IsConst && T->isIntegerType()) {
       // d_slice_2 where the host only ever copies twice d_slice_1 there:
       // 2 * d_slice_1, so that reads a slice or two away are whole offsets.
-      if (!HostMultiples)
-        HostMultiples = constantMultiples(Ctx);
-      auto M = HostMultiples->find(cast<VarDecl>(VD->getCanonicalDecl()));
-      if (M != HostMultiples->end()) {
+      const HostMultipleMap &Multiples = hostMultiples();
+      auto M = Multiples.find(cast<VarDecl>(VD->getCanonicalDecl()));
+      if (M != Multiples.end()) {
         std::string Base = M->second.Of->getName().str();
         ConstantSymbols.insert(Base);
         Assumptions.insert("'" + Name + "' is read as " +

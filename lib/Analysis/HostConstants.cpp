@@ -94,17 +94,14 @@ bool isHostFunction(const FunctionDecl &F) {
   return !F.hasAttr<CUDADeviceAttr>() || F.hasAttr<CUDAHostAttr>();
 }
 
-/// True when every call of \p F runs \p S once it runs at all: \p S is a
-/// statement of its body's top level, or sits in one through expressions
-/// that always evaluate it (not the arms of ?:, && or ||), declarations,
-/// an if's condition, or a do-while's body (a checking macro's
-/// `do { ... } while (0)`).
-/// The statement above \p S: its parent, or the declaration statement of
-/// the variable \p S initialises.
-const Stmt *parentStmt(const Stmt &S, ASTContext &Ctx) {
+/// The statement above \p S: its parent (with \p SkipParens, above any
+/// parentheses), or the declaration statement of the variable \p S
+/// initialises.
+const Stmt *parentStmt(const Stmt &S, ASTContext &Ctx,
+                       bool SkipParens = false) {
   for (const DynTypedNode &N : Ctx.getParents(S)) {
     if (const auto *P = N.get<Stmt>())
-      return P;
+      return SkipParens && isa<ParenExpr>(P) ? parentStmt(*P, Ctx, true) : P;
     if (const auto *V = N.get<VarDecl>())
       for (const DynTypedNode &M : Ctx.getParents(*V))
         return M.get<DeclStmt>();
@@ -113,6 +110,11 @@ const Stmt *parentStmt(const Stmt &S, ASTContext &Ctx) {
   return nullptr;
 }
 
+/// True when every call of \p F runs \p S once it runs at all: \p S is a
+/// statement of its body's top level, or sits in one through expressions
+/// that always evaluate it (not the arms of ?:, && or ||), declarations,
+/// an if's condition, or a do-while's body (a checking macro's
+/// `do { ... } while (0)`).
 bool unconditional(const Stmt *S, const FunctionDecl &F, ASTContext &Ctx) {
   const Stmt *Body = F.getBody();
   for (int Depth = 0; S && Depth < 64; ++Depth) {
@@ -178,23 +180,11 @@ private:
                        Body->body_end();
   }
 
-  const Stmt *parentOf(const Stmt &S) {
-    for (const DynTypedNode &P : Ctx.getParents(S)) {
-      if (const auto *PS = P.get<Stmt>()) {
-        if (isa<ParenExpr>(PS))
-          return parentOf(*PS);
-        return PS;
-      }
-      return nullptr;
-    }
-    return nullptr;
-  }
-
   /// How a reference to a variable uses it: read, assigned whole (the
   /// assignment in \p Assign), or read by a symbol copy as its source.
   enum class Use { Read, Assigned, CopySource, Other };
   Use useOf(const DeclRefExpr &D, const BinaryOperator **Assign) {
-    const Stmt *P = parentOf(D);
+    const Stmt *P = parentStmt(D, Ctx, true);
     if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
         IC && IC->getCastKind() == CK_LValueToRValue)
       return Use::Read;
@@ -206,9 +196,9 @@ private:
     if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
         U && U->getOpcode() == UO_AddrOf) {
       // &v reaching a symbol copy's second argument.
-      const Stmt *Up = parentOf(*U);
+      const Stmt *Up = parentStmt(*U, Ctx, true);
       while (Up && isa<CastExpr>(Up))
-        Up = parentOf(*Up);
+        Up = parentStmt(*Up, Ctx, true);
       if (const auto *C = dyn_cast_or_null<CallExpr>(Up);
           C && isSymbolCopy(C) && stripped(C->getArg(1)) == U)
         return Use::CopySource;
@@ -417,17 +407,34 @@ std::map<const VarDecl *, ConstantMultiple> constantMultiples(ASTContext &Ctx) {
 
   // The variables whose every host write is known: not extern, named by
   // host code only as the symbol of a copy, every copy's value a
-  // polynomial, at most one copy a function.
+  // polynomial, at most one copy a function, an initial value known.
+  // Before the host's first copy a variable holds its initial value: zero,
+  // or its initialiser's.
+  auto Initial = [&](const VarDecl *V) -> std::optional<int64_t> {
+    const VarDecl *Def = V->getDefinition();
+    const Expr *I = Def ? Def->getInit() : nullptr;
+    if (!I)
+      return 0;
+    Expr::EvalResult R;
+    if (I->isValueDependent() || !I->EvaluateAsInt(R, Ctx) ||
+        R.Val.getInt().getSignificantBits() > 63)
+      return std::nullopt;
+    return R.Val.getInt().getExtValue();
+  };
   std::map<const VarDecl *, std::map<const FunctionDecl *, Write>> Known;
+  std::map<const VarDecl *, int64_t> Initially;
   for (const auto &[V, Ws] : C.Writes) {
-    if (V->hasExternalStorage() || C.Named[V] != C.Copied[V])
+    std::optional<int64_t> I = Initial(V);
+    if (V->hasExternalStorage() || C.Named[V] != C.Copied[V] || !I)
       continue;
     std::map<const FunctionDecl *, Write> ByFunction;
     bool Ok = true;
     for (const Write &W : Ws)
       Ok = Ok && W.Value && ByFunction.emplace(W.F, W).second;
-    if (Ok)
+    if (Ok) {
       Known.emplace(V, std::move(ByFunction));
+      Initially.emplace(V, *I);
+    }
   }
 
   auto Name = [](const VarDecl *V) { return V->getName().str(); };
@@ -470,21 +477,8 @@ std::map<const VarDecl *, ConstantMultiple> constantMultiples(ASTContext &Ctx) {
       }
       if (!Common)
         continue;
-      // Before the host's first copy they hold their initial values: zero,
-      // or initialisers in the same ratio.
-      auto Initial = [&](const VarDecl *V) -> std::optional<int64_t> {
-        const VarDecl *Def = V->getDefinition();
-        const Expr *I = Def ? Def->getInit() : nullptr;
-        if (!I)
-          return 0;
-        Expr::EvalResult R;
-        if (I->isValueDependent() || !I->EvaluateAsInt(R, Ctx) ||
-            R.Val.getInt().getSignificantBits() > 63)
-          return std::nullopt;
-        return R.Val.getInt().getExtValue();
-      };
-      auto IA = Initial(A), IB = Initial(B);
-      if (!IA || !IB || *IA != *Common * *IB)
+      // Their initial values too.
+      if (Initially.at(A) != *Common * Initially.at(B))
         continue;
       // A == B and B == A: one way only, to the first by name.
       if ((*Common == 1 || *Common == -1) && Name(A) < Name(B))

@@ -239,6 +239,12 @@ public:
   /// A run that reads these dimensions' block-stride loops with a block of
   /// their span (BlockLoops.h); BlockSizes holds that span.
   void blockLoops(std::map<int, BlockLoopDim> B) { BlockLoops = std::move(B); }
+  /// Where the runs of one kernel keep what the host sets constant-memory
+  /// integers to (a walk of the whole translation unit, done once).
+  void hostMultiplesIn(
+      std::optional<std::map<const VarDecl *, ConstantMultiple>> *Store) {
+    SharedHostMultiples = Store;
+  }
   std::map<int, int64_t> lateBlockSizes() const {
     for (int D : BlockSizeWanted)
       if (!BlockSizes.count(D))
@@ -734,8 +740,18 @@ private:
   /// the host, the same for every thread of a launch.
   std::set<std::string> ConstantSymbols;
   /// The integer __constant__ variables the host always sets to a multiple
-  /// of another (HostConstants.h), found on first use.
-  std::optional<std::map<const VarDecl *, ConstantMultiple>> HostMultiples;
+  /// of another (HostConstants.h), found on first use: in the store the
+  /// runs of one kernel share (hostMultiplesIn), else in this run's own.
+  using HostMultipleMap = std::map<const VarDecl *, ConstantMultiple>;
+  std::optional<HostMultipleMap> OwnHostMultiples;
+  std::optional<HostMultipleMap> *SharedHostMultiples = nullptr;
+  const HostMultipleMap &hostMultiples() {
+    std::optional<HostMultipleMap> &M =
+        SharedHostMultiples ? *SharedHostMultiples : OwnHostMultiples;
+    if (!M)
+      M = constantMultiples(Ctx);
+    return *M;
+  }
   /// Named constants whose number some conclusion of the analysis rests on:
   /// they become compile-time assumptions the launcher checks.
   std::set<std::string> NamedAssumed;
@@ -901,6 +917,9 @@ bool sameValue(const Value &A, const Value &B);
 /// What \p S assigns to when it is an assignment (=, +=, ...) or an
 /// increment or decrement: its operand; else null.
 const Expr *assignedBy(const Stmt *S);
+/// Whether \p P names the thread's place along dimension \p D:
+/// threadIdx.D, or a position formed with it (@gD-, @gDx, ...).
+bool mentionsThreadPlace(const Poly &P, int D);
 /// Whether two lists of guards are the same constraints in the same order.
 /// The operator of a compound assignment (+ for +=), or null.
 const char *compoundOperator(BinaryOperatorKind Op);

@@ -219,14 +219,9 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       for (const auto &[D, L] : BlockLoops) {
         if (!L.Bodies.count(Body))
           continue;
-        const std::string Tid = std::string("tid.") + "xyz"[D];
         std::function<bool(const ThreadCond &)> OnD = [&](const ThreadCond &C) {
-          if (C.K == ThreadCond::Opaque || C.D.mentions(Tid))
-            return true;
-          for (int B = -1; B < 3; ++B)
-            if (C.D.mentions(mixedPosition(D, B)))
-              return true;
-          return std::any_of(C.Args.begin(), C.Args.end(), OnD);
+          return C.K == ThreadCond::Opaque || mentionsThreadPlace(C.D, D) ||
+                 std::any_of(C.Args.begin(), C.Args.end(), OnD);
         };
         if (std::any_of(ActiveConds.begin(), ActiveConds.end(), OnD)) {
           partial(ReasonKind::LoopNotFollowed,

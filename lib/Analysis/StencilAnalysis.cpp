@@ -88,9 +88,14 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   const std::map<int, detail::BlockLoopDim> KernelLoops =
       detail::blockStrideLoops(Kernel, Ctx);
   std::map<int, detail::BlockLoopDim> Loops;
+  // What the host sets constant-memory integers to: one walk of the
+  // translation unit for all the runs below, where one needs it.
+  std::optional<std::map<const VarDecl *, detail::ConstantMultiple>>
+      HostMultiples;
   auto Configure = [&](Interpreter &I, const std::set<int> &Given) {
     I.lonePositions(Lone);
     I.blockLoops(Loops);
+    I.hostMultiplesIn(&HostMultiples);
     if (Launch)
       I.blockSizesFromLaunch(Given, Launch->Where);
     std::map<int, std::string> Guessed;
