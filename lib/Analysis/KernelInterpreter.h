@@ -404,6 +404,19 @@ private:
   void resolveSharedReads(DPtr &N);
   void recordReads(const DPtr &N);
   std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
+  /// What traceTileRead works out once a tile (its stores, resolved) and
+  /// once a tile and a range of storing threads (which thread stores which
+  /// element), for all the tile's reads: the stores are all made by then.
+  struct TileStores;
+  struct TileRuns;
+  const TileStores &tileStores(const std::string &Tile);
+  const TileRuns &tileRuns(const std::string &Tile, const TileStores &S,
+                           const std::array<int64_t, 3> &WLo,
+                           const std::array<int64_t, 3> &WHi);
+  std::map<std::string, std::shared_ptr<TileStores>> TileStoresOf;
+  std::map<std::pair<std::string, std::array<int64_t, 6>>,
+           std::shared_ptr<TileRuns>>
+      TileRunsOf;
   /// A tile read whose readers (their place in the block, what each sees)
   /// see one global read, but a period apart beyond the ends of an axis the
   /// block spans alone: that read wrapped (TileImages.cpp); nullopt where
@@ -910,6 +923,9 @@ std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
 void mergeClampSets(const DPtr &Into, const DPtr &From);
 /// A key that two trees share exactly when they are the same expression.
 std::string treeKey(const DPtr &N);
+/// Whether two value trees are the same computation (treeKey's fields,
+/// compared rather than spelled).
+bool sameTree(const DNode &A, const DNode &B);
 /// A copy of V with Sym replaced by To in every index.
 Value substituted(const Value &V, const std::string &Sym, const Poly &To,
                   bool &Ok);

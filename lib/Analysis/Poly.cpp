@@ -119,12 +119,28 @@ Poly Poly::without(const std::vector<std::string> &Names) const {
 }
 
 Poly Poly::substitute(const std::string &Name, const Poly &Value) const {
+  if (!mentions(Name))
+    return *this;
+  // Monomials without Name are kept as they are; the others are the rest
+  // of the monomial (still sorted) times Value once for each occurrence.
   Poly R;
   for (const auto &[M, C] : Terms) {
-    Poly Term = Poly::constant(C);
+    const auto N = std::count(M.begin(), M.end(), Name);
+    if (N == 0) {
+      R.add(M, C);
+      continue;
+    }
+    Monomial Rest;
+    Rest.reserve(M.size() - N);
     for (const std::string &S : M)
-      Term = Term * (S == Name ? Value : Poly::symbol(S));
-    R = R + Term;
+      if (S != Name)
+        Rest.push_back(S);
+    Poly Term;
+    Term.add(Rest, C);
+    for (long I = 0; I < N; ++I)
+      Term = Term * Value;
+    for (const auto &[TM, TC] : Term.Terms)
+      R.add(TM, TC);
   }
   return R;
 }

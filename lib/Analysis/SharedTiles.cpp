@@ -116,6 +116,23 @@ ThreadCond splitDomainBounds(const ThreadCond &C, const std::string &Tile,
 Poly atThread(const Poly &P, const ThreadPos &T,
               const std::map<int, int64_t> &BlockSizes,
               const std::vector<ThreadFn> &Fns, bool Positions) {
+  // Most of what is moved between threads names none of these (a value's
+  // global reads at @gx + c): one look at its symbols settles that.
+  bool Names = false;
+  for (const auto &[M, C] : P.terms()) {
+    for (const std::string &S : M)
+      if (S.rfind("tid.", 0) == 0 || S.rfind("bdim.", 0) == 0 ||
+          S.rfind(ThreadFnPrefix, 0) == 0 ||
+          (Positions && S.size() == 4 && S.rfind("@g", 0) == 0 &&
+           S[3] == '-')) {
+        Names = true;
+        break;
+      }
+    if (Names)
+      break;
+  }
+  if (!Names)
+    return P;
   Poly R = P;
   for (int D = 0; D < 3; ++D) {
     std::string Ax(1, "xyz"[D]);
@@ -193,6 +210,19 @@ void mergeClampSets(const DPtr &Into, const DPtr &From) {
     mergeClampSets(Into->Args[I], From->Args[I]);
 }
 
+bool sameTree(const DNode &A, const DNode &B) {
+  if (A.K != B.K || A.Op != B.Op || A.Name != B.Name || A.Value != B.Value ||
+      A.Args.size() != B.Args.size())
+    return false;
+  if ((A.K == DNode::Read || A.K == DNode::Coef) && A.Index != B.Index)
+    return false;
+  for (size_t I = 0; I < A.Args.size(); ++I)
+    if (A.Args[I] != B.Args[I] &&
+        (!A.Args[I] || !B.Args[I] || !sameTree(*A.Args[I], *B.Args[I])))
+      return false;
+  return true;
+}
+
 std::string treeKey(const DPtr &N) {
   std::string S = std::to_string(N->K) + N->Op + N->Name + N->Value;
   if (N->K == DNode::Read || N->K == DNode::Coef)
@@ -200,6 +230,129 @@ std::string treeKey(const DPtr &N) {
   for (const DPtr &A : N->Args)
     S += "(" + treeKey(A) + ")";
   return S;
+}
+
+/// The stores of one tile with their named constants resolved and the
+/// bounds on the position they are made under moved into their values
+/// (traceTileRead); Why says why they cannot be followed.
+struct Interpreter::TileStores {
+  std::vector<SharedStore> Resolved;
+  std::string Why;
+};
+
+/// Every store each thread of the block makes to one tile, threads in turn
+/// and a thread's stores in program order: the store's place among the
+/// tile's stores, the thread and the element; Why says why no such list
+/// exists.
+struct Interpreter::TileRuns {
+  struct Run {
+    size_t Store;
+    ThreadPos T;
+    int64_t E;
+  };
+  std::vector<Run> Made;
+  std::string Why;
+};
+
+const Interpreter::TileStores &
+Interpreter::tileStores(const std::string &Tile) {
+  if (auto It = TileStoresOf.find(Tile); It != TileStoresOf.end())
+    return *It->second;
+  auto Found = std::make_shared<TileStores>();
+  std::vector<SharedStore> &Resolved = Found->Resolved;
+  std::string &Why = Found->Why;
+  [&] {
+    for (const SharedStore &S : SharedStores)
+      if (S.Tile == Tile) {
+        SharedStore R = S;
+        R.Index = resolved(S.Index);
+        std::vector<PosGuard> Bounds;
+        for (ThreadCond &C : R.Conds)
+          C = splitDomainBounds(resolvedCond(C), Tile, Bounds);
+        for (const Constraint &G : S.DomainGuards) {
+          if (G.Symbol.size() == 4 && G.Symbol.rfind("@g", 0) == 0 &&
+              G.Symbol[3] == '-') {
+            // threadIdx.D alone: which threads store, not where the domain is.
+            ThreadCond C;
+            C.K = ThreadCond::Cmp;
+            C.D = Poly::symbol(G.Symbol) - resolved(G.Bound);
+            C.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
+            C.Text = G.Symbol + (G.NotEqual ? " != " : G.Upper ? " < " : " >= ") +
+                     G.Bound.str();
+            R.Conds.push_back(std::move(C));
+            continue;
+          }
+          PosGuard P;
+          P.D = Poly::symbol(G.Symbol) - G.Bound;
+          P.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
+          P.Text = G.Symbol + (G.NotEqual ? " != " : G.Upper ? " < " : " >= ") +
+                   G.Bound.str();
+          P.Tile = Tile;
+          Bounds.push_back(std::move(P));
+        }
+        if (!Bounds.empty()) {
+          // The bounds are checked through the value's global reads; a value
+          // with none (a zero fill where gx >= n) would lose them, and every
+          // point would seem to read it.
+          if (!readsGlobal(R.Value)) {
+            Why = "the __shared__ array '" + Tile + "' is stored a value that " +
+                  "reads no array under a bound on the position (" +
+                  Bounds.front().Text + "), so which elements hold it depends " +
+                  "on the domain";
+            return;
+          }
+          R.Value = withInBounds(R.Value, Bounds);
+        }
+        Resolved.push_back(std::move(R));
+      }
+  }();
+  return *TileStoresOf.emplace(Tile, std::move(Found)).first->second;
+}
+
+const Interpreter::TileRuns &
+Interpreter::tileRuns(const std::string &Tile, const TileStores &S,
+                      const ThreadPos &WLo, const ThreadPos &WHi) {
+  const std::pair<std::string, std::array<int64_t, 6>> Key{
+      Tile, {WLo[0], WLo[1], WLo[2], WHi[0], WHi[1], WHi[2]}};
+  if (auto It = TileRunsOf.find(Key); It != TileRunsOf.end())
+    return *It->second;
+  auto Found = std::make_shared<TileRuns>();
+  std::vector<TileRuns::Run> &Made = Found->Made;
+  std::string &Why = Found->Why;
+  [&] {
+    ThreadPos T;
+    for (T[2] = WLo[2]; T[2] < WHi[2]; ++T[2])
+      for (T[1] = WLo[1]; T[1] < WHi[1]; ++T[1])
+        for (T[0] = WLo[0]; T[0] < WHi[0]; ++T[0])
+          for (size_t I = 0; I < S.Resolved.size(); ++I) {
+            const SharedStore *St = &S.Resolved[I];
+            bool Runs = true;
+            for (const ThreadCond &C : St->Conds) {
+              auto V = holdsAt(C, T, BlockSizes, ThreadFns);
+              if (!V) {
+                Why = "a store to the __shared__ array '" + Tile +
+                      "' under the condition '" + C.Text +
+                      "', which is not on threadIdx alone";
+                Made.clear();
+                return;
+              }
+              Runs = Runs && *V;
+            }
+            if (!Runs)
+              continue;
+            auto E =
+                atThread(St->Index, T, BlockSizes, ThreadFns).constantValue();
+            if (!E) {
+              Why = "a store to the __shared__ array '" + Tile +
+                    "' at an index that is not threadIdx plus a constant (" +
+                    St->Index.str() + ")";
+              Made.clear();
+              return;
+            }
+            Made.push_back({I, T, *E});
+          }
+  }();
+  return *TileRunsOf.emplace(Key, std::move(Found)).first->second;
 }
 
 /// The global value a read of tile[Index] sees: for every thread of the
@@ -210,60 +363,13 @@ std::string treeKey(const DPtr &N) {
 std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                                                std::string &Why) {
   const std::string &Tile = Read.Name;
-  // Which thread stores which element is decided on numbers: the named
-  // constants of the tile's indices and conditions (TILE) are resolved.
-  // A store under a bound on the position (if (inside), gx > 0 in a halo
-  // load's condition) runs, for the thread-by-thread account below, in
-  // every thread; the bound goes with the value it stores, as a guard on
-  // its reads, moved to the reader's frame with them: the tile holds the
-  // array's elements only where the domain's points make every such guard
-  // hold (guardedReadsHold, as for cond ? in[g] : 0).
-  std::vector<SharedStore> Resolved;
-  for (const SharedStore &S : SharedStores)
-    if (S.Tile == Tile) {
-      SharedStore R = S;
-      R.Index = resolved(S.Index);
-      std::vector<PosGuard> Bounds;
-      for (ThreadCond &C : R.Conds)
-        C = splitDomainBounds(resolvedCond(C), Tile, Bounds);
-      for (const Constraint &G : S.DomainGuards) {
-        if (G.Symbol.size() == 4 && G.Symbol.rfind("@g", 0) == 0 &&
-            G.Symbol[3] == '-') {
-          // threadIdx.D alone: which threads store, not where the domain is.
-          ThreadCond C;
-          C.K = ThreadCond::Cmp;
-          C.D = Poly::symbol(G.Symbol) - resolved(G.Bound);
-          C.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
-          C.Text = G.Symbol + (G.NotEqual ? " != " : G.Upper ? " < " : " >= ") +
-                   G.Bound.str();
-          R.Conds.push_back(std::move(C));
-          continue;
-        }
-        PosGuard P;
-        P.D = Poly::symbol(G.Symbol) - G.Bound;
-        P.Op = G.NotEqual ? BO_NE : G.Upper ? BO_LT : BO_GE;
-        P.Text = G.Symbol + (G.NotEqual ? " != " : G.Upper ? " < " : " >= ") +
-                 G.Bound.str();
-        P.Tile = Tile;
-        Bounds.push_back(std::move(P));
-      }
-      if (!Bounds.empty()) {
-        // The bounds are checked through the value's global reads; a value
-        // with none (a zero fill where gx >= n) would lose them, and every
-        // point would seem to read it.
-        if (!readsGlobal(R.Value)) {
-          Why = "the __shared__ array '" + Tile + "' is stored a value that " +
-                "reads no array under a bound on the position (" +
-                Bounds.front().Text + "), so which elements hold it depends " +
-                "on the domain";
-          return std::nullopt;
-        }
-        R.Value = withInBounds(R.Value, Bounds);
-      }
-      Resolved.push_back(std::move(R));
-    }
+  const TileStores &Found = tileStores(Tile);
+  if (!Found.Why.empty()) {
+    Why = Found.Why;
+    return std::nullopt;
+  }
   std::vector<const SharedStore *> Stores;
-  for (const SharedStore &S : Resolved)
+  for (const SharedStore &S : Found.Resolved)
     Stores.push_back(&S);
   const Poly ReadIndex = resolved(Read.Index);
   if (Stores.empty()) {
@@ -305,46 +411,12 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     return std::nullopt;
   }
 
-  // Every store each thread of the block makes, threads in turn and a
-  // thread's stores in program order: the store's place among Stores, the
-  // thread and the element.
-  struct StoreRun {
-    size_t Store;
-    ThreadPos T;
-    int64_t E;
-  };
-  std::vector<StoreRun> Made;
-  {
-    ThreadPos T;
-    for (T[2] = WLo[2]; T[2] < WHi[2]; ++T[2])
-      for (T[1] = WLo[1]; T[1] < WHi[1]; ++T[1])
-        for (T[0] = WLo[0]; T[0] < WHi[0]; ++T[0])
-          for (size_t I = 0; I < Stores.size(); ++I) {
-            const SharedStore *S = Stores[I];
-            bool Runs = true;
-            for (const ThreadCond &C : S->Conds) {
-              auto V = holdsAt(C, T, BlockSizes, ThreadFns);
-              if (!V) {
-                Why = "a store to the __shared__ array '" + Tile +
-                      "' under the condition '" + C.Text +
-                      "', which is not on threadIdx alone";
-                return std::nullopt;
-              }
-              Runs = Runs && *V;
-            }
-            if (!Runs)
-              continue;
-            auto E =
-                atThread(S->Index, T, BlockSizes, ThreadFns).constantValue();
-            if (!E) {
-              Why = "a store to the __shared__ array '" + Tile +
-                    "' at an index that is not threadIdx plus a constant (" +
-                    S->Index.str() + ")";
-              return std::nullopt;
-            }
-            Made.push_back({I, T, *E});
-          }
+  const TileRuns &Runs = tileRuns(Tile, Found, WLo, WHi);
+  if (!Runs.Why.empty()) {
+    Why = Runs.Why;
+    return std::nullopt;
   }
+  const std::vector<TileRuns::Run> &Made = Runs.Made;
   // Which store, run by which thread, fills each element, of the stores
   // made before the barrier Below (all stores: ~0u).
   using Filling = std::map<int64_t, std::pair<size_t, ThreadPos>>;
@@ -402,24 +474,28 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   auto Mover = [&](const ThreadPos &W, const ThreadPos &R) {
     return [&, W, R](const Poly &P) {
       Poly Q = atThread(P, W, BlockSizes, ThreadFns, /*Positions=*/false);
+      if (!Q.mentionsPrefix("@g") && !Q.mentionsPrefix("bid."))
+        return Q; // No position to move (a constant, a parameter).
+      // S + By for S (nothing to do where the threads stand level or Q
+      // holds no S: most of the values moved here).
+      auto Shift = [&Q](const std::string &S, int64_t By) {
+        if (By != 0 && Q.mentions(S))
+          Q = Q.substitute(S, Poly::symbol(S) + Poly::constant(By));
+      };
       // Positions formed from threadIdx.D without blockIdx.D (alone, or
       // with another dimension's blockIdx) move as @gD does.
       for (int D = 0; D < 3; ++D)
         for (int B = -1; B < 3; ++B)
           if (B != D)
-            Q = Q.substitute(mixedPosition(D, B),
-                             Poly::symbol(mixedPosition(D, B)) +
-                                 Poly::constant(W[D] - R[D]));
+            Shift(mixedPosition(D, B), W[D] - R[D]);
       for (int D = 0; D < 3; ++D) {
-        Q = Q.substitute(GlobalThread[D],
-                         Poly::symbol(GlobalThread[D]) +
-                             Poly::constant(W[D] - R[D]));
+        Shift(GlobalThread[D], W[D] - R[D]);
         // The block's origin without a thread (blockIdx.y*TILE + ly, ly
         // a tile row a loop gave the writer) is the reader's position
         // less its place in the block: B*bid = @g - tid.
         std::string Bid = std::string("bid.") + "xyz"[D];
         auto It = BlockSizes.find(D);
-        if (It == BlockSizes.end())
+        if (It == BlockSizes.end() || !Q.mentions(Bid))
           continue;
         Poly Moved;
         for (const auto &[M, C] : Q.terms()) {
@@ -530,7 +606,6 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
     return C;
   };
 
-  std::optional<std::string> Key;
   DPtr Result;
   bool Differ = false;
   std::vector<std::pair<ThreadPos, DPtr>> Seen;
@@ -554,11 +629,9 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
           return std::nullopt;
         DPtr Moved = moveTraced(*Value, Mover(W, R), R);
         Seen.push_back({R, Moved});
-        std::string K = treeKey(Moved);
-        if (!Key) {
-          Key = K;
+        if (!Result) {
           Result = Moved;
-        } else if (*Key == K) {
+        } else if (sameTree(*Result, *Moved)) {
           mergeClampSets(Result, Moved);
         } else {
           Differ = true;

@@ -52,13 +52,11 @@ std::optional<DPtr> Interpreter::periodicTileImage(
     if (N++ == 0)
       Tree = T;
   }
-  std::string RefKey;
   DPtr Ref;
   size_t Most = 0;
   for (const auto &[K, NT] : Count)
     if (NT.first > Most) {
       Most = NT.first;
-      RefKey = K;
       Ref = NT.second;
     }
   auto Plain = [](const DPtr &T) {
@@ -78,7 +76,7 @@ std::optional<DPtr> Interpreter::periodicTileImage(
       return std::nullopt;
     DNode Same = *T;
     Same.Index = Ref->Index;
-    if (treeKey(std::make_shared<DNode>(Same)) != RefKey)
+    if (!sameTree(Same, *Ref))
       return std::nullopt;
     Delta.push_back(T->Index - Ref->Index);
   }

@@ -67,6 +67,21 @@ TEST(PolyTest, SubstituteExpandsProducts) {
             sym("a") * sym("a") + num(2) * sym("a") + num(1));
 }
 
+TEST(PolyTest, SubstituteKeepsOtherTermsAndCancels) {
+  // The terms without the symbol stay as they were; those with it keep
+  // their other factors and coefficient, and like terms that result
+  // merge, down to nothing where they cancel.
+  Poly P = num(3) * sym("t") * sym("t") * sym("x") + num(2) * sym("x") + num(5);
+  EXPECT_EQ(P.substitute("t", sym("x") - num(1)),
+            num(3) * sym("x") * sym("x") * sym("x") -
+                num(6) * sym("x") * sym("x") + num(5) * sym("x") + num(5));
+  EXPECT_EQ(P.substitute("absent", sym("y")), P);
+  EXPECT_EQ((sym("t") - sym("a")).substitute("t", sym("a")), Poly());
+  EXPECT_EQ((sym("t") * sym("b") + sym("a") * sym("b"))
+                .substitute("t", -sym("a")),
+            Poly());
+}
+
 TEST(PolyTest, DivideExactly) {
   Poly P = num(4) * sym("j") * sym("pitch") + num(8);
   EXPECT_EQ(*P.divideExactly(num(4)), sym("j") * sym("pitch") + num(2));
