@@ -34,17 +34,23 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
     double BestMs = 0;
     std::optional<std::array<unsigned, 3>> Best;
     std::optional<unsigned> BestCap;
+    std::optional<rewrite::Coarsening> BestCo;
     for (const auto &[Key, Value] : *Times) {
       StringRef K = Key;
       if (!K.consume_front(Kernel) || !K.consume_front("[") ||
           !K.consume_back("]"))
         continue;
-      // "XxYxZ" or "XxYxZ/rN" (a register-capped copy).
+      // "XxYxZ", "XxYxZ/rN" (a register-capped copy) or "XxYxZ/cyN" (a
+      // coarsened one).
       auto [ShapeText, CapText] = K.split('/');
       std::optional<unsigned> Cap;
+      std::optional<rewrite::Coarsening> Co;
       unsigned N = 0;
       bool CapOk = true;
-      if (!CapText.empty()) {
+      if (CapText.consume_front("c")) {
+        Co = rewrite::parseCoarsening(CapText);
+        CapOk = Co.has_value();
+      } else if (!CapText.empty()) {
         CapOk = CapText.consume_front("r") && !CapText.getAsInteger(10, N) &&
                 rewrite::validRegisterCap(N);
         Cap = N;
@@ -56,13 +62,14 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
       std::optional<double> Ms = T ? T->getNumber("copy_ms") : std::nullopt;
       if (!Shape || !O || !Ms || *Ms <= 0)
         return fail("kernel_times." + Key.str() +
-                    ": not a block shape (XxYxZ or XxYxZ/rN) with "
-                    "original_ms and copy_ms");
+                    ": not a block shape (XxYxZ, XxYxZ/rN or XxYxZ/cyN) "
+                    "with original_ms and copy_ms");
       ++C.Measured;
       C.OriginalMs = *O;
       if (!Best || *Ms < BestMs) {
         Best = Shape;
         BestCap = Cap;
+        BestCo = Co;
         BestMs = *Ms;
       }
     }
@@ -76,6 +83,7 @@ chooseBlockShapes(StringRef JsonText, const std::vector<std::string> &Kernels,
     if (C.OriginalMs / BestMs >= 1 + MinGain) {
       C.Block = Best;
       C.MaxRegisters = BestCap;
+      C.Coarsened = BestCo;
     }
     Out.push_back(C);
   }

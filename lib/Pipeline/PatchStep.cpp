@@ -36,13 +36,16 @@ namespace {
 using ReblockMap =
     std::map<std::string, std::optional<std::array<unsigned, 3>>>;
 using CapMap = std::map<std::string, std::optional<unsigned>>;
+using CoarsenMap =
+    std::map<std::string, std::optional<rewrite::Coarsening>>;
 
 /// --reblock-times: the shape (and register cap, where the verify run timed
 /// caps) of each --reblock kernel given without a shape, from the in-app
 /// times of a verify run; a kernel no candidate speeds up leaves \p Reblock
 /// and \p Caps. Returns the error message, empty on success.
 std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
-                                CapMap &Caps, raw_ostream &Err) {
+                                CapMap &Caps, CoarsenMap &Coarsen,
+                                raw_ostream &Err) {
   if (O.ReblockTimes.empty())
     return "";
   std::vector<std::string> Open;
@@ -63,6 +66,7 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
              "launched it, or no copy of its body was made)\n";
       Reblock.erase(C.Kernel);
       Caps.erase(C.Kernel);
+      Coarsen.erase(C.Kernel);
       continue;
     }
     std::string Times = formatv("{0:F4} ms against the original's {1:F4} ms, "
@@ -76,12 +80,20 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
                   ? ", at most " + std::to_string(*C.MaxRegisters) +
                         " registers a thread,"
                   : std::string())
+          << (C.Coarsened ? ", " + std::to_string(C.Coarsened->Factor) +
+                                " points a thread along " +
+                                char('x' + C.Coarsened->Axis) + ","
+                          : std::string())
           << " from " << O.ReblockTimes << " (" << Times << ")\n";
       Reblock[C.Kernel] = C.Block;
       if (C.MaxRegisters)
         Caps[C.Kernel] = C.MaxRegisters;
       else
         Caps.erase(C.Kernel);
+      if (C.Coarsened)
+        Coarsen[C.Kernel] = C.Coarsened;
+      else
+        Coarsen.erase(C.Kernel);
     } else {
       Err << "fs-rewrite: " << C.Kernel
           << ": keeps its original launches: no block shape in "
@@ -90,6 +102,7 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
           << ")\n";
       Reblock.erase(C.Kernel);
       Caps.erase(C.Kernel);
+      Coarsen.erase(C.Kernel);
     }
   }
   return "";
@@ -228,8 +241,29 @@ int Session::writePatch(const driver::CudaCompilationDatabase &DB,
       }
       Opts.Rewrite.RegisterCapKernels[Name.str()] = N;
     }
+    for (StringRef Item : O.CoarsenKernels) {
+      auto [Name, Spec] = Item.split('=');
+      std::optional<rewrite::Coarsening> Co;
+      if (!Spec.empty()) {
+        Co = rewrite::parseCoarsening(Spec);
+        if (!Co)
+          return usageError("--coarsen " + Item.str() +
+                            ": the coarsening must be yN or zN, N from 2 "
+                            "to 16 points a thread");
+      }
+      if (!Opts.Rewrite.ReblockKernels.count(Name.str()) ||
+          Opts.Rewrite.KeepShapeKernels.count(Name.str()))
+        return usageError("--coarsen " + Item.str() + ": needs --reblock " +
+                          Name.str() + " (the same conditions make both "
+                          "copies)");
+      if (Opts.Rewrite.RegisterCapKernels.count(Name.str()))
+        return usageError("--coarsen " + Item.str() + ": a coarsened copy "
+                          "with a register cap is not made yet");
+      Opts.Rewrite.CoarsenKernels[Name.str()] = Co;
+    }
     if (std::string E = chooseReblockShapes(O, Opts.Rewrite.ReblockKernels,
                                             Opts.Rewrite.RegisterCapKernels,
+                                            Opts.Rewrite.CoarsenKernels,
                                             Err);
         !E.empty())
       return fail(E);

@@ -23,6 +23,35 @@ std::string cappedBodyKernelName(const KernelDefinition &K) {
   return bodyKernelName(K) + "_capped";
 }
 
+std::string coarsenedBodyKernelName(const KernelDefinition &K,
+                                    const BodyTransform::Coarsening &C) {
+  return bodyKernelName(K) + "_c" + char('x' + C.Axis) +
+         std::to_string(C.Factor);
+}
+
+std::string coarseningLabel(const BodyTransform::Coarsening &C) {
+  return std::string("c") + char('x' + C.Axis) + std::to_string(C.Factor);
+}
+
+/// The coarsenings bodyCopy makes of \p K for \p T: the chosen one, or
+/// 2 and 4 points along each of y and z that the kernel indexes.
+std::vector<BodyTransform::Coarsening>
+coarseningsOf(const KernelDefinition &K, const BodyTransform &T) {
+  std::vector<BodyTransform::Coarsening> Out;
+  if (!T.Coarsen)
+    return Out;
+  if (T.Coarsened) {
+    Out.push_back(*T.Coarsened);
+    return Out;
+  }
+  for (unsigned D = 1; D < 3; ++D)
+    if (K.Reblock[D].Used && K.Reblock[D].CoarsenProblem.empty() &&
+        !K.Reblock[D].Spans.empty())
+      for (unsigned F : CoarsenFactors)
+        Out.push_back({D, F});
+  return Out;
+}
+
 bool validRegisterCap(unsigned N) { return N >= 16 && N <= 255; }
 
 /// The threads of the blocks a capped copy may run with: the powers of two
@@ -71,6 +100,80 @@ std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
   return B;
 }
 
+/// The copy of \p K in which each thread computes \p Co.Factor
+/// consecutive points along \p Co.Axis: every global index along the axis,
+/// `blockIdx.d * B + threadIdx.d`, becomes `(blockIdx.d * blockDim.d +
+/// threadIdx.d) * F + fs_ci`, and the body runs once for each fs_ci below
+/// fs_points, the original launch's threads along d (a parameter the copy
+/// adds), as a lambda, so that a `return` ends one point's work as it ended
+/// the thread's. Launched with ceil(gridDim.d / F) blocks it computes each
+/// of the original's points once. \p ParamEdits (the pointer qualifiers)
+/// apply too.
+template <typename EditMap>
+static bool coarsenedText(const KernelDefinition &K, const EditMap &ParamEdits,
+                          const BodyTransform::Coarsening &Co,
+                          std::string &Out, std::string &Why) {
+  const std::string Ax(1, char('x' + Co.Axis));
+  const std::string F = std::to_string(Co.Factor) + "u";
+  EditMap Edits = ParamEdits;
+  for (const auto &S : K.Reblock[Co.Axis].Spans)
+    Edits.insert({S.Offset,
+                  {S.Length, "static_cast<" + S.Type + ">((blockIdx." + Ax +
+                                 " * blockDim." + Ax + " + threadIdx." + Ax +
+                                 ") * " + F + " + fs_ci)"}});
+  std::string Text = K.Text;
+  unsigned Open = *K.BodyOpenInText;
+  unsigned Limit = Text.size();
+  for (auto It = Edits.rbegin(); It != Edits.rend(); ++It) {
+    if (It->first <= K.NameOffsetInText ||
+        It->first + It->second.Length > Limit ||
+        (It->first < Open && It->first + It->second.Length > Open)) {
+      Why = "an edit of the coarsened copy falls outside the kernel's "
+            "definition";
+      return false;
+    }
+    Text.replace(It->first, It->second.Length, It->second.Text);
+    if (It->second.Length)
+      Limit = It->first;
+    if (It->first < Open)
+      Open += It->second.Text.size() - It->second.Length;
+  }
+  std::string Body = Text.substr(Open);
+  Text.resize(Open);
+  // The parameter list ends right before the body (but for blanks).
+  size_t Close = Text.find_last_not_of(" \t\r\n");
+  if (Close == std::string::npos || Text[Close] != ')') {
+    Why = "it cannot be coarsened: something stands between its parameter "
+          "list and its body";
+    return false;
+  }
+  size_t Last = Text.find_last_not_of(" \t\r\n", Close - 1);
+  Text.insert(Close, std::string(Last != std::string::npos &&
+                                         Text[Last] == '(' ? "" : ", ") +
+                         "unsigned fs_points");
+  Text.replace(K.NameOffsetInText, K.Name.size(),
+               coarsenedBodyKernelName(K, Co));
+  Out = "// The same copy with " + std::to_string(Co.Factor) +
+        " consecutive points along " + Ax + " a thread, one after the\n"
+        "// other, of the fs_points the original launch's threads cover "
+        "along " + Ax + "\n// (launched with gridDim." + Ax + " / " +
+        std::to_string(Co.Factor) + " blocks, rounded up).\n" + Text +
+        "{\n#pragma unroll\n  for (unsigned fs_ci = 0; fs_ci < " + F +
+        "; ++fs_ci)\n    if ((blockIdx." + Ax + " * blockDim." + Ax +
+        " + threadIdx." + Ax + ") * " + F + " + fs_ci < fs_points)\n"
+        "      [&]() " + Body + "();\n}";
+  return true;
+}
+
+std::optional<Coarsening> parseCoarsening(StringRef S) {
+  if (S.size() < 2 || (S[0] != 'y' && S[0] != 'z'))
+    return std::nullopt;
+  unsigned N = 0;
+  if (S.drop_front().getAsInteger(10, N) || N < 2 || N > 16)
+    return std::nullopt;
+  return Coarsening{S[0] == 'y' ? 1u : 2u, N};
+}
+
 BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
   BodyCopy C;
   auto Fail = [&](std::string Why) {
@@ -117,6 +220,38 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
                         "of 64, 128, 256, 512 or 1024 threads");
   }
 
+  if (T.Coarsen) {
+    if (!T.Reblock || T.KeepShape)
+      return Fail("a coarsened copy is made only with --reblock");
+    if (T.RegisterCap)
+      return Fail("a coarsened copy with a register cap is not made yet");
+    if (!K.ReblockProblem.empty())
+      return Fail("it cannot be coarsened: " + K.ReblockProblem);
+    if (!K.BodyOpenInText || K.Text.empty() || K.Text.back() != '}' ||
+        *K.BodyOpenInText <= K.NameOffsetInText)
+      return Fail("it cannot be coarsened: its body is not spelled in its "
+                  "definition");
+    if (T.Coarsened) {
+      const KernelDefinition::ReblockAxis &A = K.Reblock[T.Coarsened->Axis];
+      const std::string Ax(1, char('x' + T.Coarsened->Axis));
+      if (T.Coarsened->Axis < 1 || T.Coarsened->Axis > 2 ||
+          T.Coarsened->Factor < 2 || T.Coarsened->Factor > 16)
+        return Fail("a coarsening is along y or z, by 2 to 16 points");
+      if (!A.Used)
+        return Fail("it reads no thread index along " + Ax +
+                    ", so it cannot be coarsened there");
+      if (!A.CoarsenProblem.empty())
+        return Fail("it cannot be coarsened along " + Ax + ": " +
+                    A.CoarsenProblem);
+    } else if (coarseningsOf(K, T).empty()) {
+      std::string Why = "it indexes no thread along y or z";
+      for (unsigned D = 1; D < 3; ++D)
+        if (!K.Reblock[D].CoarsenProblem.empty())
+          Why = K.Reblock[D].CoarsenProblem;
+      return Fail("it cannot be coarsened: " + Why);
+    }
+  }
+
   // Edits by offset, applied from the end so earlier offsets hold.
   struct Edit {
     unsigned Length;
@@ -144,6 +279,9 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
     if (Edits.empty() && !T.Reblock)
       return Fail("none of its pointer parameters can be qualified further");
   }
+  // Coarsened copies take the pointer qualifiers, not the re-block edits:
+  // they replace each global index whole.
+  const std::multimap<unsigned, Edit> ParamEdits = Edits;
   // A copy that keeps the shape keeps every thread-index expression.
   if (T.Reblock && !T.KeepShape) {
     for (unsigned D = 0; D < 3; ++D) {
@@ -175,6 +313,12 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
   if (!T.RegisterCap) {
     Text.replace(K.NameOffsetInText, K.Name.size(), bodyKernelName(K));
     C.Text = std::move(Text);
+    for (const BodyTransform::Coarsening &Co : coarseningsOf(K, T)) {
+      std::string Coarse, Why;
+      if (!coarsenedText(K, ParamEdits, Co, Coarse, Why))
+        return Fail(Why);
+      C.Text += "\n\n" + Coarse;
+    }
     return C;
   }
   if (T.MaxRegisters) {
@@ -263,6 +407,82 @@ static std::string runOursCall(const KernelDefinition &K, StringRef N,
   return S;
 }
 
+/// The launch of the coarsened copy \p Co at the launch's own block shape,
+/// with gridDim.d / F blocks rounded up along its axis and the original's
+/// threads along it as fs_points; one line, ending in a newline.
+static std::string coarsenedLaunch(const KernelDefinition &K,
+                                   const BodyTransform::Coarsening &Co,
+                                   StringRef Args) {
+  const std::string Ax(1, char('x' + Co.Axis));
+  const std::string F = std::to_string(Co.Factor) + "u";
+  std::string Grid = "dim3(fs_grid.x, fs_grid.y, fs_grid.z)";
+  Grid.replace(Grid.find("fs_grid." + Ax), 9,
+               "(fs_grid." + Ax + " + " + F + " - 1) / " + F);
+  return coarsenedBodyKernelName(K, Co) +
+         (K.IsTemplate ? "<" + K.TemplateForwardArgs + ">" : "") + "<<<" +
+         Grid + ", fs_block, fs_shmem, fs_stream>>>(\n                    " +
+         Args.str() + (Args.empty() ? "" : ", ") + "fs_grid." + Ax +
+         " * fs_block." + Ax + ");\n";
+}
+
+/// The re-blocked copy's candidates with coarsened ones after them: the
+/// shapes of fs_shapes, then (under USE_OURS=verify) each coarsening at the
+/// launch's own block shape, labelled "WxHxD/cyN".
+static std::string coarsenCandidates(const KernelDefinition &K,
+                                     const BodyTransform &T, StringRef Copy,
+                                     StringRef Args, StringRef N,
+                                     StringRef ReferenceLaunch) {
+  const std::vector<BodyTransform::Coarsening> Cos = coarseningsOf(K, T);
+  std::string Table, Labels, Launches;
+  for (size_t J = 0; J < Cos.size(); ++J) {
+    const std::string F = std::to_string(Cos[J].Factor) + "u";
+    Table += (J ? ", " : "") + std::string("{") +
+             std::to_string(Cos[J].Axis) + ", " + F + "}";
+    Labels += (J ? ", " : "") + ("\"" + coarseningLabel(Cos[J]) + "\"");
+    Launches += "              case " + std::to_string(J) +
+                ":\n                " + coarsenedLaunch(K, Cos[J], Args) +
+                "                break;\n";
+  }
+  std::string S;
+  S += "      // Candidates: the shapes (k >= 0), then, timed under "
+       "USE_OURS=verify, each\n      // coarsening (k = -1 - j): "
+       "fs_coarse[j] = {axis, points a thread}.\n";
+  S += "      static const unsigned fs_coarse[][2] = {" + Table + "};\n";
+  S += "      static const char *const fs_coarse_labels[] = {" + Labels +
+       "};\n";
+  S += R"(      std::vector<int> fs_cands;
+      std::vector<std::string> fs_labels;
+      for (int fs_s = 0; fs_s < fs_shapes.count(); ++fs_s) {
+        fs_cands.push_back(fs_s);
+        fs_labels.push_back(fs_shapes.names()[fs_s]);
+      }
+      if (forgestencil::checks_detail::verifying())
+        for (int fs_j = 0; fs_j < int(sizeof fs_coarse / sizeof fs_coarse[0]); ++fs_j) {
+          fs_cands.push_back(-1 - fs_j);
+          fs_labels.push_back(std::to_string(fs_block.x) + "x" + std::to_string(fs_block.y) +
+                              "x" + std::to_string(fs_block.z) + "/" + fs_coarse_labels[fs_j]);
+        }
+      if (!fs_cands.empty()) {
+        std::vector<const char *> fs_names;
+        for (const std::string &fs_l : fs_labels)
+          fs_names.push_back(fs_l.c_str());
+)";
+  std::string Run = "              const int fs_k = fs_cands[fs_i];\n"
+                    "              if (fs_k >= 0) {\n                " +
+                    Copy.str() +
+                    "<<<fs_shapes.grid(fs_k), fs_shapes.block(fs_k), "
+                    "fs_shmem,\n                    fs_stream>>>(" +
+                    Args.str() + ");\n                return;\n              }\n"
+                    "              switch (-1 - fs_k) {\n" + Launches +
+                    "              }\n";
+  std::string Call = runOursCall(K, N, ReferenceLaunch, Run,
+                                 "int(fs_cands.size()), fs_names.data()");
+  // runOursCall closes the shapes' `if` and the allocation check's; here
+  // the list's `if` comes between them.
+  S += Call;
+  return S;
+}
+
 std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
                      const BodyCopy &C, int ComputeCapability,
                      StringRef ReferenceLaunch) {
@@ -296,6 +516,16 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
     S += "          [&](int) { " + Copy +
          "<<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" + Args + "); });\n";
     S += "      break;\n    }\n";
+  } else if (T.Coarsen && T.Coarsened) {
+    // The chosen coarsening runs at the launch's own block shape.
+    const BodyTransform::Coarsening &Co = *T.Coarsened;
+    S += "      forgestencil::run_ours(\n";
+    S += "          \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
+         ",\n";
+    S += "          [&] { " + ReferenceLaunch.str() + " },\n";
+    S += "          [&](int) {\n            " + coarsenedLaunch(K, Co, Args) +
+         "          });\n";
+    S += "      break;\n    }\n";
   } else {
     std::string Chosen = "nullptr";
     if (T.Block) {
@@ -322,9 +552,9 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
       S += "      if (fs_shapes.count() > 0 && "
            "forgestencil::checks_detail::verifying() &&\n          fs_bt >= "
            "64 && fs_bt <= 1024 && (fs_bt & (fs_bt - 1)) == 0) {\n";
-    } else {
+    } else if (!T.Coarsen) {
       S += "      if (fs_shapes.count() > 0) {\n";
-    }
+    } // (coarsenCandidates opens its own list's `if`)
     if (T.RegisterCap && !T.MaxRegisters) {
       // Every shape uncapped, and each shape of 64 to 1024 threads (a power
       // of two) with each cap: "WxHxD" and "WxHxD/rN".
@@ -383,6 +613,8 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
                        "fs_cands.empty() ? 1 : int(fs_cands.size()),\n"
                        "            fs_names.empty() ? nullptr : "
                        "fs_names.data()");
+    } else if (T.Coarsen) {
+      S += coarsenCandidates(K, T, Copy, Args, N, ReferenceLaunch);
     } else {
       S += runOursCall(K, N, ReferenceLaunch,
                        "              " + Copy +

@@ -59,6 +59,24 @@ constexpr unsigned RegisterCapCandidates[] = {64, 56, 48, 40, 32};
 /// "fs_body_<kernel>_capped": the copy as a template on its launch bounds.
 std::string cappedBodyKernelName(const KernelDefinition &K);
 
+/// The coarsenings a --coarsen copy is timed with: this many consecutive
+/// points a thread along y or z.
+constexpr unsigned CoarsenFactors[] = {2, 4};
+
+/// "fs_body_<kernel>_cy2": the copy in which a thread computes 2 points
+/// along y.
+std::string coarsenedBodyKernelName(const KernelDefinition &K,
+                                    const BodyTransform::Coarsening &C);
+
+/// "cy2": how USE_OURS=verify labels the coarsening (after the block
+/// shape: "64x4x1/cy2").
+std::string coarseningLabel(const BodyTransform::Coarsening &C);
+
+/// The coarsened copies bodyCopy makes for \p T: the chosen one, else 2
+/// and 4 points along each of y and z that \p K indexes.
+std::vector<BodyTransform::Coarsening>
+coarseningsOf(const KernelDefinition &K, const BodyTransform &T);
+
 /// "fs_body_<kernel>": the copy.
 std::string bodyKernelName(const KernelDefinition &K);
 

@@ -309,6 +309,40 @@ bool initialisesUnreadLocal(ASTContext &Ctx, const Expr *E) {
   }
 }
 
+/// Records where the global index \p Add (`blockIdx.d * B + threadIdx.d`)
+/// is spelled, for a coarsened copy to replace it whole; a spelling inside
+/// a macro leaves the axis a reason instead.
+void recordIndexSpan(
+    ASTContext &Ctx, const BinaryOperator *Add,
+    const std::function<std::optional<unsigned>(SourceLocation)> &OffsetInText,
+    KernelDefinition::ReblockAxis &A) {
+  if (!A.CoarsenProblem.empty())
+    return;
+  SourceManager &SM = Ctx.getSourceManager();
+  std::optional<unsigned> Begin = OffsetInText(Add->getBeginLoc());
+  std::optional<unsigned> Last = OffsetInText(Add->getEndLoc());
+  if (!Begin || !Last) {
+    A.CoarsenProblem = "a global thread index is spelled inside a macro";
+    A.Spans.clear();
+    return;
+  }
+  QualType T = Add->getType();
+  if (!T->isBuiltinType() || !T->isIntegerType()) {
+    A.CoarsenProblem = "a global thread index of type '" + T.getAsString() +
+                       "', not a built-in integer";
+    A.Spans.clear();
+    return;
+  }
+  const unsigned End = *Last + Lexer::MeasureTokenLength(Add->getEndLoc(), SM,
+                                                         Ctx.getLangOpts());
+  KernelDefinition::ReblockAxis::IndexSpan S{*Begin, End - *Begin,
+                                             T.getCanonicalType().getAsString()};
+  for (const auto &O : A.Spans)
+    if (O.Offset == S.Offset && O.Length == S.Length)
+      return;
+  A.Spans.push_back(std::move(S));
+}
+
 /// Reads \p Scan's thread-index uses of one body into \p K's Reblock
 /// axes: each blockIdx.d must sit in `blockIdx.d * B + threadIdx.d`, and
 /// every threadIdx.d and blockDim.d in one of those. Returns why not.
@@ -345,6 +379,7 @@ std::string readReblockAxes(
     KernelDefinition::ReblockAxis &A = K.Reblock[B.Axis];
     A.Used = true;
     Matched.insert(BI.E);
+    recordIndexSpan(Ctx, Add, OffsetInText, A);
     for (const BodyScan::Builtin &T : Scan.Builtins)
       if (T.E == Thread || T.E->IgnoreParenImpCasts() == Thread)
         Matched.insert(T.E);
@@ -456,6 +491,9 @@ void recordRestrictFacts(const FunctionDecl *FD, ASTContext &Ctx,
     }
     K.PointerParams.push_back(PP);
   }
+
+  if (const Stmt *Body = FD->getBody())
+    K.BodyOpenInText = OffsetInText(Body->getBeginLoc());
 
   // What the bodies reach, and whether each pointer is only read through.
   for (const FunctionDecl *B : Bodies) {

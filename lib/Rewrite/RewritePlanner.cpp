@@ -707,6 +707,11 @@ private:
         T.MaxRegisters = Cap;
       }
     T.KeepShape = T.Reblock && any_of(Opts.KeepShapeKernels, Named);
+    for (const auto &[Name, Co] : Opts.CoarsenKernels)
+      if (Named(Name)) {
+        T.Coarsen = true;
+        T.Coarsened = Co;
+      }
     return T;
   }
   bool bodyAsked(const KernelDefinition &K) const {

@@ -62,3 +62,28 @@ TEST(BlockShapeChoiceTest, ErrorsNameWhatIsMissing) {
 }
 
 } // namespace
+
+TEST(BlockShapeChoiceTest, ACoarsenedCopyIsChosenWithItsShape) {
+  const char *Timed = R"({"in_app_verification": {"kernel_times": {
+    "smooth[32x4x1]": {"original_ms": 3.0, "copy_ms": 2.9},
+    "smooth[256x1x1]": {"original_ms": 3.0, "copy_ms": 2.5},
+    "smooth[32x4x1/cz4]": {"original_ms": 3.0, "copy_ms": 1.9},
+    "smooth[32x4x1/cy2]": {"original_ms": 3.0, "copy_ms": 2.1}}}})";
+  auto C = chooseBlockShapes(Timed, {"smooth"}, 0.01);
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  ASSERT_TRUE((*C)[0].Block.has_value());
+  EXPECT_EQ(*(*C)[0].Block, (std::array<unsigned, 3>{32, 4, 1}));
+  ASSERT_TRUE((*C)[0].Coarsened.has_value());
+  EXPECT_EQ((*C)[0].Coarsened->Axis, 2u);
+  EXPECT_EQ((*C)[0].Coarsened->Factor, 4u);
+  EXPECT_FALSE((*C)[0].MaxRegisters.has_value());
+  EXPECT_EQ((*C)[0].Measured, 4u);
+  // Only y or z, by 2 to 16 points.
+  for (const char *Bad : {"k[32x4x1/cx2]", "k[32x4x1/cy1]", "k[32x4x1/cy17]"}) {
+    std::string Text = std::string(R"({"in_app_verification": {"kernel_times": {")") +
+                       Bad + R"(": {"original_ms": 1, "copy_ms": 0.5}}}})";
+    auto E = chooseBlockShapes(Text, {"k"}, 0.0);
+    ASSERT_FALSE(bool(E)) << Bad;
+    EXPECT_NE(llvm::toString(E.takeError()).find("XxYxZ/cyN"), std::string::npos);
+  }
+}

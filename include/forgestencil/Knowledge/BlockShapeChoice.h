@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include "forgestencil/Rewrite/RewritePlanner.h"
+
 #include <array>
 #include <optional>
 #include <string>
@@ -32,6 +34,9 @@ struct ShapeChoice {
   /// With Block: the register cap the fastest candidate ran with
   /// ("kernel[XxYxZ/rN]"), none when it ran uncapped.
   std::optional<unsigned> MaxRegisters;
+  /// With Block: the coarsening the fastest candidate ran with
+  /// ("kernel[XxYxZ/cyN]", Block the launch's own shape).
+  std::optional<rewrite::Coarsening> Coarsened;
   /// The original's and the chosen (or fastest) shape's median times.
   double OriginalMs = 0, CopyMs = 0;
   /// How many shapes were measured for the kernel.

@@ -66,6 +66,8 @@ struct Options {
   std::vector<std::string> RestrictKernels, ReblockKernels;
   /// --register-cap: K or K=N (registers a thread), each also --reblock.
   std::vector<std::string> RegisterCapKernels;
+  /// --coarsen: K or K=yN / K=zN (points a thread), each also --reblock.
+  std::vector<std::string> CoarsenKernels;
   std::string ReblockTimes;
   double ReblockMinGain = 0.01;
   /// --in-app, --in-app-times, --in-app-min-gain.

@@ -75,6 +75,14 @@ struct BodyTransform {
   /// The cap the copy runs with; none: every candidate cap is timed under
   /// USE_OURS=verify beside the uncapped copy.
   std::optional<unsigned> MaxRegisters;
+  /// With Reblock: coarsened copies are asked for, in which each thread
+  /// computes several consecutive points along y or z (BodyTransform.h).
+  bool Coarsen = false;
+  /// With Coarsen: the coarsening chosen; none: every axis the kernel
+  /// indexes by y or z with 2 and 4 points is timed under USE_OURS=verify
+  /// beside the shapes.
+  using Coarsening = rewrite::Coarsening;
+  std::optional<Coarsening> Coarsened;
   bool any() const { return Restrict || Reblock; }
 };
 

@@ -111,8 +111,22 @@ struct KernelDefinition {
     std::optional<long long> Block;
     /// (offset in Text, length) of each spelling of the constant B.
     std::vector<std::pair<unsigned, unsigned>> Edits;
+    /// Each whole `blockIdx.d * B + threadIdx.d` (the thread's global
+    /// index along d), for the coarsening transform: where it is spelled
+    /// in Text and its type as written in the copy ("unsigned int").
+    struct IndexSpan {
+      unsigned Offset = 0, Length = 0;
+      std::string Type;
+    };
+    std::vector<IndexSpan> Spans;
+    /// Why the axis cannot be coarsened although it can be re-blocked (a
+    /// global index spelled by a macro); empty when it can.
+    std::string CoarsenProblem;
   };
   ReblockAxis Reblock[3];
+  /// Where the body's opening brace is in Text, when the body is spelled
+  /// there (not by a macro).
+  std::optional<unsigned> BodyOpenInText;
   /// Why the kernel's block shape may not change (a __shared__ array,
   /// __syncthreads, a warp function, a thread index used another way);
   /// empty when it may.

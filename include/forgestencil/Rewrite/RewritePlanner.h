@@ -29,6 +29,15 @@
 namespace forgestencil {
 namespace rewrite {
 
+/// A body copy in which each thread computes Factor consecutive points
+/// along the axis Axis (1: y, 2: z) instead of one (BodyTransform.h).
+struct Coarsening {
+  unsigned Axis = 1, Factor = 2;
+  bool operator==(const Coarsening &O) const {
+    return Axis == O.Axis && Factor == O.Factor;
+  }
+};
+
 /// How the replacement kernels are made.
 enum class Strategy {
   /// The launcher calls a renamed copy of the original kernel with the
@@ -81,6 +90,10 @@ std::optional<std::array<unsigned, 3>> parseBlockShape(llvm::StringRef S);
 /// to 255 registers a thread.
 bool validRegisterCap(unsigned N);
 
+/// Parses a coarsening, "y2" or "z4" (a --coarsen value, and after "c" in
+/// a verify run's label "64x4x1/cy2"): along y or z, 2 to 16 points.
+std::optional<Coarsening> parseCoarsening(llvm::StringRef S);
+
 /// Parses a --strategy value.
 llvm::Expected<Strategy> parseStrategy(llvm::StringRef Name);
 const char *strategyName(Strategy S);
@@ -113,6 +126,10 @@ struct RewriteOptions {
   /// Re-blocked kernels whose copy also gets a register cap: the cap, or
   /// none for every candidate cap timed under USE_OURS=verify.
   std::map<std::string, std::optional<unsigned>> RegisterCapKernels;
+  /// Re-blocked kernels whose copy is also coarsened (a thread computes
+  /// several consecutive points along y or z): the coarsening, or none
+  /// for every one timed under USE_OURS=verify beside the shapes.
+  std::map<std::string, std::optional<Coarsening>> CoarsenKernels;
   /// ReblockKernels whose copy keeps the original's block shape: a register
   /// cap is all that changes (fs-rewrite --register-cap without --reblock).
   std::set<std::string> KeepShapeKernels;
