@@ -202,6 +202,16 @@ cl::list<std::string> RegisterCapKernels(
              "change: shared memory, barriers), timed with each cap; "
              "--reblock-times chooses the cap"),
     cl::value_desc("k[=N],..."), cl::cat(Category));
+cl::list<std::string> CoarsenKernels(
+    "coarsen", cl::CommaSeparated,
+    cl::desc("With --reblock for the same kernels: copies in which each "
+             "thread computes several consecutive points along y or z, "
+             "launched with that many times fewer blocks along the axis: "
+             "K=yN or K=zN for that coarsening, K alone to time 2 and 4 "
+             "points along each of y and z the kernel indexes under "
+             "USE_OURS=verify, beside every shape (--reblock-times then "
+             "chooses)"),
+    cl::value_desc("k[=yN],..."), cl::cat(Category));
 cl::opt<std::string> ReblockTimes(
     "reblock-times",
     cl::desc("For each --reblock kernel without a shape: the fastest shape "
@@ -343,6 +353,7 @@ bool parseCommandLine(int Argc, char **Argv, ToolOptions &Tool,
   Steps.ReblockKernels.assign(ReblockKernels.begin(), ReblockKernels.end());
   Steps.RegisterCapKernels.assign(RegisterCapKernels.begin(),
                                   RegisterCapKernels.end());
+  Steps.CoarsenKernels.assign(CoarsenKernels.begin(), CoarsenKernels.end());
   Steps.ReblockTimes = ReblockTimes;
   Steps.ReblockMinGain = ReblockMinGain;
   Steps.InAppKernels = kernelNames(InAppKernels);
