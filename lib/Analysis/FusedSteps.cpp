@@ -67,6 +67,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace clang;
@@ -401,44 +402,70 @@ private:
       return nullptr;
     Poly Place = At - Poly::constant(At.coefficient({}));
     auto Out = std::make_shared<Elements>();
+    // The same element moves the same way wherever it comes back (a loop's
+    // rounds, a stored value read at several offsets): worked out once.
+    const std::string PlaceKey = Place.str();
     for (const auto &Entry : *From) {
-      const auto &AI = Entry.second;
-      const Poly &P = AI.second;
-      Poly Moved = P;
-      // Linear occurrences of the place: P = a * Place + (no thread index).
-      std::optional<Poly> A = P.coefficientOf(Lead);
-      if (!A)
+      auto Key = std::make_tuple(Entry.first, PlaceKey, D);
+      auto Known = MovedCache.find(Key);
+      if (Known == MovedCache.end())
+        Known = MovedCache
+                    .emplace(std::move(Key),
+                             moved(Entry.second, Lead, LeadCoef, Place, D))
+                    .first;
+      if (!Known->second)
         return nullptr;
-      std::optional<Poly> Scaled = A->divideExactly(Poly::constant(LeadCoef));
-      if (!Scaled)
-        return nullptr;
-      Poly Rest = P - *Scaled * Place;
-      if (Rest.mentionsPrefix("tid."))
-        return nullptr;
-      Moved = Moved + *Scaled * Poly::constant(D);
-      // Quotients and remainders of the place by a constant width, each
-      // moved once.
-      std::set<std::string> Moves;
-      for (const auto &[M, C] : P.terms())
-        for (const std::string &Sym : M)
-          if (auto It = Atoms.find(Sym); It != Atoms.end() && It->second.Thread)
-            Moves.insert(Sym);
-      for (const std::string &Sym : Moves) {
-        const Atom &X = Atoms.at(Sym);
-        auto W = X.Divisor.constantValue();
-        if (X.Inner != Place || !W || *W <= 1)
-          return nullptr;
-        // D = Q * W + R with R in [-W/2, W/2): the neighbour is Q rows and
-        // R columns away (no wrap at the edge of a row).
-        int64_t Q = floorDiv(D + *W / 2, *W);
-        int64_t R = D - Q * *W;
-        Moved = Moved.substitute(Sym, Poly::symbol(Sym) +
-                                          Poly::constant(X.Mod ? R : Q));
-      }
-      Out->emplace(AI.first + "|" + Moved.str(), std::make_pair(AI.first, Moved));
+      Out->insert(*Known->second);
     }
     return Out;
   }
+
+  /// The element \p AI (array, index) as the thread whose place is \p D
+  /// further along \p Place computed it, keyed as Elements keys it; none
+  /// where the index uses the thread's place other than linearly.
+  std::optional<Elements::value_type>
+  moved(const std::pair<std::string, Poly> &AI, const std::string &Lead,
+        int64_t LeadCoef, const Poly &Place, int64_t D) const {
+    const Poly &P = AI.second;
+    Poly Moved = P;
+    // Linear occurrences of the place: P = a * Place + (no thread index).
+    std::optional<Poly> A = P.coefficientOf(Lead);
+    if (!A)
+      return std::nullopt;
+    std::optional<Poly> Scaled = A->divideExactly(Poly::constant(LeadCoef));
+    if (!Scaled)
+      return std::nullopt;
+    Poly Rest = P - *Scaled * Place;
+    if (Rest.mentionsPrefix("tid."))
+      return std::nullopt;
+    Moved = Moved + *Scaled * Poly::constant(D);
+    // Quotients and remainders of the place by a constant width, each
+    // moved once.
+    std::set<std::string> Shifted;
+    for (const auto &[M, C] : P.terms())
+      for (const std::string &Sym : M)
+        if (auto It = Atoms.find(Sym); It != Atoms.end() && It->second.Thread)
+          Shifted.insert(Sym);
+    for (const std::string &Sym : Shifted) {
+      const Atom &X = Atoms.at(Sym);
+      auto W = X.Divisor.constantValue();
+      if (X.Inner != Place || !W || *W <= 1)
+        return std::nullopt;
+      // D = Q * W + R with R in [-W/2, W/2): the neighbour is Q rows and
+      // R columns away (no wrap at the edge of a row).
+      int64_t Q = floorDiv(D + *W / 2, *W);
+      int64_t R = D - Q * *W;
+      Moved = Moved.substitute(Sym, Poly::symbol(Sym) +
+                                        Poly::constant(X.Mod ? R : Q));
+    }
+    return Elements::value_type(AI.first + "|" + Moved.str(),
+                                std::make_pair(AI.first, Moved));
+  }
+
+  /// moved()'s results, by element key, place and distance.
+  std::map<std::tuple<std::string, std::string, int64_t>,
+           std::optional<Elements::value_type>>
+      MovedCache;
 
   //===--- Floating-point values -----------------------------------------===//
 
