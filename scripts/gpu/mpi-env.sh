@@ -7,7 +7,7 @@
 # apps) is used as it is. Otherwise the Debian
 # packages that scripts/gpu/carry-mpi.sh put in .carry/mpi are extracted into
 # PREFIX (default: build-gpu/mpi in the tree; FS_MPI_PREFIX) once, with
-# dpkg -x, or ar and tar where dpkg is missing, and PATH, LD_LIBRARY_PATH,
+# dpkg -x, or ar and tar where dpkg is missing, and PATH, LIBRARY_PATH, LD_LIBRARY_PATH,
 # OPAL_PREFIX and PMIX_PREFIX point there (Open MPI relocated). Open MPI
 # refuses root unless told, and one process (a singleton, no mpirun) is what
 # the apps run, so the variables that allow both are set too: the singleton
@@ -83,6 +83,25 @@ fs_mpi_env() {
     fi
   fi
   multiarch=x86_64-linux-gnu
+  # The wrappers link with -lmpi, -lhwloc, -levent_core, ... and find them
+  # where Debian's alternatives and -dev packages put libX.so, which dpkg -x
+  # does not make (mpif90 passes no -L for libmpi at all): those links, to
+  # the carried libraries, for the compiler drivers (LIBRARY_PATH), so that
+  # a program links with the MPI it runs with, host MPI or none.
+  local dev="$prefix/devlinks" lib f
+  mkdir -p "$dev"
+  for lib in mpi open-rte open-pal hwloc event_core event_pthreads; do
+    [ -e "$dev/lib$lib.so" ] && continue
+    for f in "$prefix/usr/lib/$multiarch/openmpi/lib/lib$lib.so" \
+      "$prefix/usr/lib/$multiarch/lib$lib.so".* \
+      "$prefix/usr/lib/$multiarch/lib$lib"-*.so.*; do
+      if [ -e "$f" ]; then
+        ln -sfn "$f" "$dev/lib$lib.so"
+        break
+      fi
+    done
+  done
+  export LIBRARY_PATH="$dev${LIBRARY_PATH:+:$LIBRARY_PATH}"
   export PATH="$prefix/bin:$prefix/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$prefix/usr/lib/$multiarch/openmpi/lib:$prefix/usr/lib/$multiarch:$prefix/lib/$multiarch:$prefix/usr/lib/libpsm1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export OPAL_PREFIX="$prefix/usr"
