@@ -232,11 +232,11 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
       return Fail("it cannot be coarsened: its body is not spelled in its "
                   "definition");
     if (T.Coarsened) {
-      const KernelDefinition::ReblockAxis &A = K.Reblock[T.Coarsened->Axis];
-      const std::string Ax(1, char('x' + T.Coarsened->Axis));
       if (T.Coarsened->Axis < 1 || T.Coarsened->Axis > 2 ||
           T.Coarsened->Factor < 2 || T.Coarsened->Factor > 16)
         return Fail("a coarsening is along y or z, by 2 to 16 points");
+      const KernelDefinition::ReblockAxis &A = K.Reblock[T.Coarsened->Axis];
+      const std::string Ax(1, char('x' + T.Coarsened->Axis));
       if (!A.Used)
         return Fail("it reads no thread index along " + Ax +
                     ", so it cannot be coarsened there");
