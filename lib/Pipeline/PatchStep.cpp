@@ -59,14 +59,18 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
                                               O.ReblockMinGain);
   if (!Choices)
     return O.ReblockTimes + ": " + toString(Choices.takeError());
+  // A kernel that keeps its original launches takes no copy at all.
+  auto Forget = [&](const std::string &Kernel) {
+    Reblock.erase(Kernel);
+    Caps.erase(Kernel);
+    Coarsen.erase(Kernel);
+  };
   for (const knowledge::ShapeChoice &C : *Choices) {
     if (!C.Measured) {
       Err << "fs-rewrite: " << C.Kernel << ": keeps its original launches: "
           << O.ReblockTimes << " has no times for it (the verify run never "
              "launched it, or no copy of its body was made)\n";
-      Reblock.erase(C.Kernel);
-      Caps.erase(C.Kernel);
-      Coarsen.erase(C.Kernel);
+      Forget(C.Kernel);
       continue;
     }
     std::string Times = formatv("{0:F4} ms against the original's {1:F4} ms, "
@@ -100,9 +104,7 @@ std::string chooseReblockShapes(const Options &O, ReblockMap &Reblock,
           << O.ReblockTimes << " gains "
           << formatv("{0}", O.ReblockMinGain * 100).str() << "% (best " << Times
           << ")\n";
-      Reblock.erase(C.Kernel);
-      Caps.erase(C.Kernel);
-      Coarsen.erase(C.Kernel);
+      Forget(C.Kernel);
     }
   }
   return "";

@@ -100,6 +100,37 @@ std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
   return B;
 }
 
+namespace {
+/// An edit of a kernel's text: Length characters at an offset (the key of
+/// an EditMap) replaced by Text.
+struct Edit {
+  unsigned Length;
+  std::string Text;
+};
+using EditMap = std::multimap<unsigned, Edit>;
+} // namespace
+
+/// Applies \p E to \p Text (from the end, so that earlier offsets hold),
+/// each after the kernel's name and none overlapping another; \p Kept, an
+/// offset no edit may straddle, follows the edits made before it. False
+/// where an edit falls outside the definition.
+static bool applyEdits(std::string &Text, const EditMap &E, unsigned NameOffset,
+                       unsigned *Kept = nullptr) {
+  unsigned Limit = Text.size();
+  for (auto It = E.rbegin(); It != E.rend(); ++It) {
+    const unsigned At = It->first, Length = It->second.Length;
+    if (At <= NameOffset || At + Length > Limit ||
+        (Kept && At < *Kept && At + Length > *Kept))
+      return false;
+    Text.replace(At, Length, It->second.Text);
+    if (Length)
+      Limit = At;
+    if (Kept && At < *Kept)
+      *Kept += It->second.Text.size() - Length;
+  }
+  return true;
+}
+
 /// The copy of \p K in which each thread computes \p Co.Factor
 /// consecutive points along \p Co.Axis: every global index along the axis,
 /// `blockIdx.d * B + threadIdx.d`, becomes `(blockIdx.d * blockDim.d +
@@ -109,34 +140,23 @@ std::optional<std::array<unsigned, 3>> parseBlockShape(StringRef S) {
 /// the thread's. Launched with ceil(gridDim.d / F) blocks it computes each
 /// of the original's points once. \p ParamEdits (the pointer qualifiers)
 /// apply too.
-template <typename EditMap>
 static bool coarsenedText(const KernelDefinition &K, const EditMap &ParamEdits,
                           const BodyTransform::Coarsening &Co,
                           std::string &Out, std::string &Why) {
   const std::string Ax(1, char('x' + Co.Axis));
   const std::string F = std::to_string(Co.Factor) + "u";
-  EditMap Edits = ParamEdits;
+  EditMap E = ParamEdits;
   for (const auto &S : K.Reblock[Co.Axis].Spans)
-    Edits.insert({S.Offset,
-                  {S.Length, "static_cast<" + S.Type + ">((blockIdx." + Ax +
-                                 " * blockDim." + Ax + " + threadIdx." + Ax +
-                                 ") * " + F + " + fs_ci)"}});
+    E.insert({S.Offset,
+              {S.Length, "static_cast<" + S.Type + ">((blockIdx." + Ax +
+                             " * blockDim." + Ax + " + threadIdx." + Ax +
+                             ") * " + F + " + fs_ci)"}});
   std::string Text = K.Text;
   unsigned Open = *K.BodyOpenInText;
-  unsigned Limit = Text.size();
-  for (auto It = Edits.rbegin(); It != Edits.rend(); ++It) {
-    if (It->first <= K.NameOffsetInText ||
-        It->first + It->second.Length > Limit ||
-        (It->first < Open && It->first + It->second.Length > Open)) {
-      Why = "an edit of the coarsened copy falls outside the kernel's "
-            "definition";
-      return false;
-    }
-    Text.replace(It->first, It->second.Length, It->second.Text);
-    if (It->second.Length)
-      Limit = It->first;
-    if (It->first < Open)
-      Open += It->second.Text.size() - It->second.Length;
+  if (!applyEdits(Text, E, K.NameOffsetInText, &Open)) {
+    Why = "an edit of the coarsened copy falls outside the kernel's "
+          "definition";
+    return false;
   }
   std::string Body = Text.substr(Open);
   Text.resize(Open);
@@ -225,8 +245,6 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
       return Fail("a coarsened copy is made only with --reblock");
     if (T.RegisterCap)
       return Fail("a coarsened copy with a register cap is not made yet");
-    if (!K.ReblockProblem.empty())
-      return Fail("it cannot be coarsened: " + K.ReblockProblem);
     if (!K.BodyOpenInText || K.Text.empty() || K.Text.back() != '}' ||
         *K.BodyOpenInText <= K.NameOffsetInText)
       return Fail("it cannot be coarsened: its body is not spelled in its "
@@ -253,11 +271,7 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
   }
 
   // Edits by offset, applied from the end so earlier offsets hold.
-  struct Edit {
-    unsigned Length;
-    std::string Text;
-  };
-  std::multimap<unsigned, Edit> Edits;
+  EditMap Edits;
   if (T.Restrict) {
     for (const KernelDefinition::PointerParam &PP : K.PointerParams) {
       const std::string &Name = K.ParamNames[PP.Index];
@@ -281,7 +295,7 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
   }
   // Coarsened copies take the pointer qualifiers, not the re-block edits:
   // they replace each global index whole.
-  const std::multimap<unsigned, Edit> ParamEdits = Edits;
+  const EditMap ParamEdits = Edits;
   // A copy that keeps the shape keeps every thread-index expression.
   if (T.Reblock && !T.KeepShape) {
     for (unsigned D = 0; D < 3; ++D) {
@@ -301,15 +315,8 @@ BodyCopy bodyCopy(const KernelDefinition &K, const BodyTransform &T) {
                       "there");
   }
   std::string Text = K.Text;
-  unsigned Limit = Text.size();
-  for (auto It = Edits.rbegin(); It != Edits.rend(); ++It) {
-    if (It->first <= K.NameOffsetInText ||
-        It->first + It->second.Length > Limit)
-      return Fail("an edit falls outside the kernel's definition");
-    Text.replace(It->first, It->second.Length, It->second.Text);
-    if (It->second.Length)
-      Limit = It->first;
-  }
+  if (!applyEdits(Text, Edits, K.NameOffsetInText))
+    return Fail("an edit falls outside the kernel's definition");
   if (!T.RegisterCap) {
     Text.replace(K.NameOffsetInText, K.Name.size(), bodyKernelName(K));
     C.Text = std::move(Text);
@@ -508,24 +515,23 @@ std::string bodyCase(const KernelDefinition &K, const BodyTransform &T,
        "into distinct allocations.\n";
   S += "    const void *const fs_ptrs[] = {" + join(Ptrs, ", ") + "};\n";
   S += "    if (" + Cond + ") {\n";
-  if (!T.Reblock) {
+  // The call of run_ours for a copy without candidates: \p Ours, the
+  // lambda's body, runs it.
+  auto RunOne = [&](const std::string &Ours) {
     S += "      forgestencil::run_ours(\n";
     S += "          \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
          ",\n";
     S += "          [&] { " + ReferenceLaunch.str() + " },\n";
-    S += "          [&](int) { " + Copy +
-         "<<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" + Args + "); });\n";
+    S += "          [&](int) {" + Ours + "});\n";
     S += "      break;\n    }\n";
+  };
+  if (!T.Reblock) {
+    RunOne(" " + Copy + "<<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" +
+           Args + "); ");
   } else if (T.Coarsen && T.Coarsened) {
     // The chosen coarsening runs at the launch's own block shape.
-    const BodyTransform::Coarsening &Co = *T.Coarsened;
-    S += "      forgestencil::run_ours(\n";
-    S += "          \"" + K.QualifiedName + "\", fs_stream, fs_ptrs, " + N +
-         ",\n";
-    S += "          [&] { " + ReferenceLaunch.str() + " },\n";
-    S += "          [&](int) {\n            " + coarsenedLaunch(K, Co, Args) +
-         "          });\n";
-    S += "      break;\n    }\n";
+    RunOne("\n            " + coarsenedLaunch(K, *T.Coarsened, Args) +
+           "          ");
   } else {
     std::string Chosen = "nullptr";
     if (T.Block) {
