@@ -45,6 +45,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusedSteps.h"
+#include "FusedStepsValues.h"
 #include "StepFootprint.h"
 
 #include "forgestencil/Analysis/CudaBuiltins.h"
@@ -77,116 +78,7 @@ namespace analysis {
 namespace detail {
 namespace {
 
-/// The global elements a value was computed from: array name and index,
-/// keyed by their text.
-using Elements = std::map<std::string, std::pair<std::string, Poly>>;
-using ElementsRef = std::shared_ptr<const Elements>;
-
-/// A value: how many updates produced it, and from which elements (null
-/// where that is not known).
-struct Val {
-  int Depth = -1; ///< -1: no array value (a constant, an index).
-  ElementsRef From;
-  /// Loops settle on depths; the elements are not compared.
-  bool operator==(const Val &O) const { return Depth == O.Depth; }
-};
-
-bool sameElements(const Val &A, const Val &B) {
-  if (A.From == B.From)
-    return true;
-  return A.From && B.From && *A.From == *B.From;
-}
-
-/// The elements of a value computed from \p A and \p B.
-ElementsRef unite(const Val &A, const Val &B) {
-  if (A.Depth < 0)
-    return B.From;
-  if (B.Depth < 0)
-    return A.From;
-  if (!A.From || !B.From)
-    return nullptr;
-  auto U = std::make_shared<Elements>(*A.From);
-  U->insert(B.From->begin(), B.From->end());
-  return U;
-}
-
-/// The deeper of two values, computed from both.
-Val combine(const Val &A, const Val &B) {
-  Val V = B.Depth > A.Depth ? B : A;
-  V.From = unite(A, B);
-  return V;
-}
-
-/// One of two values (a branch's sides, a loop's rounds): the deeper; of
-/// equal depth, the elements where both agree, else none.
-Val either(const Val &A, const Val &B) {
-  Val V = B.Depth > A.Depth ? B : A;
-  if (A.Depth == B.Depth && !sameElements(A, B))
-    V.From = nullptr;
-  return V;
-}
-
-/// As either(), where \p Before is the value before a branch guarded by a
-/// validity flag: a side that kept it did not assign, and the other side's
-/// value is the one the assignment gives where the flag holds.
-Val eitherAfter(const Val *Before, const Val &T, const Val &E) {
-  Val V = either(T, E);
-  if (T.Depth != E.Depth || V.From || !Before)
-    return V;
-  if (Before->Depth == T.Depth && sameElements(*Before, T))
-    V.From = E.From;
-  else if (Before->Depth == E.Depth && sameElements(*Before, E))
-    V.From = T.From;
-  return V;
-}
-
-using IntVal = std::optional<Poly>;
-
-struct State {
-  std::map<const VarDecl *, Val> Vars;
-  std::map<const VarDecl *, IntVal> Ints;
-  std::set<const VarDecl *> SharedPointers;
-  Val Shared;          ///< The value last stored to __shared__ memory.
-  IntVal SharedAt;     ///< The subscript of that store,
-  const ValueDecl *SharedBase = nullptr; ///< and the array or pointer.
-  /// A called function's pointer parameters: the kernel's variables they
-  /// were given.
-  std::map<const ValueDecl *, const ValueDecl *> Aliases;
-  /// Depths decide when a loop has settled.
-  bool operator==(const State &O) const {
-    return Vars == O.Vars && SharedPointers == O.SharedPointers &&
-           Shared == O.Shared;
-  }
-};
-
-/// The state after a branch or a loop round; \p Before, the state before
-/// a branch guarded by a validity flag (isFlag()).
-State merge(const State &A, const State &B, const State *Before) {
-  State M = A;
-  for (const auto &[V, X] : B.Vars) {
-    auto [It, New] = M.Vars.emplace(V, X);
-    if (New)
-      continue;
-    const Val *Old = nullptr;
-    if (Before)
-      if (auto BI = Before->Vars.find(V); BI != Before->Vars.end())
-        Old = &BI->second;
-    It->second = eitherAfter(Old, It->second, X);
-  }
-  for (auto &[V, X] : M.Ints) {
-    auto It = B.Ints.find(V);
-    if (It == B.Ints.end() || It->second != X)
-      X.reset();
-  }
-  for (const auto &[V, X] : B.Ints)
-    if (!M.Ints.count(V))
-      M.Ints.emplace(V, std::nullopt);
-  M.SharedPointers.insert(B.SharedPointers.begin(), B.SharedPointers.end());
-  M.Shared = eitherAfter(Before ? &Before->Shared : nullptr, A.Shared, B.Shared);
-  if (A.SharedAt != B.SharedAt || A.SharedBase != B.SharedBase)
-    M.SharedAt.reset();
-  return M;
-}
+using namespace fused;
 
 const Expr *strip(const Expr *E);
 

@@ -68,7 +68,7 @@ bool sameValue(const Value &A, const Value &B) {
   case Value::Pointer:
     return A.Array == B.Array && A.Idx == B.Idx && A.UnitBytes == B.UnitBytes;
   case Value::Data:
-    return A.D && B.D && treeKey(A.D) == treeKey(B.D);
+    return A.D && B.D && sameTree(*A.D, *B.D);
   case Value::Record:
     if (!A.Fields || !B.Fields || A.Fields->size() != B.Fields->size())
       return false;
