@@ -9,8 +9,11 @@
 ///     out[c] = u[c];            // or 0.0f, or a parameter
 ///
 /// (also with the test the other way round, if (i == 0 || ...) out[c] = u[c];
-/// else ..., and as if (on the boundary) { out[c] = ...; return; }). The side
-/// whose condition bounds the position is the stencil; the stores of the
+/// else ..., as if (on the boundary) { out[c] = ...; return; }, and on a 1-D
+/// thread id split with % and /, i = id % nx and j = id / nx, whose stores
+/// applySplits puts in the same coordinates and whose remainders are below
+/// their divisors where nothing else bounds them). The side whose
+/// condition bounds the position is the stencil; the stores of the
 /// other side are kept apart (FrameWrites) and, when each is a plain store of
 /// an output of the stencil at the same point whose value reads nothing but
 /// the point itself, become the IR's frame: the box the other side's guards
@@ -112,6 +115,42 @@ std::string Interpreter::frameOf(
     if (F.Guards.size() != FrameWrites.front().Guards.size())
       return "boundary stores under different guards";
   }
+  // A remainder of the 1-D thread id (i = id % nx, j = id / nx % ny; the
+  // id, blockIdx.x * blockDim.x + threadIdx.x, is never negative) is below
+  // its divisor while the divisors are positive: the bound of a symbol
+  // that is one, with the divisors it takes (nx, ny).
+  std::function<bool(const std::string &, std::vector<Poly> &, int)>
+      NonNegative = [&](const std::string &Sym, std::vector<Poly> &Divs,
+                        int Depth) {
+        if (std::find(std::begin(GlobalThread), std::end(GlobalThread),
+                      Sym) != std::end(GlobalThread))
+          return true;
+        if (Depth > 3)
+          return false;
+        for (const auto &[Key, Sp] : Splits)
+          if ((Sp.ModName == Sym || Sp.DivName == Sym) &&
+              Sp.X.terms().size() == 1 &&
+              Sp.X.terms().begin()->first.size() == 1 &&
+              Sp.X.terms().begin()->second == 1 &&
+              NonNegative(Sp.X.terms().begin()->first[0], Divs, Depth + 1)) {
+            Divs.push_back(Sp.A);
+            return true;
+          }
+        return false;
+      };
+  auto RemainderBound = [&](const std::string &Sym,
+                            std::vector<Poly> &Divs) -> std::optional<Poly> {
+    for (const auto &[Key, Sp] : Splits)
+      if (Sp.ModName == Sym && Sp.HaveMod && Sp.X.terms().size() == 1 &&
+          Sp.X.terms().begin()->first.size() == 1 &&
+          Sp.X.terms().begin()->second == 1 &&
+          NonNegative(Sp.X.terms().begin()->first[0], Divs, 0)) {
+        Divs.push_back(Sp.A);
+        return Sp.A;
+      }
+    return std::nullopt;
+  };
+  std::vector<Poly> Divisors;
   // The box: the guards of the boundary's stores, along each axis.
   const std::vector<Constraint> &Gs = FrameWrites.front().Guards;
   for (size_t A = 0; A < AxisSyms.size(); ++A) {
@@ -132,6 +171,13 @@ std::string Interpreter::frameOf(
         return "a boundary store excludes one point along " + Axis;
       (C.Upper ? Highs : Lows).push_back(C.Bound);
     }
+    if (Highs.empty()) {
+      std::vector<Poly> Divs;
+      if (std::optional<Poly> Below = RemainderBound(S, Divs)) {
+        Highs.push_back(*Below);
+        Divisors.insert(Divisors.end(), Divs.begin(), Divs.end());
+      }
+    }
     keepTightest(Lows, false);
     keepTightest(Highs, true);
     if (Lows.size() > 1 || Highs.size() > 1)
@@ -151,6 +197,21 @@ std::string Interpreter::frameOf(
              (*Hi + ShiftOf(A)).str() + ")";
     IR.Frame.Lower.push_back((*Lo + ShiftOf(A)).str());
     IR.Frame.Upper.push_back((*Hi + ShiftOf(A)).str());
+  }
+  for (const Poly &A : Divisors) {
+    if (auto C = A.constantValue(); C && *C >= 1)
+      continue;
+    ir::Assumption P;
+    P.Kind = ir::Assumption::AtLeast;
+    P.Expr = A.str();
+    P.Value = "1";
+    P.Why = "the boundary frame spans the remainders of the thread id by " +
+            A.str() + ", which are below it while it is positive";
+    if (std::none_of(IR.Assumptions.begin(), IR.Assumptions.end(),
+                     [&](const ir::Assumption &Q) {
+                       return Q.Kind == P.Kind && Q.Expr == P.Expr;
+                     }))
+      IR.Assumptions.push_back(std::move(P));
   }
   for (const Write &F : FrameWrites) {
     ir::Update U;

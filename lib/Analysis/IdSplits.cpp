@@ -176,8 +176,17 @@ void Interpreter::applySplits() {
         }
     }
   }
-  for (Write &W : Writes)
-    W.Index = Subst(W.Index);
+  // The stencil's stores and those of a boundary side (Frames.cpp), whose
+  // box is stated in the same coordinates.
+  const std::vector<Write *> Stores = [&] {
+    std::vector<Write *> V;
+    for (std::vector<Write> *Ws : {&Writes, &FrameWrites})
+      for (Write &W : *Ws)
+        V.push_back(&W);
+    return V;
+  }();
+  for (Write *W : Stores)
+    W->Index = Subst(W->Index);
   for (ReadRecord &R : Reads)
     R.Index = Subst(R.Index);
   std::function<void(DPtr &)> Walk = [&](DPtr &N) {
@@ -191,10 +200,10 @@ void Interpreter::applySplits() {
     for (DPtr &A : N->Args)
       Walk(A);
   };
-  for (Write &W : Writes)
-    Walk(W.Value);
-  for (Write &W : Writes)
-    for (Constraint &C : W.Guards) {
+  for (Write *W : Stores)
+    Walk(W->Value);
+  for (Write *W : Stores)
+    for (Constraint &C : W->Guards) {
       Poly Sym = Subst(Poly::symbol(C.Symbol));
       if (Sym == Poly::symbol(C.Symbol))
         continue;
