@@ -9,8 +9,9 @@
 ///     out[c] = u[c];            // or 0.0f, or a parameter
 ///
 /// (also with the test the other way round, if (i == 0 || ...) out[c] = u[c];
-/// else ..., as if (on the boundary) { out[c] = ...; return; }, and on a 1-D
-/// thread id split with % and /, i = id % nx and j = id / nx, whose stores
+/// else ..., as if (on the boundary) { out[c] = ...; return; }, as an else-if
+/// chain of boundary sides that store one value, and on a 1-D thread id
+/// split with % and /, i = id % nx and j = id / nx, whose stores
 /// applySplits puts in the same coordinates and whose remainders are below
 /// their divisors where nothing else bounds them). The side whose
 /// condition bounds the position is the stencil; the stores of the
@@ -55,6 +56,39 @@ std::string Interpreter::frameOf(
     const std::function<ir::Expr(const DPtr &)> &Convert) {
   if (FrameWrites.empty())
     return "";
+  // An else-if chain of boundary sides (the x faces, else the y faces) that
+  // store one value: a later side's store is an earlier one's, at the same
+  // point, under its guards and the negations of the earlier tests (a
+  // point excluded along an axis each, i != 0 && i != nx - 1; a test that
+  // is not a disjunction of such points was refused where it was met). The
+  // union of the sides is then one store over the box less the domain.
+  auto Extends = [](const std::vector<Constraint> &Earlier,
+                    const std::vector<Constraint> &Later) {
+    auto Same = [](const Constraint &A, const Constraint &B) {
+      return A.Symbol == B.Symbol && A.Upper == B.Upper &&
+             A.NotEqual == B.NotEqual && A.Bound == B.Bound;
+    };
+    for (const Constraint &C : Earlier)
+      if (std::none_of(Later.begin(), Later.end(),
+                       [&](const Constraint &L) { return Same(C, L); }))
+        return false;
+    for (const Constraint &L : Later)
+      if (!L.NotEqual &&
+          std::none_of(Earlier.begin(), Earlier.end(),
+                       [&](const Constraint &C) { return Same(C, L); }))
+        return false;
+    return true;
+  };
+  std::vector<const Write *> Sides, Repeats;
+  for (const Write &F : FrameWrites) {
+    const bool Repeat =
+        std::any_of(Sides.begin(), Sides.end(), [&](const Write *G) {
+          return G->Array == F.Array && G->Index == F.Index &&
+                 !G->Accumulate && !F.Accumulate && G->Value && F.Value &&
+                 sameTree(*G->Value, *F.Value) && Extends(G->Guards, F.Guards);
+        });
+    (Repeat ? Repeats : Sides).push_back(&F);
+  }
   const ir::Offset Zero{0, 0, 0};
   // The values: plain stores of the stencil's outputs, at the point, that
   // read the point itself only.
@@ -94,7 +128,11 @@ std::string Interpreter::frameOf(
         return false;
     return true;
   };
-  for (const Write &F : FrameWrites) {
+  for (const Write *R : Repeats)
+    if (!AtPoint(R->Value))
+      return Why;
+  for (const Write *S : Sides) {
+    const Write &F = *S;
     const ir::OutputArray *Out = nullptr;
     for (const ir::OutputArray &O : IR.Outputs)
       if (O.Param == F.Array)
@@ -112,7 +150,7 @@ std::string Interpreter::frameOf(
              "than in the interior";
     if (!AtPoint(F.Value))
       return Why;
-    if (F.Guards.size() != FrameWrites.front().Guards.size())
+    if (F.Guards.size() != Sides.front()->Guards.size())
       return "boundary stores under different guards";
   }
   // A remainder of the 1-D thread id (i = id % nx, j = id / nx % ny; the
@@ -152,7 +190,7 @@ std::string Interpreter::frameOf(
   };
   std::vector<Poly> Divisors;
   // The box: the guards of the boundary's stores, along each axis.
-  const std::vector<Constraint> &Gs = FrameWrites.front().Guards;
+  const std::vector<Constraint> &Gs = Sides.front()->Guards;
   for (size_t A = 0; A < AxisSyms.size(); ++A) {
     const std::string &S = AxisSyms[A];
     const std::string Axis = "'" + IR.Axes[A].Name + "'";
@@ -213,10 +251,10 @@ std::string Interpreter::frameOf(
                      }))
       IR.Assumptions.push_back(std::move(P));
   }
-  for (const Write &F : FrameWrites) {
+  for (const Write *F : Sides) {
     ir::Update U;
-    U.Target = F.Array;
-    U.Value = Convert(F.Value);
+    U.Target = F->Array;
+    U.Value = Convert(F->Value);
     IR.Frame.Updates.push_back(std::move(U));
   }
   return "";
