@@ -323,7 +323,11 @@ bool isAxisName(const std::string &S) {
 } // namespace spelling
 
 /// The math functions the analysis records as calls, and their CUDA
-/// relatives: a call to anything else is not part of a stencil update.
+/// relatives: a call to anything else is not part of a stencil update. Each
+/// is defined in device code and for the host (<cmath>, or the CPU
+/// emulation's utils/cuda-host-shim.h for the CUDA intrinsics), so that the
+/// generated kernels, which spell the calls as the IR names them, build on
+/// both.
 bool isMathFunctionName(const std::string &N) {
   static const std::set<std::string> Names = {
       "sqrt",      "sqrtf",     "rsqrt",     "rsqrtf",    "cbrt",
@@ -339,7 +343,13 @@ bool isMathFunctionName(const std::string &N) {
       "floor",     "floorf",    "ceil",      "ceilf",     "hypot",
       "hypotf",    "copysign",  "copysignf", "std::sqrt", "std::abs",
       "std::exp",  "std::max",  "std::min",  "std::fabs", "std::pow",
-      "std::fma"};
+      "std::fma",  "__fdividef", "__saturatef", "log10",    "log10f",
+      "log1p",     "log1pf",    "expm1",     "expm1f",    "sinh",
+      "sinhf",     "cosh",      "coshf",     "asin",      "asinf",
+      "acos",      "acosf",     "atan",      "atanf",     "atan2",
+      "atan2f",    "erf",       "erff",      "erfc",      "erfcf",
+      "trunc",     "truncf",    "round",     "roundf",    "rint",
+      "rintf",     "fmod",      "fmodf"};
   return Names.count(N) != 0;
 }
 
