@@ -3,6 +3,7 @@
 #include "BlockReductions.h"
 
 #include "KernelInterpreter.h"
+#include "SliceSupport.h"
 #include "forgestencil/Analysis/CudaBuiltins.h"
 
 #include "clang/AST/ASTContext.h"
@@ -22,95 +23,6 @@ namespace detail {
 namespace {
 
 using namespace clang;
-
-/// The statements of one kernel body with their parents, and the
-/// references to each variable.
-class BodyIndex {
-public:
-  explicit BodyIndex(const Stmt *Body) { walk(Body, nullptr); }
-
-  /// The nearest parent of \p S that is not a parenthesis or implicit cast.
-  const Stmt *parent(const Stmt *S) const {
-    for (;;) {
-      auto It = Parents.find(S);
-      if (It == Parents.end() || !It->second)
-        return nullptr;
-      S = It->second;
-      if (!isa<ParenExpr>(S) && !isa<ImplicitCastExpr>(S))
-        return S;
-    }
-  }
-  const Stmt *directParent(const Stmt *S) const {
-    auto It = Parents.find(S);
-    return It == Parents.end() ? nullptr : It->second;
-  }
-  const std::vector<const DeclRefExpr *> &refs(const ValueDecl *D) const {
-    static const std::vector<const DeclRefExpr *> None;
-    auto It = Refs.find(D);
-    return It == Refs.end() ? None : It->second;
-  }
-  const std::vector<const VarDecl *> &sharedArrays() const { return Shared; }
-
-private:
-  void walk(const Stmt *S, const Stmt *Parent) {
-    if (!S)
-      return;
-    Parents[S] = Parent;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(S))
-      Refs[DR->getDecl()].push_back(DR);
-    if (const auto *DS = dyn_cast<DeclStmt>(S))
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D)) {
-          if (VD->hasAttr<CUDASharedAttr>() && VD->getType()->isArrayType())
-            Shared.push_back(VD);
-          if (const Expr *Init = VD->getInit())
-            walk(Init, S);
-        }
-    for (const Stmt *C : S->children())
-      walk(C, S);
-  }
-
-  std::map<const Stmt *, const Stmt *> Parents;
-  std::map<const ValueDecl *, std::vector<const DeclRefExpr *>> Refs;
-  std::vector<const VarDecl *> Shared;
-};
-
-/// Whether evaluating \p E can do nothing but compute a value: no
-/// assignment, increment or call other than to a math function.
-bool pure(const Expr *E, ASTContext &Ctx) {
-  if (E->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
-    return false;
-  std::function<bool(const Stmt *)> Calls = [&](const Stmt *S) {
-    if (!S)
-      return true;
-    if (const auto *X = dyn_cast<Expr>(S); X && cudaBuiltinRef(X))
-      return true; // threadIdx.x: a property read, a call in the AST.
-    if (const auto *C = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *FD = C->getDirectCallee();
-      if (!FD || !(isMathFunction(FD->getName()) ||
-                   isMathFunction(FD->getQualifiedNameAsString())))
-        return false;
-    }
-    for (const Stmt *Child : S->children())
-      if (!Calls(Child))
-        return false;
-    return true;
-  };
-  return Calls(E);
-}
-
-/// Whether \p S stands as a statement of its own (its value unused): in a
-/// compound statement, as a side of an if, or under an attribute.
-bool standsAlone(const Stmt *S, const BodyIndex &Index) {
-  const Stmt *P = Index.directParent(S);
-  if (!P)
-    return false;
-  if (isa<CompoundStmt>(P) || isa<AttributedStmt>(P))
-    return true;
-  if (const auto *If = dyn_cast<IfStmt>(P))
-    return If->getThen() == S || If->getElse() == S;
-  return false;
-}
 
 class BlockReductionSlicer : public KernelSlicer {
 public:
@@ -192,15 +104,7 @@ private:
     }
     if (F.Info.Outputs.empty())
       return std::nullopt;
-    const SourceManager &SM = Ctx.getSourceManager();
-    CharSourceRange R = CharSourceRange::getTokenRange(Call->getSourceRange());
-    std::string Text =
-        Lexer::getSourceText(SM.getExpansionRange(R), SM, Ctx.getLangOpts())
-            .str();
-    for (char &C : Text)
-      if (C == '\n' || C == '\r' || C == '\t')
-        C = ' ';
-    F.Info.Call = Text;
+    F.Info.Call = oneLineText(Call, Ctx);
     return F;
   }
 };

@@ -1,22 +1,11 @@
 //===- IRBuilder.cpp - Axes, strides, offsets and the Stencil IR ------------===//
 
+#include "AtomicReductions.h"
 #include "KernelInterpreter.h"
 
-#include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/StmtCXX.h"
-#include "clang/AST/TypeLoc.h"
-#include "clang/Lex/Lexer.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -123,8 +112,11 @@ KernelAnalysis Interpreter::finish() {
               "' (boundary and interior regions)");
   }
   if (Writes.empty() && PartialReasons.empty() && HardReasons.empty()) {
-    notStencil(ReasonKind::NoStore, "the kernel stores nothing to global memory the analysis can "
-               "see");
+    if (std::string Why = onlyAccumulates(Slices); !Why.empty())
+      notStencil(ReasonKind::Reduction, Why);
+    else
+      notStencil(ReasonKind::NoStore, "the kernel stores nothing to global "
+                 "memory the analysis can see");
     return Verdict();
   }
   if (Writes.empty())

@@ -3,8 +3,10 @@
 #include "Recognisers.h"
 #include "Slices.h"
 
+#include "AtomicReductions.h"
 #include "BlockReductions.h"
 #include "TemporalBlocking.h"
+#include "TreeReductions.h"
 
 namespace forgestencil {
 namespace analysis {
@@ -23,6 +25,8 @@ const std::vector<std::unique_ptr<KernelSlicer>> &kernelSlicers() {
   static const std::vector<std::unique_ptr<KernelSlicer>> All = [] {
     std::vector<std::unique_ptr<KernelSlicer>> L;
     L.push_back(makeBlockReductionSlicer());
+    L.push_back(makeTreeReductionSlicer());
+    L.push_back(makeAtomicReductionSlicer());
     return L;
   }();
   return All;

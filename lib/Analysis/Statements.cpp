@@ -926,11 +926,12 @@ static void findOutsideEffects(const Stmt *S, unsigned Depth,
 }
 
 /// Atomics and warp shuffles make a kernel a reduction or a scatter
-/// wherever they are, also in code the interpreter does not reach. The same
-/// walk records the calls with an effect outside the arrays (DeviceCalls),
-/// also in the helpers the kernel calls (to a depth of 4).
+/// wherever they are, also in code the interpreter does not reach, but for
+/// the parts a slicer accounts for (Slices.h). The same walk records the
+/// calls with an effect outside the arrays (DeviceCalls), also in the
+/// helpers the kernel calls (to a depth of 4).
 void Interpreter::scanForNonStencilCalls(const Stmt *S) {
-  if (!S)
+  if (!S || Slices.Skipped.count(S))
     return;
   if (const auto *C = dyn_cast<CallExpr>(S))
     if (const FunctionDecl *FD = C->getDirectCallee()) {

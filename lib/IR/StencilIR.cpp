@@ -348,6 +348,9 @@ std::string whyNoGenerator(const StencilIR &IR) {
     std::string Outs;
     for (const std::string &O : R.Outputs)
       Outs += (Outs.empty() ? "'" : ", '") + O + "'";
+    if (R.Shared.empty())
+      return "the kernel also accumulates into " + Outs + " by " + R.Call +
+             ", which no generator reproduces";
     return "the kernel also reduces the __shared__ array '" + R.Shared +
            "' over its block into " + Outs +
            ", which no generator reproduces";

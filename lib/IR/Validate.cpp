@@ -625,13 +625,14 @@ private:
     }
   }
 
-  /// A block reduction names a __shared__ array (an identifier) and at
-  /// least one of the pointer parameters, none an array of the stencil.
+  /// A block reduction names a __shared__ array (an identifier; none for
+  /// an accumulation by an atomic call) and at least one of the pointer
+  /// parameters, none an array of the stencil.
   void checkReductions() {
     for (size_t I = 0; I < IR.Reductions.size() && ok(); ++I) {
       const BlockReduction &R = IR.Reductions[I];
       std::string Where = at("block_reductions", I);
-      if (!isIdentifier(R.Shared)) {
+      if (!R.Shared.empty() && !isIdentifier(R.Shared)) {
         fail(memberPath(Where, "shared"),
              shown(R.Shared) + " is not a C identifier");
         break;

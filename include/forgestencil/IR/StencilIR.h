@@ -246,15 +246,18 @@ struct Assumption {
   std::string Why; ///< Where it comes from, for the generated comment.
 };
 
-/// A reduction over the thread block fused into the stencil kernel: every
-/// thread stores a value into the __shared__ array Shared, which only the
-/// call Call reads, and that call writes the block's result through the
-/// pointer parameters Outputs, which the stencil part never touches
-/// (TeaLeaf's error norm of a Jacobi sweep, CloverLeaf's error flag). The
-/// IR describes the stencil part; no generator reproduces the reduction, so
-/// the kernel is never rewritten (whyNoGenerator).
+/// A reduction fused into the stencil kernel: every thread stores a value
+/// into the __shared__ array Shared, which only the call Call reads, and
+/// that call writes the block's result through the pointer parameters
+/// Outputs, which the stencil part never touches (TeaLeaf's error norm of a
+/// Jacobi sweep, CloverLeaf's error flag); or, Shared empty, the threads
+/// accumulate into Outputs by the atomic call Call (a solver's residual).
+/// The IR describes the stencil part; no generator reproduces the
+/// reduction, so the kernel is never rewritten (whyNoGenerator).
 struct BlockReduction {
-  std::string Shared;               ///< The __shared__ array.
+  /// The __shared__ array; empty for an accumulation by an atomic call
+  /// (atomicAdd(res, d * d)), whose Call is then that call.
+  std::string Shared;
   std::vector<std::string> Outputs; ///< Pointer parameters the call writes.
   std::string Call;                 ///< The call as written, for reports.
 };
