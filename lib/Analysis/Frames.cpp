@@ -29,6 +29,56 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
+const IfStmt *Interpreter::ternaryStoreAsIf(const Stmt *S) {
+  if (auto It = TernaryIfs.find(S); It != TernaryIfs.end())
+    return It->second;
+  const IfStmt *&Made = TernaryIfs[S];
+  const auto *E = dyn_cast<Expr>(S);
+  if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(E))
+    E = EWC->getSubExpr();
+  const auto *B = dyn_cast_or_null<BinaryOperator>(E);
+  if (!B || B->getOpcode() != BO_Assign)
+    return Made;
+  const auto *AS = dyn_cast<ArraySubscriptExpr>(B->getLHS()->IgnoreParens());
+  const auto *DR =
+      AS ? dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()) : nullptr;
+  const ArrayInfo *A = DR ? arrayOf(DR->getDecl()->getName().str()) : nullptr;
+  const auto *CO = dyn_cast<ConditionalOperator>(B->getRHS()->IgnoreParens());
+  if (!A || A->Kind != ArrayKind::Global || !CO ||
+      Ctx.getCanonicalType(CO->getType()).getUnqualifiedType() !=
+          Ctx.getCanonicalType(B->getLHS()->getType()).getUnqualifiedType())
+    return Made;
+  // A literal on a side is a guarded load's fill (i > 0 ? in[i - 1] : 0),
+  // and a test on the data or one every thread decides alike chooses a
+  // value (selectedValue): those stay values.
+  auto Literal = [](const Expr *X) {
+    X = X->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(X);
+        U && U->getOpcode() == UO_Minus)
+      X = U->getSubExpr()->IgnoreParenImpCasts();
+    return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
+  };
+  const Expr *Cond = CO->getCond();
+  std::vector<Constraint> Cs;
+  if (Literal(CO->getTrueExpr()) || Literal(CO->getFalseExpr()) ||
+      readsData(Cond) || uniformCondition(Cond) ||
+      !(guardConstraints(Cond, false, Cs) || guardConstraints(Cond, true, Cs)))
+    return Made;
+  auto Store = [&](const Expr *V) {
+    return BinaryOperator::Create(Ctx, const_cast<Expr *>(B->getLHS()),
+                                  const_cast<Expr *>(V), BO_Assign,
+                                  B->getType(), B->getValueKind(),
+                                  B->getObjectKind(), B->getOperatorLoc(),
+                                  FPOptionsOverride());
+  };
+  Made = IfStmt::Create(Ctx, B->getBeginLoc(), IfStatementKind::Ordinary,
+                        nullptr, nullptr, const_cast<Expr *>(Cond),
+                        CO->getBeginLoc(), CO->getQuestionLoc(),
+                        Store(CO->getTrueExpr()), CO->getColonLoc(),
+                        Store(CO->getFalseExpr()));
+  return Made;
+}
+
 void Interpreter::execFrameSide(const Stmt *Frame, const ThreadCond &C,
                                 const Expr *Cond) {
   const size_t Before = Writes.size();

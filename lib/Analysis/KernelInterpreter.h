@@ -292,6 +292,12 @@ private:
   bool Tail = false;
   /// The negations withRestAsElse made (no source text of their own).
   std::set<const Expr *> Negations;
+  /// out[c] = inner ? <stencil> : u[c]; as if (inner) out[c] = <stencil>;
+  /// else out[c] = u[c]; where the test bounds the position and neither
+  /// side is a literal (Frames.cpp): a boundary frame; null for anything
+  /// else.
+  const IfStmt *ternaryStoreAsIf(const Stmt *S);
+  std::map<const Stmt *, const IfStmt *> TernaryIfs;
   /// Conditions made for a switch's cases (Switches.cpp), with the text
   /// they stand for (`order == 4`), and each switch's chain (or why it has
   /// none), made once however often the switch runs.

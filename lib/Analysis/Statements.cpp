@@ -740,6 +740,10 @@ void Interpreter::exec(const Stmt *S) {
     Returned = true;
     return;
   }
+  if (const IfStmt *If = ternaryStoreAsIf(S)) {
+    execIf(If);
+    return;
+  }
   if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
     const bool CompoundTail = Tail;
     // In a loop's own block: if (c) continue; guards what follows.
