@@ -11,7 +11,8 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 
-#include <algorithm>
+#include <functional>
+#include <set>
 
 namespace forgestencil {
 namespace analysis {
