@@ -19,38 +19,6 @@ namespace {
 
 using namespace clang;
 
-/// The kernel's pointer parameter that \p Target names the element of: p,
-/// &p[c], p + c or c + p with c an integer constant; null for anything else.
-const ParmVarDecl *accumulator(const Expr *Target, const FunctionDecl &Kernel,
-                               ASTContext &Ctx) {
-  auto Param = [&](const Expr *E) -> const ParmVarDecl * {
-    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
-    return P && P->getDeclContext() == &Kernel && P->getType()->isPointerType()
-               ? P
-               : nullptr;
-  };
-  auto Constant = [&](const Expr *E) {
-    return !E->isValueDependent() && E->isIntegerConstantExpr(Ctx);
-  };
-  const Expr *E = Target->IgnoreParenImpCasts();
-  if (const ParmVarDecl *P = Param(E))
-    return P;
-  if (const auto *U = dyn_cast<UnaryOperator>(E);
-      U && U->getOpcode() == UO_AddrOf)
-    if (const auto *AS =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
-      return Constant(AS->getIdx()) ? Param(AS->getBase()) : nullptr;
-  if (const auto *B = dyn_cast<BinaryOperator>(E);
-      B && B->getOpcode() == BO_Add) {
-    if (Constant(B->getRHS()))
-      return Param(B->getLHS());
-    if (Constant(B->getLHS()))
-      return Param(B->getRHS());
-  }
-  return nullptr;
-}
-
 class AtomicReductionSlicer : public KernelSlicer {
 public:
   const char *name() const override { return "atomic-reduction"; }
@@ -65,20 +33,15 @@ public:
     std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
       if (!S)
         return;
-      if (const auto *C = dyn_cast<CallExpr>(S))
-        if (const FunctionDecl *FD = C->getDirectCallee();
-            FD && FD->getIdentifier() &&
-            (FD->getName() == "atomicAdd" || FD->getName() == "atomicMax" ||
-             FD->getName() == "atomicMin" || FD->getName() == "atomicOr" ||
-             FD->getName() == "atomicAnd"))
-          Calls.push_back(C);
+      if (const auto *C = dyn_cast<CallExpr>(S);
+          C && isAccumulatingAtomic(C, /*Bitwise=*/true))
+        Calls.push_back(C);
       for (const Stmt *Child : S->children())
         Find(Child);
     };
     Find(Body);
     for (const CallExpr *C : Calls) {
-      if (C->getNumArgs() != 2 || !standsAlone(C, Index) ||
-          !pure(C->getArg(1), Ctx))
+      if (!standsAlone(C, Index) || !pure(C->getArg(1), Ctx))
         continue;
       // Inside a part another slicer took out (a block's result).
       bool Taken = false;
@@ -86,7 +49,14 @@ public:
         Taken = Out.Skipped.count(S) != 0;
       if (Taken)
         continue;
-      const ParmVarDecl *P = accumulator(C->getArg(0), Kernel, Ctx);
+      // p, &p[c] or p + c with c an integer constant.
+      const ParmVarDecl *P =
+          elementOfParam(
+              C->getArg(0), Kernel,
+              [&](const Expr *E) {
+                return !E->isValueDependent() && E->isIntegerConstantExpr(Ctx);
+              },
+              /*Address=*/true);
       if (!P || Index.refs(P).size() != 1)
         continue;
       ir::BlockReduction R;

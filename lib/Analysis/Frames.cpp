@@ -51,16 +51,9 @@ const IfStmt *Interpreter::ternaryStoreAsIf(const Stmt *S) {
   // A literal on a side is a guarded load's fill (i > 0 ? in[i - 1] : 0),
   // and a test on the data or one every thread decides alike chooses a
   // value (selectedValue): those stay values.
-  auto Literal = [](const Expr *X) {
-    X = X->IgnoreParenImpCasts();
-    if (const auto *U = dyn_cast<UnaryOperator>(X);
-        U && U->getOpcode() == UO_Minus)
-      X = U->getSubExpr()->IgnoreParenImpCasts();
-    return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
-  };
   const Expr *Cond = CO->getCond();
   std::vector<Constraint> Cs;
-  if (Literal(CO->getTrueExpr()) || Literal(CO->getFalseExpr()) ||
+  if (isLiteralFill(CO->getTrueExpr()) || isLiteralFill(CO->getFalseExpr()) ||
       readsData(Cond) || uniformCondition(Cond) ||
       !(guardConstraints(Cond, false, Cs) || guardConstraints(Cond, true, Cs)))
     return Made;

@@ -46,20 +46,21 @@ std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
   return guardedValue(CO->getCond(), CO->getTrueExpr(), CO->getFalseExpr());
 }
 
+bool isLiteralFill(const Expr *X) {
+  X = X->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(X);
+      U && U->getOpcode() == UO_Minus)
+    X = U->getSubExpr()->IgnoreParenImpCasts();
+  return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
+}
+
 std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
                                                const Expr *TrueE,
                                                const Expr *FalseE) {
   if (readsData(Cond))
     return std::nullopt;
-  auto IsFill = [](const Expr *X) {
-    X = X->IgnoreParenImpCasts();
-    if (const auto *U = dyn_cast<UnaryOperator>(X);
-        U && U->getOpcode() == UO_Minus)
-      X = U->getSubExpr()->IgnoreParenImpCasts();
-    return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
-  };
-  const bool FillTrue = IsFill(TrueE);
-  if (FillTrue == IsFill(FalseE))
+  const bool FillTrue = isLiteralFill(TrueE);
+  if (FillTrue == isLiteralFill(FalseE))
     return std::nullopt;
   std::vector<PosGuard> Gs;
   if (!positionGuards(Cond, /*Negate=*/FillTrue, Gs))

@@ -927,6 +927,9 @@ std::optional<bool> holdsAt(const ThreadCond &C, const ThreadPos &T,
                             const std::map<int, int64_t> &BlockSizes,
                             const std::vector<ThreadFn> &Fns);
 void mergeClampSets(const DPtr &Into, const DPtr &From);
+/// Whether \p X is a number (or its negation): the fill of a guarded load,
+/// i > 0 ? in[i - 1] : 0.0f.
+bool isLiteralFill(const Expr *X);
 /// A key that two trees share exactly when they are the same expression.
 std::string treeKey(const DPtr &N);
 /// Whether two value trees are the same computation (treeKey's fields,

@@ -77,6 +77,48 @@ bool standsAlone(const Stmt *S, const BodyIndex &Index) {
   return false;
 }
 
+const ParmVarDecl *
+elementOfParam(const Expr *Target, const FunctionDecl &Kernel,
+               const std::function<bool(const Expr *)> &IndexOk,
+               bool Address) {
+  auto Param = [&](const Expr *E) -> const ParmVarDecl * {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+    return P && P->getDeclContext() == &Kernel && P->getType()->isPointerType()
+               ? P
+               : nullptr;
+  };
+  auto Element = [&](const Expr *E) -> const ParmVarDecl * {
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParens());
+    return AS && IndexOk(AS->getIdx()) ? Param(AS->getBase()) : nullptr;
+  };
+  const Expr *E = Target->IgnoreParenImpCasts();
+  if (!Address)
+    return Element(E);
+  if (const ParmVarDecl *P = Param(E))
+    return P;
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf)
+    return Element(U->getSubExpr());
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Add) {
+    if (const ParmVarDecl *P = Param(B->getLHS()); P && IndexOk(B->getRHS()))
+      return P;
+    if (const ParmVarDecl *P = Param(B->getRHS()); P && IndexOk(B->getLHS()))
+      return P;
+  }
+  return nullptr;
+}
+
+bool isAccumulatingAtomic(const CallExpr *C, bool Bitwise) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || !FD->getIdentifier() || C->getNumArgs() != 2)
+    return false;
+  StringRef N = FD->getName();
+  return N == "atomicAdd" || N == "atomicMax" || N == "atomicMin" ||
+         (Bitwise && (N == "atomicOr" || N == "atomicAnd"));
+}
+
 std::string oneLineText(const Expr *E, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());

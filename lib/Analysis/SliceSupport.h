@@ -16,6 +16,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -63,6 +64,18 @@ bool pure(const clang::Expr *E, clang::ASTContext &Ctx);
 /// Whether \p S stands as a statement of its own (its value unused): in a
 /// compound statement, as a side of an if, or under an attribute.
 bool standsAlone(const clang::Stmt *S, const BodyIndex &Index);
+
+/// The pointer parameter of \p Kernel whose element \p Target is: with
+/// \p Address, an address p, &p[e], p + e or e + p; else the element p[e]
+/// itself; each with \p IndexOk(e). Null for anything else.
+const clang::ParmVarDecl *
+elementOfParam(const clang::Expr *Target, const clang::FunctionDecl &Kernel,
+               const std::function<bool(const clang::Expr *)> &IndexOk,
+               bool Address);
+
+/// Whether \p C is a call of atomicAdd, atomicMax or atomicMin (or, with
+/// \p Bitwise, atomicOr or atomicAnd): an accumulation into its target.
+bool isAccumulatingAtomic(const clang::CallExpr *C, bool Bitwise);
 
 /// The source text of \p E on one line, as a report shows it.
 std::string oneLineText(const clang::Expr *E, clang::ASTContext &Ctx);

@@ -194,14 +194,7 @@ private:
                                        const FunctionDecl &Kernel,
                                        ASTContext &Ctx, const VarDecl &S,
                                        const Expr *&Store) {
-    auto Param = [&](const Expr *E) -> const ParmVarDecl * {
-      const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-      const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
-      return P && P->getDeclContext() == &Kernel &&
-                     P->getType()->isPointerType()
-                 ? P
-                 : nullptr;
-    };
+    auto Pure = [&](const Expr *E) { return pure(E, Ctx); };
     auto ElementOfS = [&](const Expr *E) {
       const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
       const auto *DR =
@@ -211,32 +204,14 @@ private:
     };
     if (const auto *B = dyn_cast<BinaryOperator>(X);
         B && B->getOpcode() == BO_Assign && ElementOfS(B->getRHS())) {
-      const auto *AS =
-          dyn_cast<ArraySubscriptExpr>(B->getLHS()->IgnoreParenImpCasts());
-      if (!AS || !pure(AS->getIdx(), Ctx))
-        return nullptr;
       Store = B;
-      return Param(AS->getBase());
+      return elementOfParam(B->getLHS(), Kernel, Pure, /*Address=*/false);
     }
-    if (const auto *C = dyn_cast<CallExpr>(X)) {
-      const FunctionDecl *FD = C->getDirectCallee();
-      if (!FD || !FD->getIdentifier() || C->getNumArgs() != 2 ||
-          !(FD->getName() == "atomicAdd" || FD->getName() == "atomicMax" ||
-            FD->getName() == "atomicMin") ||
-          !ElementOfS(C->getArg(1)))
-        return nullptr;
-      const Expr *T = C->getArg(0)->IgnoreParenImpCasts();
-      if (const auto *U = dyn_cast<UnaryOperator>(T);
-          U && U->getOpcode() == UO_AddrOf)
-        if (const auto *AS =
-                dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
-            AS && pure(AS->getIdx(), Ctx))
-          T = AS->getBase();
-      if (const auto *B = dyn_cast<BinaryOperator>(T);
-          B && B->getOpcode() == BO_Add && pure(B->getRHS(), Ctx))
-        T = B->getLHS();
+    if (const auto *C = dyn_cast<CallExpr>(X);
+        C && isAccumulatingAtomic(C, /*Bitwise=*/false) &&
+        ElementOfS(C->getArg(1))) {
       Store = C;
-      return Param(T);
+      return elementOfParam(C->getArg(0), Kernel, Pure, /*Address=*/true);
     }
     return nullptr;
   }
