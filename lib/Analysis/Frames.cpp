@@ -10,7 +10,9 @@
 ///
 /// (also with the test the other way round, if (i == 0 || ...) out[c] = u[c];
 /// else ..., as if (on the boundary) { out[c] = ...; return; }, as an else-if
-/// chain of boundary sides that store one value, and on a 1-D thread id
+/// chain of boundary sides that store one value, as a store of a
+/// conditional expression, out[c] = inner ? <stencil> : u[c], read as the
+/// if it stands for (ternaryStoreAsIf), and on a 1-D thread id
 /// split with % and /, i = id % nx and j = id / nx, whose stores
 /// applySplits puts in the same coordinates and whose remainders are below
 /// their divisors where nothing else bounds them). The side whose
