@@ -44,10 +44,7 @@ public:
       if (!standsAlone(C, Index) || !pure(C->getArg(1), Ctx))
         continue;
       // Inside a part another slicer took out (a block's result).
-      bool Taken = false;
-      for (const Stmt *S = C; S && !Taken; S = Index.directParent(S))
-        Taken = Out.Skipped.count(S) != 0;
-      if (Taken)
+      if (Index.within(C, Out.Skipped))
         continue;
       // p, &p[c] or p + c with c an integer constant.
       const ParmVarDecl *P =

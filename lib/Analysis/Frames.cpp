@@ -32,15 +32,17 @@ namespace analysis {
 namespace detail {
 
 const IfStmt *Interpreter::ternaryStoreAsIf(const Stmt *S) {
-  if (auto It = TernaryIfs.find(S); It != TernaryIfs.end())
-    return It->second;
-  const IfStmt *&Made = TernaryIfs[S];
+  // Most statements are no such store: told apart before the cache.
   const auto *E = dyn_cast<Expr>(S);
   if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(E))
     E = EWC->getSubExpr();
   const auto *B = dyn_cast_or_null<BinaryOperator>(E);
-  if (!B || B->getOpcode() != BO_Assign)
-    return Made;
+  if (!B || B->getOpcode() != BO_Assign ||
+      !isa<ConditionalOperator>(B->getRHS()->IgnoreParens()))
+    return nullptr;
+  if (auto It = TernaryIfs.find(S); It != TernaryIfs.end())
+    return It->second;
+  const IfStmt *&Made = TernaryIfs[S];
   const auto *AS = dyn_cast<ArraySubscriptExpr>(B->getLHS()->IgnoreParens());
   const auto *DR =
       AS ? dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()) : nullptr;
@@ -200,8 +202,9 @@ std::string Interpreter::frameOf(
   }
   // A remainder of the 1-D thread id (i = id % nx, j = id / nx % ny; the
   // id, blockIdx.x * blockDim.x + threadIdx.x, is never negative) is below
-  // its divisor while the divisors are positive: the bound of a symbol
-  // that is one, with the divisors it takes (nx, ny).
+  // its divisor while the divisors are positive: whether a symbol is such
+  // an id, or a remainder or quotient of one, with the divisors it takes
+  // (nx, ny).
   std::function<bool(const std::string &, std::vector<Poly> &, int)>
       NonNegative = [&](const std::string &Sym, std::vector<Poly> &Divs,
                         int Depth) {
@@ -210,29 +213,19 @@ std::string Interpreter::frameOf(
           return true;
         if (Depth > 3)
           return false;
-        for (const auto &[Key, Sp] : Splits)
-          if ((Sp.ModName == Sym || Sp.DivName == Sym) &&
-              Sp.X.terms().size() == 1 &&
-              Sp.X.terms().begin()->first.size() == 1 &&
-              Sp.X.terms().begin()->second == 1 &&
-              NonNegative(Sp.X.terms().begin()->first[0], Divs, Depth + 1)) {
+        for (const auto &[Key, Sp] : Splits) {
+          if (Sp.ModName != Sym && Sp.DivName != Sym)
+            continue;
+          const auto &Terms = Sp.X.terms();
+          if (Terms.size() == 1 && Terms.begin()->first.size() == 1 &&
+              Terms.begin()->second == 1 &&
+              NonNegative(Terms.begin()->first[0], Divs, Depth + 1)) {
             Divs.push_back(Sp.A);
             return true;
           }
+        }
         return false;
       };
-  auto RemainderBound = [&](const std::string &Sym,
-                            std::vector<Poly> &Divs) -> std::optional<Poly> {
-    for (const auto &[Key, Sp] : Splits)
-      if (Sp.ModName == Sym && Sp.HaveMod && Sp.X.terms().size() == 1 &&
-          Sp.X.terms().begin()->first.size() == 1 &&
-          Sp.X.terms().begin()->second == 1 &&
-          NonNegative(Sp.X.terms().begin()->first[0], Divs, 0)) {
-        Divs.push_back(Sp.A);
-        return Sp.A;
-      }
-    return std::nullopt;
-  };
   std::vector<Poly> Divisors;
   // The box: the guards of the boundary's stores, along each axis.
   const std::vector<Constraint> &Gs = Sides.front()->Guards;
@@ -254,13 +247,14 @@ std::string Interpreter::frameOf(
         return "a boundary store excludes one point along " + Axis;
       (C.Upper ? Highs : Lows).push_back(C.Bound);
     }
-    if (Highs.empty()) {
-      std::vector<Poly> Divs;
-      if (std::optional<Poly> Below = RemainderBound(S, Divs)) {
-        Highs.push_back(*Below);
-        Divisors.insert(Divisors.end(), Divs.begin(), Divs.end());
-      }
-    }
+    if (Highs.empty())
+      for (const auto &[Key, Sp] : Splits)
+        if (std::vector<Poly> Divs;
+            Sp.ModName == S && Sp.HaveMod && NonNegative(S, Divs, 0)) {
+          Highs.push_back(Sp.A);
+          Divisors.insert(Divisors.end(), Divs.begin(), Divs.end());
+          break;
+        }
     keepTightest(Lows, false);
     keepTightest(Highs, true);
     if (Lows.size() > 1 || Highs.size() > 1)

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,21 @@ public:
   const clang::Stmt *directParent(const clang::Stmt *S) const {
     auto It = Parents.find(S);
     return It == Parents.end() ? nullptr : It->second;
+  }
+  /// Whether \p S lies inside one of the statements \p In holds (or is one).
+  bool within(const clang::Stmt *S,
+              const std::set<const clang::Stmt *> &In) const {
+    for (; S; S = directParent(S))
+      if (In.count(S))
+        return true;
+    return false;
+  }
+  /// Whether \p S lies inside \p Root (or is it).
+  bool within(const clang::Stmt *S, const clang::Stmt *Root) const {
+    for (; S; S = directParent(S))
+      if (S == Root)
+        return true;
+    return false;
   }
   const std::vector<const clang::DeclRefExpr *> &
   refs(const clang::ValueDecl *D) const {

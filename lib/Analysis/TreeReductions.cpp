@@ -22,14 +22,6 @@ namespace {
 
 using namespace clang;
 
-/// Whether \p A lies inside \p Root (or is it).
-bool within(const Stmt *A, const Stmt *Root, const BodyIndex &Index) {
-  for (const Stmt *S = A; S; S = Index.directParent(S))
-    if (S == Root)
-      return true;
-  return false;
-}
-
 /// Whether the loop \p L only combines elements of \p S: every name in it
 /// is S, a variable it declares, an integer local of the kernel, an integer
 /// constant, threadIdx, blockDim and the like, or a function that computes
@@ -127,7 +119,7 @@ private:
     const ParmVarDecl *Result = nullptr;
     auto Names = [&](const Stmt *X) {
       for (const DeclRefExpr *R : Index.refs(&S))
-        if (within(R, X, Index))
+        if (Index.within(R, X))
           return true;
       return false;
     };
@@ -162,9 +154,10 @@ private:
     if (!Loop || !Final || Index.refs(Result).size() != 1)
       return;
     // Elsewhere S is only the target of plain stores of computed values.
+    const std::set<const Stmt *> Taken = {Loop, Final};
     unsigned Stores = 0;
     for (const DeclRefExpr *Ref : Index.refs(&S)) {
-      if (within(Ref, Loop, Index) || within(Ref, Final, Index))
+      if (Index.within(Ref, Taken))
         continue;
       const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(Index.parent(Ref));
       const auto *B =
