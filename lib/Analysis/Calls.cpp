@@ -169,7 +169,12 @@ void Interpreter::bindHelperArgs(
         Aliases[PD] = K;
         continue;
       }
-    Bound.push_back({PD, eval(C->getArg(I + First))});
+    // A floating argument converts to the parameter's type (a double
+    // expression passed to a float parameter is rounded there).
+    const Expr *Arg = C->getArg(I + First);
+    Bound.push_back(
+        {PD, convertedTo(eval(Arg), PD->getType().getNonReferenceType(),
+                         Arg->IgnoreParenImpCasts()->getType(), nullptr)});
   }
 }
 
@@ -362,10 +367,9 @@ Value Interpreter::evalCall(const CallExpr *C) {
     {
       HelperScope Scope(*this, C, *H);
       Frames.push_back({});
+      Frames.back().ReturnType = Def->getReturnType();
       exec(Body);
-      Result = Frames.back().Returned
-                   ? Frames.back().Result
-                   : Value::unknown("helper '" + Name + "' has no return");
+      Result = helperResult(Frames.back(), Name);
       Frames.pop_back();
       // What the helper stored through its non-const reference parameters
       // (compute3DIndices(id, nx, ny, xid, yid, zid)) goes to the caller's

@@ -12,7 +12,8 @@
 // (ir::whyReadsChosenByData). Where one side stores and the other does not,
 // whether the point is written depends on the data: that stays refused
 // (test/Analysis/neg-data-dependent-branch.test). Offsets chosen by the
-// data (an upwind donor cell) are DataChosenOffsets.cpp's.
+// data (an upwind donor cell) are DataChosenOffsets.cpp's. A test converted
+// to a number (double pos = a > 0;) is the select of 1 and 0 in that type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,36 @@ DPtr Interpreter::dataCondition(const Expr *Cond) {
   N->Op = Op;
   N->Args = {L, R};
   return N;
+}
+
+std::optional<Value>
+Interpreter::comparisonAsNumber(const ImplicitCastExpr *C) {
+  if (C->getCastKind() != CK_IntegralToFloating) // bool is integral here
+    return std::nullopt;
+  const Expr *Sub = C->getSubExpr()->IgnoreParenImpCasts();
+  const auto *B = dyn_cast<BinaryOperator>(Sub);
+  const auto *U = dyn_cast<UnaryOperator>(Sub);
+  if (!(B && (B->isComparisonOp() || B->isLogicalOp())) &&
+      !(U && U->getOpcode() == UO_LNot))
+    return std::nullopt;
+  const QualType To = C->getType().getCanonicalType();
+  const bool IsFloat = To->isSpecificBuiltinType(BuiltinType::Float);
+  if (!IsFloat && !To->isSpecificBuiltinType(BuiltinType::Double))
+    return std::nullopt;
+  const size_t ReadsBefore = Reads.size();
+  DPtr Cond = dataCondition(Sub);
+  if (!Cond) {
+    Reads.resize(ReadsBefore);
+    return std::nullopt;
+  }
+  auto Number = [&](const char *Text) {
+    DPtr N = node(DNode::Literal);
+    N->Value = std::string(Text) + (IsFloat ? "f" : "");
+    return N;
+  };
+  DPtr S = node(DNode::Select);
+  S->Args = {Cond, Number("1.0"), Number("0.0")};
+  return Value::data(S);
 }
 
 std::optional<Value>

@@ -339,6 +339,10 @@ Value Interpreter::eval(const Expr *E) {
     return *NC;
   E = E->IgnoreParens();
   if (const auto *C = dyn_cast<ImplicitCastExpr>(E)) {
+    // A test on loaded data converted to a floating number (double pos =
+    // a > 0;): 1 where it holds, 0 elsewhere, a select of the two.
+    if (std::optional<Value> V = comparisonAsNumber(C))
+      return *V;
     Value V = castPointer(eval(C->getSubExpr()), C->getType());
     // A named floating constant converted (float w = WD): the conversion
     // is the original's arithmetic. Other implicit conversions follow from

@@ -475,6 +475,10 @@ private:
   /// && || !: a limiter's test (if (diffuw * diffdw > 0.0)); null for
   /// anything else, e.g. a comparison with the thread's position.
   DPtr dataCondition(const Expr *Cond);
+  /// A test on loaded data converted to float or double (double pos = a >
+  /// 0;  s += (d < 0) * d;): cond ? 1.0 : 0.0 in that type; nullopt for
+  /// any other conversion, and for such a test used as a whole number.
+  std::optional<Value> comparisonAsNumber(const ImplicitCastExpr *C);
   /// c ? a : b between two values (MAX(a, b) spelled as a ternary, a
   /// weight chosen by a mode parameter), c a test on loaded data or one
   /// every thread decides alike: a select; nullopt for anything else.
@@ -821,8 +825,34 @@ private:
   struct HelperFrame {
     bool Returned = false;
     Value Result;
+    /// The helper's return type: a floating value returned converts to it
+    /// (a float helper returning a double expression rounds it).
+    QualType ReturnType;
+    /// Returns taken earlier under a test on data or on parameters
+    /// (HelperReturns.cpp): where Cond holds (fails, for Negated) the
+    /// helper's value is Value; the statements after run only where it
+    /// does not, so they may store nothing (WritesBefore, SharedBefore).
+    struct Chosen {
+      DPtr Cond;
+      bool Negated = false;
+      Value Result;
+      size_t WritesBefore = 0, SharedBefore = 0;
+    };
+    std::vector<Chosen> Earlier;
   };
   std::vector<HelperFrame> Frames;
+
+  // Returns in a helper under a test on data (HelperReturns.cpp).
+  /// if (a * b <= 0) return 0; (else) ... return x;  in an inline helper,
+  /// the test on loaded data or on parameters alike for every thread:
+  /// runs both sides and records the return as a choice the helper's value
+  /// makes (composed by helperResult). False, having run nothing, where
+  /// the if is not of that form.
+  bool helperReturnChosen(const IfStmt *If);
+  /// The value of the helper whose frame is \p F: its last return with
+  /// the earlier chosen ones selected around it; unknown, with the
+  /// reason, where a statement after a chosen return stored something.
+  Value helperResult(const HelperFrame &F, const std::string &Name);
   /// The value Cond has whatever the thread, when it has one (a helper's
   /// if (dim == 0) for a constant argument, do { } while (0), #define'd
   /// switches): only the branch it takes is run.

@@ -479,8 +479,17 @@ void Interpreter::execIf(const IfStmt *If) {
   // has no one value.
   if (!Frames.empty() &&
       (containsReturn(Then) || containsReturn(If->getElse()))) {
-    partial(ReasonKind::Guard, "a helper returns under a condition that depends on the "
-            "thread: " + text(If->getCond()));
+    // if (a * b <= 0) return 0;: the data chooses the helper's value.
+    if (helperReturnChosen(If))
+      return;
+    if (readsData(If->getCond()))
+      partial(ReasonKind::DataBranch,
+              "a helper returns under a test on the data that the analysis "
+              "does not take apart (a whole number or a position chosen, or "
+              "a test of data and positions together): " + text(If->getCond()));
+    else
+      partial(ReasonKind::Guard, "a helper returns under a condition that depends on the "
+              "thread: " + text(If->getCond()));
     Frames.back().Result = Value::unknown("");
     Frames.back().Returned = true;
     return;
@@ -855,9 +864,13 @@ void Interpreter::exec(const Stmt *S) {
     // In a helper the analysis runs inline, the helper's value; in the
     // kernel, the thread's end.
     if (!Frames.empty()) {
-      Frames.back().Result = R->getRetValue()
-                                 ? eval(R->getRetValue())
-                                 : Value::unknown("a helper returns no value");
+      // The value converts to the helper's return type (a float helper
+      // returning a double expression rounds it).
+      const Expr *RV = R->getRetValue();
+      Frames.back().Result =
+          RV ? convertedTo(eval(RV), Frames.back().ReturnType,
+                           RV->IgnoreParenImpCasts()->getType(), nullptr)
+             : Value::unknown("a helper returns no value");
       Frames.back().Returned = true;
       return;
     }

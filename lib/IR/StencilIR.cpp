@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -275,6 +276,58 @@ void collectDataChosenReads(const Expr &E, bool UnderData,
                            Always, Sometimes);
 }
 
+/// The whole number Text spells ("1", "-2"), if it is one.
+std::optional<long long> wholeNumber(const std::string &Text) {
+  if (Text.empty() || Text.size() > 18)
+    return std::nullopt;
+  char *End = nullptr;
+  const long long V = std::strtoll(Text.c_str(), &End, 10);
+  return End == Text.c_str() + Text.size() ? std::optional(V) : std::nullopt;
+}
+
+/// How far Upper stays below Extent: 0 for "nx" under extent "nx", K for
+/// "nx - K"; nullopt where the texts do not say.
+std::optional<long long> marginBelow(const std::string &Upper,
+                                     const std::string &Extent) {
+  if (Extent.empty())
+    return std::nullopt;
+  if (Upper == Extent)
+    return 0;
+  const std::string Head = Extent + " - ";
+  if (Upper.compare(0, Head.size(), Head) != 0)
+    return std::nullopt;
+  std::optional<long long> K = wholeNumber(Upper.substr(Head.size()));
+  return K && *K >= 0 ? K : std::nullopt;
+}
+
+/// Whether reading Array at Off at every point of the domain stays inside
+/// the array: along every axis Off moves on, the domain's range moved by
+/// the offset lies in [0, extent) (upwind in x over [1, nx - 1) of rows of
+/// nx reads x - 1 >= 0 and x + 1 <= nx - 1). Along the other axes the read
+/// is at the point's own coordinate, as the centre read is. Arrays with a
+/// layout of their own, and axes clamped, wrapped or without an extent the
+/// strides give, are not decided.
+bool readInsideArray(const StencilIR &IR, const std::string &Array,
+                     const Offset &Off) {
+  for (const InputArray &In : IR.Inputs)
+    if (In.Param == Array && !In.Strides.empty())
+      return false;
+  for (size_t A = 0; A < 3; ++A) {
+    if (Off[A] == 0)
+      continue;
+    if (A >= IR.Axes.size())
+      return false;
+    const Axis &X = IR.Axes[A];
+    if (X.clamped() || X.wrapped())
+      return false;
+    std::optional<long long> Lo = wholeNumber(X.Lower);
+    std::optional<long long> Margin = marginBelow(X.Upper, X.Extent);
+    if (!Lo || !Margin || *Lo + Off[A] < 0 || Off[A] > *Margin)
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 std::string whyReadsChosenByData(const StencilIR &IR) {
@@ -282,7 +335,8 @@ std::string whyReadsChosenByData(const StencilIR &IR) {
   for (const Update &U : IR.Updates)
     collectDataChosenReads(U.Value, false, Always, Sometimes);
   for (const auto &[Array, Off] : Sometimes) {
-    if (Always.count({Array, Off}) || Off == Offset{0, 0, 0})
+    if (Always.count({Array, Off}) || Off == Offset{0, 0, 0} ||
+        readInsideArray(IR, Array, Off))
       continue;
     return "the data decides whether '" + Array + "' is read at (" +
            std::to_string(Off[0]) + "," + std::to_string(Off[1]) + "," +

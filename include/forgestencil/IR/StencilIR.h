@@ -391,7 +391,9 @@ std::string threadPosition(const Axis &X);
 /// Why no generator can build \p IR because a neighbour is read only on one
 /// side of a select whose condition reads data (an upwind donor, a limiter
 /// that reads further out): a generated kernel reads its whole footprint at
-/// every point, where the original may not. Empty when there is none.
+/// every point, where the original may not; unless the domain keeps that
+/// read inside the array along every axis it moves on (upwind in x over
+/// [1, nx - 1) of rows of nx). Empty when there is none.
 std::string whyReadsChosenByData(const StencilIR &IR);
 
 /// Why no generator can build \p IR because an output is stored over a box
