@@ -291,6 +291,9 @@ static std::string floatLiteral(const llvm::APFloat &V, QualType T) {
 
 Value Interpreter::convertedTo(const Value &V, QualType To, QualType From,
                                const Expr *Whole) {
+  if (To.isNull() || From.isNull() || To->isDependentType() ||
+      From->isDependentType())
+    return V;
   To = To.getCanonicalType().getUnqualifiedType();
   From = From.getCanonicalType().getUnqualifiedType();
   if (V.K != Value::Data || !To->isRealFloatingType() || To == From ||

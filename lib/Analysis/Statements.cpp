@@ -866,11 +866,14 @@ void Interpreter::exec(const Stmt *S) {
     if (!Frames.empty()) {
       // The value converts to the helper's return type (a float helper
       // returning a double expression rounds it).
+      // The value first: evaluating it may run helpers, whose frames can
+      // move Frames' elements (no reference into it is held across).
       const Expr *RV = R->getRetValue();
-      Frames.back().Result =
-          RV ? convertedTo(eval(RV), Frames.back().ReturnType,
-                           RV->IgnoreParenImpCasts()->getType(), nullptr)
-             : Value::unknown("a helper returns no value");
+      Value V = RV ? eval(RV) : Value::unknown("a helper returns no value");
+      if (RV)
+        V = convertedTo(V, Frames.back().ReturnType,
+                        RV->IgnoreParenImpCasts()->getType(), nullptr);
+      Frames.back().Result = std::move(V);
       Frames.back().Returned = true;
       return;
     }
