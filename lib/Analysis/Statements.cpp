@@ -107,6 +107,17 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     }
   // A store through a subscript or a pointer.
   Value Ptr;
+  // The value an element of a __shared__ or local array holds: converted
+  // to the element's type (a float tile stores u[g] * w, a double product,
+  // rounded), as a variable's is above.
+  auto Stored = [&](const Value &R) {
+    QualType From = RHS->IgnoreParenImpCasts()->getType();
+    const QualType To = LHS->getType();
+    if (IsCompound && From->isRealFloatingType() && To->isRealFloatingType() &&
+        Ctx.getTypeSize(To) > Ctx.getTypeSize(From))
+      From = To;
+    return convertedTo(R, To, From, IsCompound || Pre ? nullptr : RHS);
+  };
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS)) {
     Value Base = evalSubscriptBase(AS->getBase());
     Value Idx = eval(AS->getIdx());
@@ -138,7 +149,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // The global reads of a tile store count where the tile is read, in
     // the reading thread's frame; not here.
     size_t ReadsBefore = Reads.size();
-    Value R = Pre ? *Pre : eval(RHS);
+    Value R = Stored(Pre ? *Pre : eval(RHS));
     Reads.resize(ReadsBefore);
     DPtr D = R.K == Value::Data ? R.D : nullptr;
     if (R.K == Value::Index && R.Idx.isConstant())
@@ -167,7 +178,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
                                                      : It->second,
                    R, Op, LHS, RHS);
     }
-    LocalElems[Ptr.Array][*E] = R;
+    LocalElems[Ptr.Array][*E] = Stored(R);
     return;
   }
   Value R = Pre ? *Pre : eval(RHS);
