@@ -77,15 +77,16 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     Value R = Pre ? *Pre : eval(RHS);
     // The type the value had before it was stored in the variable (for
     // s += x, the type s + x has).
+    // (A helper's float & parameter holds a float: the store rounds.)
+    const QualType To = VD->getType().getNonReferenceType();
     QualType From = RHS->IgnoreParenImpCasts()->getType();
-    if (IsCompound && From->isRealFloatingType() &&
-        VD->getType()->isRealFloatingType() &&
-        Ctx.getTypeSize(VD->getType()) > Ctx.getTypeSize(From))
-      From = VD->getType();
+    if (IsCompound && From->isRealFloatingType() && To->isRealFloatingType() &&
+        Ctx.getTypeSize(To) > Ctx.getTypeSize(From))
+      From = To;
     if (IsCompound)
       R = compound(Env.count(VD) ? Env[VD] : Value::unknown(""), R, Op, LHS,
                    RHS);
-    Env[VD] = convertedTo(R, VD->getType(), From, IsCompound ? nullptr : RHS);
+    Env[VD] = convertedTo(R, To, From, IsCompound ? nullptr : RHS);
     return;
   }
   // A member of a local struct (t.x = x in make_int3, p.y += 1).
