@@ -177,6 +177,11 @@ DPtr Interpreter::asData(const Value &V, const Expr *Where) {
         V.Idx.mentionsPrefix("div["))
       partial(ReasonKind::Update, "the update uses the grid position as a value (" +
               text(Where) + ")");
+    // A size (nx * ny, n - 1): integer arithmetic on the parameters, as
+    // the original computes it before the value meets the data; a lone
+    // symbol is a parameter reference.
+    else if (uniformPoly(V.Idx))
+      return polyNode(V.Idx, /*PositiveFirst=*/true);
     DPtr N = node(DNode::ParamRef);
     N->Name = V.Idx.str();
     return N;

@@ -969,6 +969,12 @@ bool sameTree(const DNode &A, const DNode &B);
 Value substituted(const Value &V, const std::string &Sym, const Poly &To,
                   bool &Ok);
 bool sameValue(const Value &A, const Value &B);
+
+/// A polynomial over symbols every thread has alike (kernel parameters,
+/// named constants) as integer arithmetic: the sum of its terms, each
+/// coefficient * product of symbols (UniformBranches.cpp); \p PositiveFirst:
+/// the terms with a positive coefficient first (n - 1, not (0 - 1) + n).
+DPtr polyNode(const Poly &P, bool PositiveFirst = false);
 /// What \p S assigns to when it is an assignment (=, +=, ...) or an
 /// increment or decrement: its operand; else null.
 const Expr *assignedBy(const Stmt *S);

@@ -85,13 +85,19 @@ DPtr binary(const std::string &Op, DPtr L, DPtr R) {
   return N;
 }
 
-/// A polynomial over uniform symbols as integer arithmetic: the sum of its
-/// terms, each coefficient * product of symbols.
-DPtr polyNode(const Poly &P) {
+} // namespace
+
+DPtr polyNode(const Poly &P, bool PositiveFirst) {
   if (std::optional<int64_t> C = P.constantValue())
     return literal(*C);
+  std::vector<std::pair<std::vector<std::string>, int64_t>> Terms;
+  for (const auto &[M, C] : P.terms())
+    Terms.push_back({std::vector<std::string>(M.begin(), M.end()), C});
+  if (PositiveFirst)
+    std::stable_partition(Terms.begin(), Terms.end(),
+                          [](const auto &T) { return T.second > 0; });
   DPtr Sum;
-  for (const auto &[M, C] : P.terms()) {
+  for (const auto &[M, C] : Terms) {
     DPtr Term;
     for (const std::string &S : M) {
       DPtr Ref = node(DNode::ParamRef);
@@ -110,8 +116,6 @@ DPtr polyNode(const Poly &P) {
   }
   return Sum;
 }
-
-} // namespace
 
 bool Interpreter::uniformPoly(const Poly &P) const {
   // A symbol every thread sees alike: an integer kernel parameter, a field
