@@ -273,6 +273,16 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   if (KA.IR) {
     KA.IR->SourceLine = KA.Pos.Line;
   }
+  // What generators are given must be an IR a file could hold: where the
+  // analysis built one that its own reader would refuse, that is a defect
+  // here, and the kernel is reported rather than rewritten from it.
+  if (KA.Result == KernelAnalysis::Stencil && KA.IR)
+    if (std::string Problem = ir::validate(*KA.IR, "ir"); !Problem.empty()) {
+      KA.Result = KernelAnalysis::Partial;
+      KA.Reasons.push_back({ReasonKind::Update,
+                            "the IR built for the kernel is not valid (" +
+                                Problem + "); it is not rewritten"});
+    }
   return KA;
 }
 
