@@ -173,10 +173,12 @@ DPtr Interpreter::asData(const Value &V, const Expr *Where) {
     // A value that depends on the position (x = i*dx) or on a size is not
     // part of a fixed stencil update; say so rather than guess.
     if (V.Idx.mentionsPrefix("@") || V.Idx.mentionsPrefix("tid.") ||
-        V.Idx.mentionsPrefix("bid.") || V.Idx.mentionsPrefix("mod[") ||
-        V.Idx.mentionsPrefix("div["))
+        V.Idx.mentionsPrefix("bid."))
       partial(ReasonKind::Update, "the update uses the grid position as a value (" +
               text(Where) + ")");
+    else if (V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["))
+      partial(ReasonKind::Update, "the update uses a quotient or remainder of "
+              "whole numbers as a value (" + text(Where) + ")");
     // A size (nx * ny, n - 1): integer arithmetic on the parameters, as
     // the original computes it before the value meets the data; a lone
     // symbol is a parameter reference.
@@ -339,6 +341,18 @@ Value Interpreter::convertedTo(const Value &V, QualType To, QualType From,
   return Value::data(N);
 }
 
+std::optional<Value> Interpreter::toWholeNumber(const CastExpr *C,
+                                                const Value &V) {
+  if (V.K != Value::Data || (C->getCastKind() != CK_FloatingToIntegral &&
+                             C->getCastKind() != CK_FloatingToBoolean))
+    return std::nullopt;
+  DPtr N = node(DNode::Unary);
+  N->Op = WholeNumberOp;
+  N->Name = text(C);
+  N->Args = {V.D};
+  return Value::data(N);
+}
+
 Value Interpreter::eval(const Expr *E) {
   if (++Steps > 200000)
     return Value::unknown("the kernel is too large to interpret");
@@ -352,6 +366,8 @@ Value Interpreter::eval(const Expr *E) {
     if (std::optional<Value> V = comparisonAsNumber(C))
       return *V;
     Value V = castPointer(eval(C->getSubExpr()), C->getType());
+    if (std::optional<Value> W = toWholeNumber(C, V))
+      return *W;
     // A named floating constant converted (float w = WD): the conversion
     // is the original's arithmetic. Other implicit conversions follow from
     // the operand types in generated code as they do in the original.
@@ -364,6 +380,8 @@ Value Interpreter::eval(const Expr *E) {
   if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
     const Expr *Sub = C->getSubExpr();
     Value V = castPointer(eval(Sub), C->getType());
+    if (std::optional<Value> W = toWholeNumber(C, V))
+      return *W;
     // (double)a + b adds in double: the conversion is part of the update.
     if (V.K == Value::Data && C->getType()->isRealFloatingType())
       return convertedTo(V, C->getType(), Sub->IgnoreParenImpCasts()->getType(), C);

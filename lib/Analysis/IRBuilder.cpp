@@ -910,6 +910,9 @@ KernelAnalysis Interpreter::finish() {
       E.Value = N->Value;
       break;
     case DNode::Unary:
+      if (N->Op == WholeNumberOp)
+        partial(ReasonKind::Update, "a floating value converted to a whole number "
+                "(" + N->Name + "), which the IR cannot state");
       E.Kind = ir::Expr::Unary;
       E.Op = N->Op;
       break;
@@ -979,6 +982,8 @@ KernelAnalysis Interpreter::finish() {
   }
   IR.Reductions = Slices.Reductions;
   IR.DeviceCalls = DeviceCalls;
+  if (KA.NotRewritten.empty())
+    KA.NotRewritten = mixedElementTypes(IR);
   if (KA.NotRewritten.empty())
     KA.NotRewritten = ir::whyNoGenerator(IR);
   KA.IR = std::move(IR);

@@ -479,6 +479,13 @@ private:
   /// 0;  s += (d < 0) * d;): cond ? 1.0 : 0.0 in that type; nullopt for
   /// any other conversion, and for such a test used as a whole number.
   std::optional<Value> comparisonAsNumber(const ImplicitCastExpr *C);
+  /// A floating value converted to a whole number or a bool (int k = u[i] *
+  /// 10;, (int)x, a float passed to an int parameter): still data, so that
+  /// an index computed from it is a gather, but a node the IR cannot state
+  /// (WholeNumberOp): an update that uses it is partial, never computed
+  /// without the truncation. nullopt for any other conversion.
+  std::optional<Value> toWholeNumber(const CastExpr *C, const Value &V);
+  static constexpr const char *WholeNumberOp = "to_whole_number";
   /// c ? a : b between two values (MAX(a, b) spelled as a ternary, a
   /// weight chosen by a mode parameter), c a test on loaded data or one
   /// every thread decides alike: a select; nullopt for anything else.
@@ -560,6 +567,12 @@ private:
     HardReasons.insert({K, Why});
   }
   ArrayInfo *arrayOf(const std::string &Name);
+  /// Why no generator may build \p IR because an input or output holds
+  /// another element type than the stencil's (an int mask beside double
+  /// fields, float inputs of a double output): generated kernels declare
+  /// every array of the element type. Empty when all agree (typedefs
+  /// resolved: prk_float and double are one type).
+  std::string mixedElementTypes(const ir::StencilIR &IR);
 
   ASTContext &Ctx;
   SourceManager &SM;

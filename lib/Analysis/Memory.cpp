@@ -22,6 +22,37 @@ ArrayInfo *Interpreter::arrayOf(const std::string &Name) {
   return It == Arrays.end() ? nullptr : &It->second;
 }
 
+std::string Interpreter::mixedElementTypes(const ir::StencilIR &IR) {
+  auto Canonical = [](QualType T) {
+    return T.isNull() ? T : T.getCanonicalType().getUnqualifiedType();
+  };
+  QualType Elem;
+  for (const ir::OutputArray &O : IR.Outputs)
+    if (ArrayInfo *A = arrayOf(O.Param); A && !A->ElemType.isNull()) {
+      Elem = Canonical(A->ElemType);
+      break;
+    }
+  if (Elem.isNull())
+    return "";
+  auto Differs = [&](const std::string &Name, const char *Role) -> std::string {
+    ArrayInfo *A = arrayOf(Name);
+    if (!A || A->ElemType.isNull() || Canonical(A->ElemType) == Elem)
+      return "";
+    return std::string("the ") + Role + " '" + Name + "' holds '" +
+           A->ElemType.getAsString() + "' elements beside '" +
+           Elem.getAsString() +
+           "': no generator mixes element types yet (a generated kernel "
+           "declares every array of one type)";
+  };
+  for (const ir::InputArray &In : IR.Inputs)
+    if (std::string Why = Differs(In.Param, "input"); !Why.empty())
+      return Why;
+  for (const ir::OutputArray &O : IR.Outputs)
+    if (std::string Why = Differs(O.Param, "output"); !Why.empty())
+      return Why;
+  return "";
+}
+
 unsigned Interpreter::elementBytes(const std::string &Array) {
   ArrayInfo *A = arrayOf(Array);
   if (!A || A->ElemType.isNull() || A->ElemType->isIncompleteType())
