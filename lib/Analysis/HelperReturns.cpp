@@ -34,9 +34,22 @@ namespace detail {
 
 namespace {
 
+/// V as a number of the update: its data, or the literal of a whole
+/// number it holds (return 0;); null for anything else.
+DPtr numberNode(const Value &V) {
+  if (V.K == Value::Data)
+    return V.D;
+  if (V.K == Value::Index)
+    if (std::optional<int64_t> C = V.Idx.constantValue()) {
+      DPtr N = node(DNode::Literal);
+      N->Value = std::to_string(*C);
+      return N;
+    }
+  return nullptr;
+}
+
 /// The value that is A where C holds and B elsewhere, or an unknown one.
-Value chosenValue(const DPtr &C, const Value &A, const Value &B,
-                  const std::function<DPtr(const Value &)> &AsNumber) {
+Value chosenValue(const DPtr &C, const Value &A, const Value &B) {
   if (A.K == Value::Unknown)
     return A;
   if (B.K == Value::Unknown)
@@ -53,7 +66,7 @@ Value chosenValue(const DPtr &C, const Value &A, const Value &B,
       if (FB == B.Fields->end())
         return Value::unknown("a helper returns structs with different "
                               "members set under a test on the data");
-      Value V = chosenValue(C, FA, FB->second, AsNumber);
+      Value V = chosenValue(C, FA, FB->second);
       if (V.K == Value::Unknown)
         return V;
       (*Fields)[Name] = std::move(V);
@@ -62,7 +75,7 @@ Value chosenValue(const DPtr &C, const Value &A, const Value &B,
     R.Fields = std::move(Fields);
     return R;
   }
-  DPtr DA = AsNumber(A), DB = DA ? AsNumber(B) : nullptr;
+  DPtr DA = numberNode(A), DB = DA ? numberNode(B) : nullptr;
   if (!DA || !DB)
     return Value::unknown("a helper returns values that are not numbers "
                           "(positions or pointers) under a test on the data");
@@ -72,6 +85,21 @@ Value chosenValue(const DPtr &C, const Value &A, const Value &B,
 }
 
 } // namespace
+
+void Interpreter::execHelperReturnIf(const IfStmt *If) {
+  if (helperReturnChosen(If))
+    return;
+  if (readsData(If->getCond()))
+    partial(ReasonKind::DataBranch,
+            "a helper returns under a test on the data that the analysis "
+            "does not take apart (a whole number or a position chosen, or "
+            "a test of data and positions together): " + text(If->getCond()));
+  else
+    partial(ReasonKind::Guard, "a helper returns under a condition that depends "
+            "on the thread: " + text(If->getCond()));
+  Frames.back().Result = Value::unknown("");
+  Frames.back().Returned = true;
+}
 
 bool Interpreter::helperReturnChosen(const IfStmt *If) {
   if (Frames.empty())
@@ -125,15 +153,8 @@ bool Interpreter::helperReturnChosen(const IfStmt *If) {
     F.Returned = true;
     return true;
   }
-  auto AsNumber = [&](const Value &V) -> DPtr {
-    if (V.K == Value::Data)
-      return V.D;
-    if (V.K == Value::Index && V.Idx.isConstant())
-      return asData(V, nullptr);
-    return nullptr;
-  };
   if (Then && Else) {
-    F.Result = chosenValue(C, *Then, *Else, AsNumber);
+    F.Result = chosenValue(C, *Then, *Else);
     F.Returned = true;
     return true;
   }
@@ -150,13 +171,6 @@ bool Interpreter::helperReturnChosen(const IfStmt *If) {
 Value Interpreter::helperResult(const HelperFrame &F, const std::string &Name) {
   if (!F.Returned)
     return Value::unknown("helper '" + Name + "' has no return");
-  auto AsNumber = [&](const Value &V) -> DPtr {
-    if (V.K == Value::Data)
-      return V.D;
-    if (V.K == Value::Index && V.Idx.isConstant())
-      return asData(V, nullptr);
-    return nullptr;
-  };
   Value R = F.Result;
   for (auto It = F.Earlier.rbegin(); It != F.Earlier.rend(); ++It) {
     if (Writes.size() != It->WritesBefore ||
@@ -167,8 +181,8 @@ Value Interpreter::helperResult(const HelperFrame &F, const std::string &Name) {
               "on the data");
       return Value::unknown("");
     }
-    R = It->Negated ? chosenValue(It->Cond, R, It->Result, AsNumber)
-                    : chosenValue(It->Cond, It->Result, R, AsNumber);
+    R = It->Negated ? chosenValue(It->Cond, R, It->Result)
+                    : chosenValue(It->Cond, It->Result, R);
   }
   return R;
 }

@@ -475,17 +475,11 @@ private:
   /// && || !: a limiter's test (if (diffuw * diffdw > 0.0)); null for
   /// anything else, e.g. a comparison with the thread's position.
   DPtr dataCondition(const Expr *Cond);
-  /// A test on loaded data converted to float or double (double pos = a >
-  /// 0;  s += (d < 0) * d;): cond ? 1.0 : 0.0 in that type; nullopt for
-  /// any other conversion, and for such a test used as a whole number.
+  /// double pos = a > 0; (a test on the data): cond ? 1.0 : 0.0, else nullopt.
   std::optional<Value> comparisonAsNumber(const ImplicitCastExpr *C);
-  /// A floating value converted to a whole number or a bool (int k = u[i] *
-  /// 10;, (int)x, a float passed to an int parameter): still data, so that
-  /// an index computed from it is a gather, but a node the IR cannot state
-  /// (WholeNumberOp): an update that uses it is partial, never computed
-  /// without the truncation. nullopt for any other conversion.
+  /// int k = u * 10;: still data (an index from it is a gather) in a node
+  /// the IR cannot state (WholeNumberOp). nullopt for other conversions.
   std::optional<Value> toWholeNumber(const CastExpr *C, const Value &V);
-  static constexpr const char *WholeNumberOp = "to_whole_number";
   /// c ? a : b between two values (MAX(a, b) spelled as a ternary, a
   /// weight chosen by a mode parameter), c a test on loaded data or one
   /// every thread decides alike: a select; nullopt for anything else.
@@ -567,11 +561,8 @@ private:
     HardReasons.insert({K, Why});
   }
   ArrayInfo *arrayOf(const std::string &Name);
-  /// Why no generator may build \p IR because an input or output holds
-  /// another element type than the stencil's (an int mask beside double
-  /// fields, float inputs of a double output): generated kernels declare
-  /// every array of the element type. Empty when all agree (typedefs
-  /// resolved: prk_float and double are one type).
+  /// Why no generator may build \p IR: an array holds another element type
+  /// than the stencil's (typedefs resolved); empty when all agree.
   std::string mixedElementTypes(const ir::StencilIR &IR);
 
   ASTContext &Ctx;
@@ -838,13 +829,8 @@ private:
   struct HelperFrame {
     bool Returned = false;
     Value Result;
-    /// The helper's return type: a floating value returned converts to it
-    /// (a float helper returning a double expression rounds it).
-    QualType ReturnType;
-    /// Returns taken earlier under a test on data or on parameters
-    /// (HelperReturns.cpp): where Cond holds (fails, for Negated) the
-    /// helper's value is Value; the statements after run only where it
-    /// does not, so they may store nothing (WritesBefore, SharedBefore).
+    QualType ReturnType; ///< What a returned value converts to.
+    /// Earlier returns under a test: where Cond holds (fails if Negated).
     struct Chosen {
       DPtr Cond;
       bool Negated = false;
@@ -854,17 +840,11 @@ private:
     std::vector<Chosen> Earlier;
   };
   std::vector<HelperFrame> Frames;
-
-  // Returns in a helper under a test on data (HelperReturns.cpp).
-  /// if (a * b <= 0) return 0; (else) ... return x;  in an inline helper,
-  /// the test on loaded data or on parameters alike for every thread:
-  /// runs both sides and records the return as a choice the helper's value
-  /// makes (composed by helperResult). False, having run nothing, where
-  /// the if is not of that form.
+  /// An if with a return in an inline helper (HelperReturns.cpp): a test on
+  /// the data or parameters is a choice, anything else an unknown value.
+  void execHelperReturnIf(const IfStmt *If);
   bool helperReturnChosen(const IfStmt *If);
-  /// The value of the helper whose frame is \p F: its last return with
-  /// the earlier chosen ones selected around it; unknown, with the
-  /// reason, where a statement after a chosen return stored something.
+  /// The helper's last return with the earlier chosen ones around it.
   Value helperResult(const HelperFrame &F, const std::string &Name);
   /// The value Cond has whatever the thread, when it has one (a helper's
   /// if (dim == 0) for a constant argument, do { } while (0), #define'd
@@ -983,10 +963,7 @@ Value substituted(const Value &V, const std::string &Sym, const Poly &To,
                   bool &Ok);
 bool sameValue(const Value &A, const Value &B);
 
-/// A polynomial over symbols every thread has alike (kernel parameters,
-/// named constants) as integer arithmetic: the sum of its terms, each
-/// coefficient * product of symbols (UniformBranches.cpp); \p PositiveFirst:
-/// the terms with a positive coefficient first (n - 1, not (0 - 1) + n).
+/// Integer arithmetic of a Poly over uniform symbols (n - 1 if PositiveFirst).
 DPtr polyNode(const Poly &P, bool PositiveFirst = false);
 /// What \p S assigns to when it is an assignment (=, +=, ...) or an
 /// increment or decrement: its operand; else null.

@@ -491,19 +491,7 @@ void Interpreter::execIf(const IfStmt *If) {
   // has no one value.
   if (!Frames.empty() &&
       (containsReturn(Then) || containsReturn(If->getElse()))) {
-    // if (a * b <= 0) return 0;: the data chooses the helper's value.
-    if (helperReturnChosen(If))
-      return;
-    if (readsData(If->getCond()))
-      partial(ReasonKind::DataBranch,
-              "a helper returns under a test on the data that the analysis "
-              "does not take apart (a whole number or a position chosen, or "
-              "a test of data and positions together): " + text(If->getCond()));
-    else
-      partial(ReasonKind::Guard, "a helper returns under a condition that depends on the "
-              "thread: " + text(If->getCond()));
-    Frames.back().Result = Value::unknown("");
-    Frames.back().Returned = true;
+    execHelperReturnIf(If);
     return;
   }
   // if (g >= 0 && g < n) a[k] = in[g]; else a[k] = 0.0f;  is the store

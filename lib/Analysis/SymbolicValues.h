@@ -117,6 +117,8 @@ struct DNode {
   std::vector<std::shared_ptr<DNode>> Args;
 };
 using DPtr = std::shared_ptr<DNode>;
+/// The Unary op of data converted to a whole number: no IR op states it.
+inline constexpr const char *WholeNumberOp = "to_whole_number";
 
 inline DPtr node(DNode::Kind K) {
   auto N = std::make_shared<DNode>();
