@@ -34,20 +34,6 @@ namespace detail {
 
 namespace {
 
-/// V as a number of the update: its data, or the literal of a whole
-/// number it holds (return 0;); null for anything else.
-DPtr numberNode(const Value &V) {
-  if (V.K == Value::Data)
-    return V.D;
-  if (V.K == Value::Index)
-    if (std::optional<int64_t> C = V.Idx.constantValue()) {
-      DPtr N = node(DNode::Literal);
-      N->Value = std::to_string(*C);
-      return N;
-    }
-  return nullptr;
-}
-
 /// The value that is A where C holds and B elsewhere, or an unknown one.
 Value chosenValue(const DPtr &C, const Value &A, const Value &B) {
   if (A.K == Value::Unknown)

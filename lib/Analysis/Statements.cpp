@@ -69,24 +69,27 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
                          BinaryOperatorKind Op, bool IsCompound,
                          const Value *Pre) {
   LHS = LHS->IgnoreParenImpCasts();
+  // What a variable or an element of a local or __shared__ array holds:
+  // the value converted to its type (a float tile storing u[g] * w, a
+  // double product, rounds it; so does a helper's float & parameter). The
+  // type the value had before it was stored: for s += x, the type s + x has.
+  auto Held = [&](const Value &R, QualType To) {
+    QualType From = RHS->IgnoreParenImpCasts()->getType();
+    if (IsCompound && From->isRealFloatingType() && To->isRealFloatingType() &&
+        Ctx.getTypeSize(To) > Ctx.getTypeSize(From))
+      From = To;
+    return convertedTo(R, To, From, IsCompound || Pre ? nullptr : RHS);
+  };
   // A local variable.
   if (const auto *DR = dyn_cast<DeclRefExpr>(LHS)) {
     const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
     if (!VD)
       return;
     Value R = Pre ? *Pre : eval(RHS);
-    // The type the value had before it was stored in the variable (for
-    // s += x, the type s + x has).
-    // (A helper's float & parameter holds a float: the store rounds.)
-    const QualType To = VD->getType().getNonReferenceType();
-    QualType From = RHS->IgnoreParenImpCasts()->getType();
-    if (IsCompound && From->isRealFloatingType() && To->isRealFloatingType() &&
-        Ctx.getTypeSize(To) > Ctx.getTypeSize(From))
-      From = To;
     if (IsCompound)
       R = compound(Env.count(VD) ? Env[VD] : Value::unknown(""), R, Op, LHS,
                    RHS);
-    Env[VD] = convertedTo(R, To, From, IsCompound ? nullptr : RHS);
+    Env[VD] = Held(R, VD->getType().getNonReferenceType());
     return;
   }
   // A member of a local struct (t.x = x in make_int3, p.y += 1).
@@ -108,17 +111,6 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     }
   // A store through a subscript or a pointer.
   Value Ptr;
-  // The value an element of a __shared__ or local array holds: converted
-  // to the element's type (a float tile stores u[g] * w, a double product,
-  // rounded), as a variable's is above.
-  auto Stored = [&](const Value &R) {
-    QualType From = RHS->IgnoreParenImpCasts()->getType();
-    const QualType To = LHS->getType();
-    if (IsCompound && From->isRealFloatingType() && To->isRealFloatingType() &&
-        Ctx.getTypeSize(To) > Ctx.getTypeSize(From))
-      From = To;
-    return convertedTo(R, To, From, IsCompound || Pre ? nullptr : RHS);
-  };
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS)) {
     Value Base = evalSubscriptBase(AS->getBase());
     Value Idx = eval(AS->getIdx());
@@ -150,7 +142,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
     // The global reads of a tile store count where the tile is read, in
     // the reading thread's frame; not here.
     size_t ReadsBefore = Reads.size();
-    Value R = Stored(Pre ? *Pre : eval(RHS));
+    Value R = Held(Pre ? *Pre : eval(RHS), LHS->getType());
     Reads.resize(ReadsBefore);
     DPtr D = R.K == Value::Data ? R.D : nullptr;
     if (R.K == Value::Index && R.Idx.isConstant())
@@ -179,7 +171,7 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
                                                      : It->second,
                    R, Op, LHS, RHS);
     }
-    LocalElems[Ptr.Array][*E] = Stored(R);
+    LocalElems[Ptr.Array][*E] = Held(R, LHS->getType());
     return;
   }
   Value R = Pre ? *Pre : eval(RHS);
@@ -421,19 +413,12 @@ void Interpreter::mergeBranches(
     // A mode switch: the variable holds cond ? then : else at every point.
     // (A side may leave a whole number the variable was set to, double
     // d = 0; as the other side's value is data, the select is one too.)
-    auto DataOrNumber = [&](const Value &V) -> DPtr {
-      if (V.K == Value::Data)
-        return V.D;
-      if (V.K == Value::Index && V.Idx.isConstant())
-        return asData(V, nullptr);
-      return nullptr;
-    };
     // An offset the data chooses (an upwind donor): read through it only.
     if (Uniform && ReadsData)
       if (std::optional<Value> C = chosenOffset(Uniform, T, E))
         return *C;
     if (Uniform && (T.K == Value::Data || E.K == Value::Data))
-      if (DPtr TD = DataOrNumber(T), ED = DataOrNumber(E); TD && ED) {
+      if (DPtr TD = numberNode(T), ED = numberNode(E); TD && ED) {
         DPtr S = node(DNode::Select);
         S->Args = {Uniform, TD, ED};
         return Value::data(S);
@@ -864,10 +849,9 @@ void Interpreter::exec(const Stmt *S) {
     // In a helper the analysis runs inline, the helper's value; in the
     // kernel, the thread's end.
     if (!Frames.empty()) {
-      // The value converts to the helper's return type (a float helper
-      // returning a double expression rounds it).
-      // The value first: evaluating it may run helpers, whose frames can
-      // move Frames' elements (no reference into it is held across).
+      // The value, converted to the helper's return type (a float helper
+      // returning a double expression rounds it), is evaluated before the
+      // frame is touched: helpers it runs can move Frames' elements.
       const Expr *RV = R->getRetValue();
       Value V = RV ? eval(RV) : Value::unknown("a helper returns no value");
       if (RV)

@@ -203,6 +203,20 @@ inline bool moves(const Value &V) {
           V.Idx.mentionsPrefix("mod[") || V.Idx.mentionsPrefix("div["));
 }
 
+/// V as a number of the update: its data, or the literal of a whole number
+/// it holds (double d = 0; return 0;); null for anything else.
+inline DPtr numberNode(const Value &V) {
+  if (V.K == Value::Data)
+    return V.D;
+  if (V.K == Value::Index)
+    if (std::optional<int64_t> C = V.Idx.constantValue()) {
+      DPtr N = node(DNode::Literal);
+      N->Value = std::to_string(*C);
+      return N;
+    }
+  return nullptr;
+}
+
 } // namespace detail
 } // namespace analysis
 } // namespace forgestencil
