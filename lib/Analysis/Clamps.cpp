@@ -38,16 +38,58 @@ Value Interpreter::clampOf(bool Upper, const Value &Pos, const Value &Bound,
   return Value::index(Pos.Idx + Poly::symbol(Sym));
 }
 
-/// c == e ? b : p (or c != e ? p : b) that replaces p only where it is one
-/// point beyond the bound: i == 0 ? 0 : i - 1, i == nx - 1 ? nx - 1 : i + 1,
-/// j == ny - 1 ? j : j + 1. It equals max(p, b) (min) only for reads at -1
-/// (+1) on a domain within the bounds; clampedBounds checks both.
-std::optional<Value> Interpreter::equalityClamp(const BinaryOperator *Cmp,
-                                                const Value &L, const Value &R,
-                                                const Value &T, const Value &F,
+namespace {
+/// c ? t : f as L == R ? AtEq : Other.
+struct EqualityForm {
+  Value L, R, AtEq, Other;
+};
+
+/// An equality as it is (c != e ? p : b is c == e ? b : p). A comparison of
+/// a position p with a fixed b whose two values both move, as in
+/// i > 0 ? i - 1 : i or k >= nz - 1 ? c : c + xy, keeps the point on one
+/// side, the edge: below a bound that is a number (i > 0), above one that
+/// is not (nz - 1). On a domain that does not pass that edge (which
+/// equalityClamp's caller, clampedBounds, checks) the edge side is one
+/// point, the equality there: i > 0 keeps i where i == 0, k >= nz - 1
+/// where k == nz - 1. A wrong guess of the edge gives a bound the domain
+/// passes, which clampedBounds refuses.
+std::optional<EqualityForm> asEquality(const BinaryOperator *Cmp,
+                                       const Value &L, const Value &R,
+                                       const Value &T, const Value &F) {
+  BinaryOperatorKind Op = Cmp->getOpcode();
+  if (Op == BO_EQ)
+    return EqualityForm{L, R, T, F};
+  if (Op == BO_NE)
+    return EqualityForm{L, R, F, T};
+  if (!Cmp->isRelationalOp() || !moves(T) || !moves(F) || moves(L) == moves(R))
+    return std::nullopt;
+  const bool PosLeft = moves(L);
+  const Value &P = PosLeft ? L : R, &B = PosLeft ? R : L;
+  if (!PosLeft) // b < p is p > b
+    Op = Op == BO_LT ? BO_GT : Op == BO_GT ? BO_LT : Op == BO_LE ? BO_GE : BO_LE;
+  const bool Above = Op == BO_GT || Op == BO_GE; // where the test holds
+  const bool LowerEdge = B.Idx.isConstant();
+  // The test holds at the edge (then keeps the point) or not (else does).
+  const bool HoldsAtEdge = Above != LowerEdge;
+  int64_t Step = 0;
+  if (HoldsAtEdge)
+    Step = Op == BO_GT ? 1 : Op == BO_LT ? -1 : 0;
+  else
+    Step = Op == BO_GE ? -1 : Op == BO_LE ? 1 : 0;
+  const Value At = Value::index(B.Idx + Poly::constant(Step));
+  return HoldsAtEdge ? EqualityForm{P, At, T, F} : EqualityForm{P, At, F, T};
+}
+} // namespace
+
+/// e == b ? a : p that replaces p only where it is one point beyond the
+/// bound: i == 0 ? 0 : i - 1, i == nx - 1 ? nx - 1 : i + 1, j == ny - 1 ?
+/// j : j + 1 (an inequality where asEquality makes it one). It equals
+/// max(p, b) (min) only for reads at -1 (+1) on a domain within the bounds;
+/// clampedBounds checks both.
+std::optional<Value> Interpreter::equalityClamp(const Value &L, const Value &R,
+                                                const Value &AtEq,
+                                                const Value &Pos,
                                                 const std::string &Text) {
-  const bool Eq = Cmp->getOpcode() == BO_EQ;
-  const Value &Pos = Eq ? F : T, &AtEq = Eq ? T : F;
   Poly P, Lp, Rp, B;
   std::vector<std::pair<int, Poly>> Ignored;
   if (!moves(Pos) || !splitClamps(Pos.Idx, P, Ignored) ||
@@ -89,7 +131,65 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
     return V;
   if (std::optional<Value> V = choiceWrap(Cmp, L, R, T, F, text(CO))) // Wraps.cpp
     return V;
-  return offsetChoice(Cmp, L, R, T, F, text(CO));
+  if (std::optional<Value> V = offsetChoice(Cmp, L, R, T, F, text(CO)))
+    return V;
+  return linearChoice(Cmp, L, R, T, F, text(CO));
+}
+
+/// c ? x : x + m*s with x a linear index (i + j*nx), c an equality of a
+/// position p of it with a bound (or an inequality asEquality makes one)
+/// and m a number, as in W = (i == 0) ? c : c - 1 or S = (j < ny - 1) ?
+/// c + nx : c. Where x is s*p + rest, s the
+/// multiple of p in x (1, nx) and rest free of p's symbols, the choice is
+/// exactly rest + s * (c ? p : p + m): the side chosen at equality is the
+/// point's own index, as its coordinate is p. That is a linear index
+/// through the equality clamp of p (equalityClamp, whose reads
+/// clampedBounds checks) where the coordinate choice is one; the clamp's
+/// symbol then has coefficient s, the stride of p's axis, as a clamped
+/// coordinate's has. Wraps stay refused.
+std::optional<Value> Interpreter::linearChoice(const BinaryOperator *Cmp,
+                                               const Value &L, const Value &R,
+                                               const Value &T, const Value &F,
+                                               const std::string &Text) {
+  if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
+      F.K != Value::Index || moves(L) == moves(R) || !moves(T) || !moves(F))
+    return std::nullopt;
+  std::optional<EqualityForm> E = asEquality(Cmp, L, R, T, F);
+  if (!E)
+    return std::nullopt;
+  const Poly &P = moves(L) ? L.Idx : R.Idx;
+  const Poly &AtEq = E->AtEq.Idx, &Other = E->Other.Idx;
+  if (P.mentionsPrefix(ClampPrefix) || AtEq.mentionsPrefix(ClampPrefix) ||
+      Other.mentionsPrefix(ClampPrefix))
+    return std::nullopt;
+  std::set<std::string> PSyms;
+  for (const auto &[Mono, C] : P.terms())
+    PSyms.insert(Mono.begin(), Mono.end());
+  for (const std::string &Sym : PSyms) {
+    std::optional<Poly> InP = P.coefficientOf(Sym), InX = AtEq.coefficientOf(Sym);
+    std::optional<int64_t> C = InP ? InP->constantValue() : std::nullopt;
+    if (!C || *C == 0 || !InX)
+      continue;
+    std::optional<Poly> S = InX->divideExactly(Poly::constant(*C));
+    if (!S || (S->isConstant() && S->constantValue() == 0))
+      continue;
+    const Poly Rest = AtEq - *S * P;
+    if (std::any_of(PSyms.begin(), PSyms.end(),
+                    [&](const std::string &N) { return Rest.mentions(N); }))
+      return std::nullopt;
+    for (int64_t M = -8; M <= 8; ++M) {
+      if (M == 0 || *S * Poly::constant(M) != Other - AtEq)
+        continue;
+      std::optional<Value> V =
+          equalityClamp(E->L, E->R, Value::index(P),
+                        Value::index(P + Poly::constant(M)), Text);
+      if (!V || V->K != Value::Index)
+        return V;
+      return Value::index(Rest + *S * V->Idx);
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 /// c ? a : b with a and b numbers and c a comparison of a position p with
@@ -137,8 +237,11 @@ std::optional<Value> Interpreter::choiceClamp(const BinaryOperator *Cmp,
   if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
       F.K != Value::Index || unsignedBelowZero(Cmp, L, R))
     return std::nullopt;
-  if (Cmp->isEqualityOp())
-    return equalityClamp(Cmp, L, R, T, F, Text);
+  if (Cmp->isEqualityOp() || (moves(T) && moves(F))) {
+    std::optional<EqualityForm> E = asEquality(Cmp, L, R, T, F);
+    return E ? equalityClamp(E->L, E->R, E->AtEq, E->Other, Text)
+             : std::nullopt;
+  }
   if (moves(T) == moves(F))
     return std::nullopt;
   const bool PosTrue = moves(T);

@@ -195,6 +195,31 @@ DPtr Interpreter::asData(const Value &V, const Expr *Where) {
   return nullptr;
 }
 
+void Interpreter::seedAssignedParameters() {
+  std::set<const ParmVarDecl *> Assigned;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    const Expr *Target = nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
+      Target = B->getLHS();
+    else if (const auto *U = dyn_cast<UnaryOperator>(S);
+             U && U->isIncrementDecrementOp())
+      Target = U->getSubExpr();
+    if (const auto *DR =
+            Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts())
+                   : nullptr)
+      if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl());
+          P && P->getDeclContext() == &Kernel)
+        Assigned.insert(P);
+    for (const Stmt *C : S->children())
+      Walk(C);
+  };
+  Walk(Kernel.getBody());
+  for (const ParmVarDecl *P : Assigned)
+    Env[P] = valueOf(P);
+}
+
 /// The value of a variable where it is read: its value in the environment,
 /// else what a parameter, a __constant__ or __device__ symbol or a constant
 /// with an initializer stands for.
@@ -522,12 +547,16 @@ Value Interpreter::eval(const Expr *E) {
     if (Idx.K == Value::Data)
       return Value::unknown("an index computed from loaded data (indirect "
                             "access " + text(AS) + ")");
-    if (Idx.K != Value::Index)
+    // A load lost: the reads left (at the centre only, say) do not make
+    // the kernel pointwise.
+    if (Idx.K != Value::Index) {
+      ReadsLost = true;
       return Idx.Why.empty()
                  ? Value::unknown("an index the analysis does not follow: " +
                                       text(AS->getIdx()),
                                   ReasonKind::Untracked)
                  : Value::unknown(Idx.Why, Idx.WhyKind);
+    }
     QualType T = AS->getType();
     if (T->isArrayType()) {
       // u[k][j] of float u[NZ][NY][NX]: a row, in scalars.

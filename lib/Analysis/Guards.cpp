@@ -225,6 +225,69 @@ bool onlyRead(const Stmt *S, const VarDecl *VD) {
   return true;
 }
 
+/// `VD = false;` (or 0), alone or in braces.
+bool isClear(const Stmt *S, const VarDecl *VD) {
+  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S); CS && CS->size() == 1)
+    S = CS->body_front();
+  const auto *B = dyn_cast_or_null<BinaryOperator>(S);
+  const auto *DR =
+      B && B->getOpcode() == BO_Assign
+          ? dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts())
+          : nullptr;
+  if (!DR || DR->getDecl() != VD)
+    return false;
+  const Expr *R = B->getRHS()->IgnoreParenImpCasts();
+  if (const auto *L = dyn_cast<CXXBoolLiteralExpr>(R))
+    return !L->getValue();
+  const auto *I = dyn_cast<IntegerLiteral>(R);
+  return I && I->getValue() == 0;
+}
+
+/// The ifs without else after VD's declaration, in its block, whose only
+/// statement clears it (if (i >= n) valid = false;), where everything else
+/// only reads it: none (false) where another statement writes it or one
+/// of them sits elsewhere (in a branch or loop of its own, a clear would
+/// hold for some threads of that branch only).
+bool clearingIfs(const FunctionDecl *Fn, const VarDecl *VD,
+                 std::set<const IfStmt *> &Ifs) {
+  const CompoundStmt *Block = nullptr;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S || Block)
+      return;
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      for (const Stmt *C : CS->body())
+        if (const auto *DS = dyn_cast<DeclStmt>(C))
+          for (const Decl *D : DS->decls())
+            if (D == VD)
+              Block = CS;
+    for (const Stmt *C : S->children())
+      Find(C);
+  };
+  Find(Fn->getBody());
+  if (!Block)
+    return false;
+  for (const Stmt *C : Block->body())
+    if (const auto *If = dyn_cast<IfStmt>(C);
+        If && !If->getElse() && !If->getInit() &&
+        !If->getConditionVariable() && isClear(If->getThen(), VD))
+      Ifs.insert(If);
+  std::function<bool(const Stmt *)> Rest = [&](const Stmt *S) {
+    if (const auto *If = dyn_cast_or_null<IfStmt>(S); If && Ifs.count(If))
+      return onlyRead(If->getCond(), VD);
+    if (!S || onlyRead(S, VD))
+      return true;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == VD)
+      return false;
+    if (isa<ImplicitCastExpr>(S) || isa<DeclRefExpr>(S))
+      return onlyRead(S, VD);
+    for (const Stmt *C : S->children())
+      if (!Rest(C))
+        return false;
+    return true;
+  };
+  return !Ifs.empty() && Rest(Fn->getBody());
+}
+
 void localsReadBy(const Stmt *S, std::vector<const VarDecl *> &Out) {
   if (!S)
     return;
@@ -244,10 +307,11 @@ void Interpreter::noteNamedCondition(const VarDecl *VD) {
       !VD->isLocalVarDecl())
     return;
   const auto *Fn = dyn_cast<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (!VD->getType().isConstQualified() &&
-      (!Fn || !onlyRead(Fn->getBody(), VD)))
-    return;
   NamedCondition NC;
+  if (!VD->getType().isConstQualified() &&
+      (!Fn || (!onlyRead(Fn->getBody(), VD) &&
+               !clearingIfs(Fn, VD, NC.ClearIfs))))
+    return;
   NC.Init = VD->getInit();
   std::vector<const VarDecl *> Locals;
   localsReadBy(NC.Init, Locals);
@@ -260,13 +324,44 @@ void Interpreter::noteNamedCondition(const VarDecl *VD) {
   NamedConditions[VD] = std::move(NC);
 }
 
+/// A clearing if of a flag (clearingIfs): the test kept in the flag's
+/// named condition, where it bounds the position (a guard); the flag is no
+/// named condition any more where the test is something else, and the if
+/// runs as any other.
+bool Interpreter::clearsFlag(const IfStmt *If) {
+  for (auto &[VD, NC] : NamedConditions) {
+    if (!NC.ClearIfs.count(If))
+      continue;
+    const VarDecl *Flag = VD;
+    std::vector<Constraint> Cs;
+    std::vector<const VarDecl *> Locals;
+    localsReadBy(If->getCond(), Locals);
+    bool Kept = guardConstraints(If->getCond(), true, Cs);
+    for (const VarDecl *L : Locals)
+      if (auto It = Env.find(L); Kept && It != Env.end())
+        NC.Inputs.push_back({L, It->second});
+      else
+        Kept = false;
+    if (!Kept) {
+      NamedConditions.erase(Flag);
+      return false;
+    }
+    NC.Clears.push_back(If->getCond());
+    Env[Flag] = Value::unknown("'" + Flag->getName().str() +
+                               "' is cleared under a condition, and used "
+                               "as a value");
+    return true;
+  }
+  return false;
+}
+
 const Expr *Interpreter::namedCondition(const Expr *E) const {
   const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
   if (!DR)
     return E;
   const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
   auto It = VD ? NamedConditions.find(VD) : NamedConditions.end();
-  if (It == NamedConditions.end())
+  if (It == NamedConditions.end() || !It->second.Clears.empty())
     return E;
   // bool ok = i < n; ++i; if (ok) ... tests the i of before: the name
   // stands for its initializer only while every input is unchanged.
@@ -392,6 +487,27 @@ bool Interpreter::conjunction(
     const Expr *Cond, bool Negate,
     const std::function<bool(const BinaryOperator *, bool)> &Leaf) {
   const Expr *E = namedCondition(Cond->IgnoreParenImpCasts());
+  // A flag cleared by tests c (bool ok = init; if (c) ok = false;) is init
+  // && !c && ...; negated, a disjunction: only c where init is true and
+  // one test cleared it. Its inputs must hold what they held.
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    if (auto It = NamedConditions.find(dyn_cast<VarDecl>(DR->getDecl()));
+        It != NamedConditions.end() && !It->second.Clears.empty()) {
+      const NamedCondition &NC = It->second;
+      for (const auto &[L, V] : NC.Inputs)
+        if (auto Now = Env.find(L); Now == Env.end() || !sameValue(Now->second, V))
+          return false;
+      const auto *T = dyn_cast<CXXBoolLiteralExpr>(NC.Init->IgnoreParenImpCasts());
+      const bool InitTrue = T && T->getValue();
+      if (Negate)
+        return InitTrue && NC.Clears.size() == 1 &&
+               conjunction(NC.Clears.front(), false, Leaf);
+      if (!InitTrue && !conjunction(NC.Init, false, Leaf))
+        return false;
+      return std::all_of(NC.Clears.begin(), NC.Clears.end(), [&](const Expr *C) {
+        return conjunction(C, true, Leaf);
+      });
+    }
   if (std::optional<bool> R = inHelperCondition(E, [&](const Expr *Ret) {
         return conjunction(Ret, Negate, Leaf);
       }))

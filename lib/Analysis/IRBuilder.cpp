@@ -82,6 +82,12 @@ KernelAnalysis Interpreter::finish() {
   // stencil, whatever else was not understood about it.
   bool ReadsNothing = false, ReadsSinglePoints = false;
   auto Verdict = [&]() {
+    // As long as no load was lost, also where the IR's building lost it
+    // (a read through a clamp it cannot state).
+    if (ReadsLost ||
+        std::any_of(PartialReasons.begin(), PartialReasons.end(),
+                    [](const Reason &R) { return losesLoads(R.Kind); }))
+      ReadsNothing = ReadsSinglePoints = false;
     if (HardReasons.empty() && !PartialReasons.empty()) {
       if (ReadsNothing)
         notStencil(ReasonKind::Pointwise, "the kernel reads no array: it only stores values (a "
@@ -170,12 +176,8 @@ KernelAnalysis Interpreter::finish() {
 
   // Kernels that read no neighbourhood at all are not stencils, whatever
   // else was not understood about them (as long as no load was lost).
-  bool LostLoads =
-      TileReadsLost ||
-      std::any_of(PartialReasons.begin(), PartialReasons.end(),
-                  [](const Reason &R) { return losesLoads(R.Kind); });
   // Decided in Verdict: only when nothing more specific is found.
-  if (!LostLoads) {
+  {
     std::map<std::string, std::set<std::string>> Points;
     for (const ReadRecord &R : Reads)
       Points[R.Array].insert(R.Index.str());

@@ -7,20 +7,17 @@
 /// work is split by stage, one file each:
 ///
 ///   Evaluator.cpp       expressions: indices and data values
-///   Calls.cpp           calls (builtins, math, inline helpers and lambdas)
-///                       and members of structs
+///   Calls.cpp           calls (builtins, math, helpers, lambdas), members
 ///   Positions.cpp       grid positions formed from threadIdx and blockIdx
 ///   Memory.cpp          arrays, pointers and the loads through them
-///   NamedConstants.cpp  macros, constexpr and enumerators kept by name, and
-///                       the assumptions the IR must carry
+///   NamedConstants.cpp  macros, constexpr, enumerators kept by name
 ///   Statements.cpp      statements, stores and compound updates
-///   Loops.cpp           loops inside the kernel; LoopCarry.cpp the values
-///                       a loop over an axis carries between iterations
+///   Loops.cpp           loops in the kernel; LoopCarry.cpp carried values
 ///   Guards.cpp          conditions: guards and the iteration domain
 ///   UniformBranches.cpp mode switches every thread decides alike;
 ///                       DataBranches.cpp values chosen by tests on data,
 ///                       DataChosenOffsets.cpp neighbours chosen so
-///   Clamps.cpp          boundary clamps (min/max, ternaries) of positions
+///   Clamps.cpp          boundary clamps (min/max, ternaries) of indices
 ///   SharedTiles.cpp     __shared__ tiles traced back to their global reads
 ///   IRBuilder.cpp       axes, strides, offsets and the Stencil IR
 ///
@@ -127,13 +124,11 @@ struct ThreadCond {
 };
 
 /// A block with more threads along one dimension than the points it
-/// computes there: the textbook tile whose block is the output tile plus
-/// its halo (`i = blockIdx.x * OUT + threadIdx.x - R`, launched with
-/// OUT + 2R threads), where every thread loads one element of the tile and
-/// only the threads First .. First + Points - 1 store to global memory.
-/// The interpreter numbers those threads from 0 (threadIdx.D is tid.D +
-/// First), so that positions fold as for a block of Points threads, and
-/// runs the tile's loads for all Threads of them (HaloThreads.cpp).
+/// computes there: the output tile plus its halo (`i = blockIdx.x * OUT +
+/// threadIdx.x - R`, OUT + 2R threads), every thread loading one element
+/// of the tile and threads First .. First + Points - 1 storing. They are
+/// numbered from 0 (threadIdx.D is tid.D + First), so positions fold as for
+/// a block of Points threads (HaloThreads.cpp).
 struct HaloThreads {
   int64_t Points = 0, Threads = 0, First = 0;
 };
@@ -335,6 +330,8 @@ private:
   /// only where the grid has at most 2^23 blocks along them.
   std::set<int> GridDimMax24;
   Value valueOf(const VarDecl *VD);
+  /// The parameters the kernel assigns (src += off), in Env from the start.
+  void seedAssignedParameters();
   std::optional<Value> scalarParam(const std::string &Name, QualType T);
   Value evalSubscriptBase(const Expr *E);
   Value load(const Value &Ptr, QualType T, bool Ldg);
@@ -446,10 +443,9 @@ private:
       const DPtr &Uniform = nullptr);
 
   // Uniform branches (UniformBranches.cpp).
-  /// The condition as a node over the kernel's integer parameters (or
-  /// fields of a struct passed by value), named constants and integer
-  /// literals: one that every thread of a launch decides alike (a mode
-  /// switch, if (swp_nmbr == 1)); null for anything else.
+  /// The condition as a node over integer parameters (or fields of a struct
+  /// passed by value), named constants and literals: one every thread of a
+  /// launch decides alike (if (swp_nmbr == 1)); null for anything else.
   DPtr uniformCondition(const Expr *Cond);
   /// Whether every symbol of P holds alike for every thread of a launch: an
   /// integer kernel parameter, a field of a struct parameter passed by value,
@@ -457,10 +453,8 @@ private:
   bool uniformPoly(const Poly &P) const;
   /// if (uniform) A else B: both sides run from the same state and each
   /// element they store becomes a select of the two values (for a side
-  /// that does not store it, the value the element keeps).
-  /// \p Data: the condition reads loaded data (dataCondition), so a store
-  /// on one side only or a __shared__ store is no select: the kernel is
-  /// refused as before.
+  /// that does not store it, the value it keeps). \p Data: the condition
+  /// reads loaded data, so a store on one side only or to a tile is none.
   void execUniformIf(const IfStmt *If, const DPtr &Cond, bool Data = false);
   /// A mode switch one of whose sides has a barrier (the block's threads
   /// work together), the other none: runs the other side alone and records
@@ -508,19 +502,22 @@ private:
   /// only reads may take); "" when none did.
   std::string whereChoiceLeaks() const;
   /// A condition named by a bool local (bool valid = i < n && j < m;
-  /// if (!valid) return;): its initializer and the values the locals it
-  /// reads had at the declaration.
+  /// if (!valid) return;): its initializer, the values the locals it reads
+  /// had at the declaration and, for a flag cleared by ifs of its block
+  /// (if (i >= n) valid = false;, ClearIfs), the tests run so far (Clears).
   struct NamedCondition {
     const Expr *Init = nullptr;
     std::vector<std::pair<const VarDecl *, Value>> Inputs;
+    std::set<const IfStmt *> ClearIfs;
+    std::vector<const Expr *> Clears;
   };
   std::map<const VarDecl *, NamedCondition> NamedConditions;
-  /// Records VD (a bool local with an initializer, never written after it)
-  /// as a named condition.
+  /// Records VD (a bool local with an initializer, only read after it or
+  /// cleared so) as a named condition; clearsFlag runs a clearing if.
   void noteNamedCondition(const VarDecl *VD);
-  /// E, or, where E names a condition (a bool local) whose inputs still
-  /// hold the values they had at its declaration, that condition's
-  /// initializer: what the name means here.
+  bool clearsFlag(const IfStmt *If);
+  /// E, or, where E names a condition whose inputs still hold the values
+  /// they had, its initializer (a flag cleared since stays E: conjunction).
   const Expr *namedCondition(const Expr *E) const;
   bool guardConstraints(const Expr *Cond, bool Negate,
                         std::vector<Constraint> &Out);
@@ -645,13 +642,11 @@ private:
                    std::vector<std::pair<int, Poly>> &Ids) const;
   DPtr moveTraced(const DPtr &N, const std::function<Poly(const Poly &)> &Fn,
                   const std::array<int64_t, 3> &Reader);
-  /// Pos kept at most (Upper, min) or at least (max) Bound: the position
-  /// plus a fresh clamp symbol.
+  /// Pos kept at most (Upper) or at least Bound: Pos plus a clamp symbol.
   Value clampOf(bool Upper, const Value &Pos, const Value &Bound,
                 const std::string &Text);
-  /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b) or
-  /// min(p, b) does, e.g. i > 0 ? i - 1 : 0, or as a periodic wrap does
-  /// (choiceWrap); nullopt for any other choice.
+  /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b), min(p, b)
+  /// or a periodic wrap (choiceWrap) does; nullopt for any other choice.
   std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
   /// The same choice with the comparison's operands \p L, \p R and the
   /// values \p T (where it holds) and \p F already evaluated: also an
@@ -662,6 +657,11 @@ private:
   /// c ? a : b, a and b numbers, c comparing a position p with a bound: the
   /// offset (c ? p + a : p + b) - p where that is a clamp or a wrap.
   std::optional<Value> offsetChoice(const BinaryOperator *Cmp, const Value &L,
+                                    const Value &R, const Value &T,
+                                    const Value &F, const std::string &Text);
+  /// c ? x : x + m*s, x a linear index: x moved by s, the stride of the
+  /// compared p, times the equality clamp c ? p : p + m.
+  std::optional<Value> linearChoice(const BinaryOperator *Cmp, const Value &L,
                                     const Value &R, const Value &T,
                                     const Value &F, const std::string &Text);
 
@@ -713,9 +713,10 @@ private:
                                const std::vector<std::optional<Poly>> &TLo,
                                const std::vector<std::optional<Poly>> &THi,
                                std::vector<ir::Assumption> &Checked);
-  std::optional<Value> equalityClamp(const BinaryOperator *Cmp, const Value &L,
-                                     const Value &R, const Value &T,
-                                     const Value &F, const std::string &Text);
+  /// L == R ? AtEq : Pos as a clamp of Pos (Clamps.cpp).
+  std::optional<Value> equalityClamp(const Value &L, const Value &R,
+                                     const Value &AtEq, const Value &Pos,
+                                     const std::string &Text);
   /// Fills the clamp bounds of IR's axes from the clamps the update's reads
   /// went through; the reason when they are not a replicated boundary.
   /// OwnOffsetOf places a read of an array of its own layout and gives that
@@ -853,7 +854,7 @@ private:
   /// Whether S contains a return statement.
   static bool containsReturn(const Stmt *S);
   unsigned Barriers = 0;       // __syncthreads() calls so far
-  bool TileReadsLost = false;  // a tile read could not be traced
+  bool ReadsLost = false; // a tile read, or a load, could not be traced
   /// The modes the IR describes (UniformBranches.cpp): a branch every
   /// thread of a launch takes alike whose other side is not a stencil.
   std::vector<ir::Assumption> Modes;
@@ -869,14 +870,14 @@ private:
         ActiveConds, SharedStores, BlockSizes, BlockSizeWanted, ThreadFns,
         ThreadFnIds, Clamps, Wraps, ClampInfos, Splits, LoopAxes,
         GridStrideSyms, PartialReasons, HardReasons, Assumptions, Returned,
-        Barriers, TileReadsLost, Modes, NamedAssumed, HaloComputing);
+        Barriers, ReadsLost, Modes, NamedAssumed, HaloComputing);
   }
   template <class Snapshot> void restore(const Snapshot &S) {
     std::tie(Env, Arrays, LocalElems, Writes, FrameWrites, Reads, Guards,
              ActiveConds, SharedStores, BlockSizes, BlockSizeWanted, ThreadFns,
              ThreadFnIds, Clamps, Wraps, ClampInfos, Splits, LoopAxes,
              GridStrideSyms, PartialReasons, HardReasons, Assumptions, Returned,
-             Barriers, TileReadsLost, Modes, NamedAssumed, HaloComputing) = S;
+             Barriers, ReadsLost, Modes, NamedAssumed, HaloComputing) = S;
   }
   unsigned InlineDepth = 0;
   unsigned Steps = 0;

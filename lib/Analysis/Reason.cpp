@@ -59,6 +59,8 @@ bool losesLoads(ReasonKind K) {
   case ReasonKind::ControlFlow:
   case ReasonKind::LoopNotFollowed:
   case ReasonKind::LoopCarry:
+  // A read through a clamp or a wrap the IR cannot state is left out of it.
+  case ReasonKind::Boundary:
     return true;
   default:
     return false;

@@ -797,7 +797,7 @@ void Interpreter::resolveSharedReads(DPtr &N) {
     auto Traced = traceTileRead(*N, Why);
     if (!Traced) {
       partial(ReasonKind::SharedTile, Why);
-      TileReadsLost = true;
+      ReadsLost = true;
       return;
     }
     N = *Traced;

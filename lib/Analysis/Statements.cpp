@@ -409,6 +409,8 @@ void Interpreter::mergeBranches(
         return *V;
       if (std::optional<Value> V = choiceWrap(Cmp, L, R, T, E, Text))
         return *V;
+      if (std::optional<Value> V = linearChoice(Cmp, L, R, T, E, Text))
+        return *V;
     }
     // A mode switch: the variable holds cond ? then : else at every point.
     // (A side may leave a whole number the variable was set to, double
@@ -466,6 +468,8 @@ void Interpreter::mergeBranches(
 }
 
 void Interpreter::execIf(const IfStmt *If) {
+  if (clearsFlag(If)) // if (i >= n) valid = false;: Guards.cpp
+    return;
   std::vector<Constraint> Cs;
   const Stmt *Then = If->getThen();
   if (std::optional<bool> Taken = constantCondition(If->getCond())) {
@@ -967,6 +971,7 @@ KernelAnalysis Interpreter::run() {
     }
   }
   scanForNonStencilCalls(Kernel.getBody());
+  seedAssignedParameters();
   Tail = true;
   exec(Kernel.getBody());
   return finish();
