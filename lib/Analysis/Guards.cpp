@@ -68,18 +68,27 @@ std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
   const Expr *VE = FillTrue ? FalseE : TrueE;
   Value V = eval(VE);
   DPtr D = V.K == Value::Data ? V.D : nullptr;
-  if (!D)
+  // The bounds travel with the global reads, which make the IR check them
+  // (guardedReadsHold): a value with none (i > 0 ? a : 0.0f) keeps its fill.
+  bool Guarded = false;
+  if (D)
+    D = withInBounds(D, Gs, &Guarded);
+  if (!Guarded)
     return std::nullopt;
-  return Value::data(withInBounds(D, Gs));
+  return Value::data(D);
 }
 
-DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs) {
+DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs,
+                  bool *Guarded) {
   // A copy: the value may be shared with other uses that are not guarded.
   auto C = std::make_shared<DNode>(*N);
-  if (C->K == DNode::Read && !C->Shared)
+  if (C->K == DNode::Read && !C->Shared) {
     C->InBounds.insert(C->InBounds.end(), Gs.begin(), Gs.end());
+    if (Guarded)
+      *Guarded = true;
+  }
   for (DPtr &A : C->Args)
-    A = withInBounds(A, Gs);
+    A = withInBounds(A, Gs, Guarded);
   return C;
 }
 

@@ -972,14 +972,15 @@ const Expr *assignedBy(const Stmt *S);
 /// Whether \p P names the thread's place along dimension \p D:
 /// threadIdx.D, or a position formed with it (@gD-, @gDx, ...).
 bool mentionsThreadPlace(const Poly &P, int D);
-/// Whether two lists of guards are the same constraints in the same order.
-/// The operator of a compound assignment (+ for +=), or null.
+/// The operator of a compound assignment (+ for +=), or null; whether two
+/// lists of guards are the same constraints in the same order.
 const char *compoundOperator(BinaryOperatorKind Op);
 bool sameGuards(const std::vector<Constraint> &A,
                 const std::vector<Constraint> &B);
-/// A copy of the tree N whose global reads are taken only where every guard
-/// of Gs holds (cond ? in[g] : 0).
-DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs);
+/// N with its global reads taken only where every guard of Gs holds (cond
+/// ? in[g] : 0); *Guarded set where there was one.
+DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs,
+                  bool *Guarded = nullptr);
 /// P / D when D's single monomial divides every monomial of P.
 std::optional<Poly> exactQuotient(const Poly &P, const Poly &D);
 bool isAxisSymbol(const std::string &S);

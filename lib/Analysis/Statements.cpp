@@ -425,13 +425,19 @@ void Interpreter::mergeBranches(
         S->Args = {Uniform, TD, ED};
         return Value::data(S);
       }
+    // A fill never matters where the domain lies inside the test, which
+    // the bounds on the other side's global reads make the IR check; a
+    // side without one keeps the choice (float l = 0; if (i > 0) l = a;
+    // is no a at i == 0).
     if (!ReadsData && IsFill(T) != IsFill(E)) {
       const bool FillThen = IsFill(T);
       const Value &Taken = FillThen ? E : T;
       std::vector<PosGuard> Gs;
+      bool Guarded = false;
       if (Taken.K == Value::Data && Taken.D &&
           positionGuards(Cond, /*Negate=*/FillThen, Gs))
-        return Value::data(withInBounds(Taken.D, Gs));
+        if (DPtr G = withInBounds(Taken.D, Gs, &Guarded); Guarded)
+          return Value::data(G);
     }
     return Value::unknown("'" + Name + "' is set differently on the two sides of '" +
                               text(Cond) + "'",
