@@ -139,8 +139,8 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
 /// c ? x : x + m*s with x a linear index (i + j*nx), c an equality of a
 /// position p of it with a bound (or an inequality asEquality makes one)
 /// and m a number, as in W = (i == 0) ? c : c - 1 or S = (j < ny - 1) ?
-/// c + nx : c. Where x is s*p + rest, s the
-/// multiple of p in x (1, nx) and rest free of p's symbols, the choice is
+/// c + nx : c. Where x is s*p + rest, s the multiple of p in x (1, nx) and
+/// rest free of p's symbols, the choice is
 /// exactly rest + s * (c ? p : p + m): the side chosen at equality is the
 /// point's own index, as its coordinate is p. That is a linear index
 /// through the equality clamp of p (equalityClamp, whose reads
@@ -152,7 +152,8 @@ std::optional<Value> Interpreter::linearChoice(const BinaryOperator *Cmp,
                                                const Value &T, const Value &F,
                                                const std::string &Text) {
   if (L.K != Value::Index || R.K != Value::Index || T.K != Value::Index ||
-      F.K != Value::Index || moves(L) == moves(R) || !moves(T) || !moves(F))
+      F.K != Value::Index || moves(L) == moves(R) || !moves(T) || !moves(F) ||
+      unsignedBelowZero(Cmp, L, R))
     return std::nullopt;
   std::optional<EqualityForm> E = asEquality(Cmp, L, R, T, F);
   if (!E)

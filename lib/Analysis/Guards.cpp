@@ -345,7 +345,9 @@ bool Interpreter::clearsFlag(const IfStmt *If) {
     std::vector<Constraint> Cs;
     std::vector<const VarDecl *> Locals;
     localsReadBy(If->getCond(), Locals);
+    const size_t ReadsBefore = Reads.size(); // a test on data reads
     bool Kept = guardConstraints(If->getCond(), true, Cs);
+    Reads.resize(ReadsBefore);
     for (const VarDecl *L : Locals)
       if (auto It = Env.find(L); Kept && It != Env.end())
         NC.Inputs.push_back({L, It->second});
