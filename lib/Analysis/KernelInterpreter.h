@@ -977,8 +977,7 @@ bool mentionsThreadPlace(const Poly &P, int D);
 const char *compoundOperator(BinaryOperatorKind Op);
 bool sameGuards(const std::vector<Constraint> &A,
                 const std::vector<Constraint> &B);
-/// N with its global reads taken only where every guard of Gs holds (cond
-/// ? in[g] : 0); *Guarded set where there was one.
+/// N, its global reads taken only where Gs hold; *Guarded: there was one.
 DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs,
                   bool *Guarded = nullptr);
 /// P / D when D's single monomial divides every monomial of P.
