@@ -287,14 +287,21 @@ bool clearingIfs(const FunctionDecl *Fn, const VarDecl *VD,
       return true;
     if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == VD)
       return false;
-    if (isa<ImplicitCastExpr>(S) || isa<DeclRefExpr>(S))
-      return onlyRead(S, VD);
     for (const Stmt *C : S->children())
       if (!Rest(C))
         return false;
     return true;
   };
   return !Ifs.empty() && Rest(Fn->getBody());
+}
+
+/// Whether every local a named condition reads still holds what it held.
+bool inputsHold(const std::vector<std::pair<const VarDecl *, Value>> &Inputs,
+                const std::map<const VarDecl *, Value> &Env) {
+  return std::all_of(Inputs.begin(), Inputs.end(), [&](const auto &In) {
+    auto Now = Env.find(In.first);
+    return Now != Env.end() && sameValue(Now->second, In.second);
+  });
 }
 
 void localsReadBy(const Stmt *S, std::vector<const VarDecl *> &Out) {
@@ -376,11 +383,8 @@ const Expr *Interpreter::namedCondition(const Expr *E) const {
     return E;
   // bool ok = i < n; ++i; if (ok) ... tests the i of before: the name
   // stands for its initializer only while every input is unchanged.
-  for (const auto &[L, V] : It->second.Inputs) {
-    auto Now = Env.find(L);
-    if (Now == Env.end() || !sameValue(Now->second, V))
-      return E;
-  }
+  if (!inputsHold(It->second.Inputs, Env))
+    return E;
   return It->second.Init->IgnoreParenImpCasts();
 }
 
@@ -505,9 +509,8 @@ bool Interpreter::conjunction(
     if (auto It = NamedConditions.find(dyn_cast<VarDecl>(DR->getDecl()));
         It != NamedConditions.end() && !It->second.Clears.empty()) {
       const NamedCondition &NC = It->second;
-      for (const auto &[L, V] : NC.Inputs)
-        if (auto Now = Env.find(L); Now == Env.end() || !sameValue(Now->second, V))
-          return false;
+      if (!inputsHold(NC.Inputs, Env))
+        return false;
       const auto *T = dyn_cast<CXXBoolLiteralExpr>(NC.Init->IgnoreParenImpCasts());
       const bool InitTrue = T && T->getValue();
       if (Negate)
