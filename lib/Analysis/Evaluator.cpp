@@ -615,12 +615,17 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
     return Value::unknown("a comparison used as a value");
   Value L = eval(B->getLHS());
   Value R = eval(B->getRHS());
+  // In a coarsening loop's round, an index of the point it computes is the
+  // point's position (Coarsening.h).
+  auto Coarse = [&](const Poly &P) {
+    return ActiveCoarse ? coarseNormal(P, *ActiveCoarse) : P;
+  };
   // Pointer arithmetic.
   if (L.K == Value::Pointer && R.K == Value::Index &&
       (Op == BO_Add || Op == BO_Sub))
-    return L.movedTo(Op == BO_Add ? L.Idx + R.Idx : L.Idx - R.Idx);
+    return L.movedTo(Coarse(Op == BO_Add ? L.Idx + R.Idx : L.Idx - R.Idx));
   if (R.K == Value::Pointer && L.K == Value::Index && Op == BO_Add)
-    return R.movedTo(R.Idx + L.Idx);
+    return R.movedTo(Coarse(R.Idx + L.Idx));
 
   bool Floating = B->getType()->isRealFloatingType();
   if (!Floating && L.K == Value::Index && R.K == Value::Index) {
@@ -634,7 +639,7 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
             }))
           ByBlock.insert(M.begin(), M.end());
       Poly Q = resolved(P, [&](const std::string &S) { return ByBlock.count(S) > 0; });
-      Q = foldGlobalThread(Q, &BlockSizes, &BlockLoops);
+      Q = Coarse(foldGlobalThread(Q, &BlockSizes, &BlockLoops));
       return Value::index(Splits.empty() ? Q : foldSplitRemainders(Q));
     };
     switch (Op) {

@@ -633,6 +633,9 @@ KernelAnalysis Interpreter::finish() {
         X.BlockPoints = L->second.span();
         X.BlockFirst = 0;
       }
+    if (auto C = Coarsened.find(X.ThreadDim - 'x');
+        C != Coarsened.end() && X.Source == ir::AxisSource::Thread && S.size() == 3)
+      X.ThreadPoints = C->second; // thread coarsening (Coarsening.h)
     IR.Axes.push_back(std::move(X));
   }
   for (const Constraint &C : Main.Guards)

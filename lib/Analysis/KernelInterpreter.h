@@ -33,6 +33,7 @@
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 #include "forgestencil/Analysis/StencilAnalysis.h"
 #include "BlockLoops.h"
+#include "Coarsening.h"
 #include "HostConstants.h"
 #include "Slices.h"
 #include "SymbolicValues.h"
@@ -197,13 +198,7 @@ public:
   /// further on: run again with them. Empty when no second run would help.
   /// The thread dimensions whose block size the kernel needed and did not
   /// fix itself.
-  std::set<int> blockSizesWanted() const {
-    std::set<int> W;
-    for (int D : BlockSizeWanted)
-      if (!BlockSizes.count(D))
-        W.insert(D);
-    return W;
-  }
+  std::set<int> blockSizesWanted() const;
   /// Block sizes given to this run that come from the kernel's launches
   /// (said so in the IR's assumptions).
   void blockSizesFromLaunch(std::set<int> Dims, std::string Where) {
@@ -211,10 +206,8 @@ public:
     LaunchWhere = std::move(Where);
   }
   /// The threadIdx and blockIdx components the first store's index uses by
-  /// themselves ("tid.x": threadIdx.x with no blockIdx.x beside it, one
-  /// block spanning the axis; "bid.z": blockIdx.z with no threadIdx.z, a
-  /// block per plane). A run given them (lonePositions) takes each as a
-  /// position variable of its own.
+  /// themselves ("tid.x" with no blockIdx.x: one block spans the axis; "bid.z"
+  /// alone: a block per plane). A run given them takes each as a position.
   std::set<std::string> lonePositionIndices() const;
   void lonePositions(std::set<std::string> Names) { Lone = std::move(Names); }
   /// Block sizes this run wanted for a __shared__ tile and no launch gave,
@@ -224,9 +217,7 @@ public:
   /// tile of 72 rows: 64). A run given them (blockSizesFromTiles) states
   /// each as a block-dim assumption, which the launcher checks.
   std::map<int, int64_t> tileBlockGuesses(std::map<int, std::string> &Why);
-  void blockSizesFromTiles(std::map<int, std::string> Why) {
-    TileWhy = std::move(Why);
-  }
+  void blockSizesFromTiles(std::map<int, std::string> Why) { TileWhy = std::move(Why); }
   /// Block sizes the kernel indexes blocks by (blockIdx.D * B + threadIdx.D).
   const std::map<int, int64_t> &blockSizes() const { return BlockSizes; }
   /// A run whose blocks have halo threads along these dimensions.
@@ -234,6 +225,10 @@ public:
   /// A run that reads these dimensions' block-stride loops with a block of
   /// their span (BlockLoops.h); BlockSizes holds that span.
   void blockLoops(std::map<int, BlockLoopDim> B) { BlockLoops = std::move(B); }
+  /// A reading that runs these loops once as thread coarsening (Coarsening.h);
+  /// the loops this run unrolled that could be.
+  void coarseLoops(std::map<const Stmt *, CoarseLoop> L) { CoarseLoops = std::move(L); }
+  const std::map<const Stmt *, CoarseLoop> &coarseLoopsSeen() const { return CoarseSeen; }
   /// Where the runs of one kernel keep what the host sets constant-memory
   /// integers to (a walk of the whole translation unit, done once).
   void hostMultiplesIn(
@@ -620,14 +615,19 @@ private:
   std::set<std::string> Lone;         // tid.D / bid.D taken as positions
   std::map<int, int64_t> GivenBlockSizes; // BlockSizes at construction
   /// Dimensions read with a block of their loops' span, and how deep the
-  /// run is in such loops (BlockLoops.h).
+  /// run is in such loops (BlockLoops.h); blockLoopLeast: a block of at least
+  /// that many threads along D does what the run's block does outside the
+  /// loops; nullopt where that cannot be told (BlockLoops.cpp).
   std::map<int, BlockLoopDim> BlockLoops;
   unsigned InBlockLoop = 0;
   std::map<int, int64_t> BlockLoopLeast; // what blockLoopLeast found
-  /// blockDim.D >= the result makes a real block of at least that many
-  /// threads along D do what the run's block of the loops' span does
-  /// outside the loops; nullopt where that cannot be told (BlockLoops.cpp).
   std::optional<int64_t> blockLoopLeast(int D, std::string &Why) const;
+  // Thread coarsening (Coarsening.h): the loops to run once, those seen, the
+  // one running, and the points per thread of the axes it made.
+  std::map<const Stmt *, CoarseLoop> CoarseLoops, CoarseSeen;
+  const CoarseLoop *ActiveCoarse = nullptr;
+  std::map<int, int64_t> Coarsened;
+  void runCoarse(const VarDecl *Var, const Stmt *Body, const CoarseLoop &L);
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
   std::set<int> BlockFromLaunch;     // block sizes a launch gave
   std::string LaunchWhere;           // which launches

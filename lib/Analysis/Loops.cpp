@@ -271,16 +271,46 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       default: return false;
       }
     };
-    unsigned Trips = 0;
+    int64_t Trips = 0;
+    for (int64_t V = *InitC; Holds(V) && Trips <= 64; V += *StepC)
+      ++Trips;
+    if (Trips > 64) {
+      notStencil(ReasonKind::Loop, "a loop of more than 64 constant iterations inside the "
+                 "kernel (not a stencil radius)");
+      return;
+    }
+    // Thread coarsening, in a reading that runs the loop once (Coarsening.h).
+    const bool FromZero = *InitC == 0 && *StepC == 1;
+    if (auto It = CoarseLoops.find(Body); It != CoarseLoops.end() &&
+                                          FromZero && !ActiveCoarse &&
+                                          It->second.Points == Trips) {
+      runCoarse(Var, Body, It->second);
+      return;
+    }
+    // What the first two rounds store first, or (where a guard the
+    // analysis cannot state as a bound skipped the stores) the indices the
+    // body's own variables hold after each: a coarsening shows in either.
+    const bool Observe = FromZero && Trips >= 2 && !ActiveCoarse;
+    std::vector<size_t> Starts;
+    std::vector<Poly> Firsts[2];
     for (int64_t V = *InitC; Holds(V); V += *StepC) {
-      if (++Trips > 64) {
-        notStencil(ReasonKind::Loop, "a loop of more than 64 constant iterations inside the "
-                   "kernel (not a stencil radius)");
-        return;
-      }
+      Starts.push_back(Writes.size());
       Env[Var] = Value::index(Poly::constant(V));
       execLoopBody(Body);
+      if (Observe && V < 2)
+        for (const VarDecl *VD : declaredIn(Body))
+          if (auto E = Env.find(VD); E != Env.end() && E->second.K == Value::Index)
+            Firsts[V].push_back(E->second.Idx);
     }
+    if (Observe && Starts[1] > Starts[0] && Writes.size() > Starts[1]) {
+      Firsts[0].insert(Firsts[0].begin(), Writes[Starts[0]].Index);
+      Firsts[1].insert(Firsts[1].begin(), Writes[Starts[1]].Index);
+    }
+    for (size_t K = 0; K < Firsts[0].size() && K < Firsts[1].size(); ++K)
+      if (std::optional<CoarseLoop> L = coarseLoopOf(Firsts[0][K], Firsts[1][K], Trips)) {
+        CoarseSeen[Body] = *L;
+        break;
+      }
     return;
   }
 

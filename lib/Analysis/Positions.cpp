@@ -94,6 +94,14 @@ Poly foldGlobalThread(Poly P, std::map<int, int64_t> *BlockSizes,
   return P;
 }
 
+std::set<int> Interpreter::blockSizesWanted() const {
+  std::set<int> W;
+  for (int D : BlockSizeWanted)
+    if (!BlockSizes.count(D))
+      W.insert(D);
+  return W;
+}
+
 std::set<std::string> Interpreter::lonePositionIndices() const {
   std::set<std::string> Out;
   if (Writes.empty())

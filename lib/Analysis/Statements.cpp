@@ -130,6 +130,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       partial(ReasonKind::Untracked, "a store the analysis does not follow: " + text(LHS));
     return;
   }
+  if (ActiveCoarse)
+    Ptr.Idx = coarseNormal(Ptr.Idx, *ActiveCoarse);
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (Ptr.Idx.mentionsPrefix(ClampPrefix)) {
     partial(ReasonKind::Boundary, "a store at a clamped or wrapped index (" +
@@ -980,6 +982,8 @@ KernelAnalysis Interpreter::run() {
   seedAssignedParameters();
   Tail = true;
   exec(Kernel.getBody());
+  if (std::string Why = coarseMarkerLeft(CoarseLoops, Writes, Reads); !Why.empty())
+    partial(ReasonKind::LoopNotFollowed, Why);
   return finish();
 }
 

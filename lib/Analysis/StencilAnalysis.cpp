@@ -88,6 +88,9 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   const std::map<int, detail::BlockLoopDim> KernelLoops =
       detail::blockStrideLoops(Kernel, Ctx);
   std::map<int, detail::BlockLoopDim> Loops;
+  // Thread coarsening (Coarsening.h): the loops the current reading runs
+  // once, and those the last run unrolled that could be.
+  std::map<const Stmt *, detail::CoarseLoop> Coarse, CoarseSeen;
   // What the host sets constant-memory integers to: one walk of the
   // translation unit for all the runs below, where one needs it.
   std::optional<std::map<const VarDecl *, detail::ConstantMultiple>>
@@ -95,6 +98,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   auto Configure = [&](Interpreter &I, const std::set<int> &Given) {
     I.lonePositions(Lone);
     I.blockLoops(Loops);
+    I.coarseLoops(Coarse);
     I.hostMultiplesIn(&HostMultiples);
     if (Launch)
       I.blockSizesFromLaunch(Given, Launch->Where);
@@ -107,6 +111,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   };
   auto Observe = [&](Interpreter &I) {
     LoneSeen = I.lonePositionIndices();
+    CoarseSeen = I.coarseLoopsSeen();
     GuessWhy.clear();
     GuessSeen = I.tileBlockGuesses(GuessWhy);
     // A kernel that indexes blocks by fewer points than its launches give
@@ -203,6 +208,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     std::map<int, std::string> Why;
     std::map<int, detail::HaloThreads> Halo = {};
     std::map<int, detail::BlockLoopDim> Loops = {};
+    std::map<const Stmt *, detail::CoarseLoop> Coarse = {};
   };
   std::vector<Reading> Readings(1);
   KernelAnalysis KA;
@@ -212,6 +218,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     TileWhyText = Readings[N].Why;
     Halo = Readings[N].Halo;
     Loops = Readings[N].Loops;
+    Coarse = Readings[N].Coarse;
     KernelAnalysis R = Analyse();
     const bool Done = R.Result == KernelAnalysis::Stencil;
     // A reading with halo threads is the launch's own account of the
@@ -227,7 +234,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
       for (const Reading &O : Readings)
         if (O.Lone == Next.Lone && O.Tiles == Next.Tiles &&
             O.Halo.size() == Next.Halo.size() &&
-            O.Loops.size() == Next.Loops.size())
+            O.Loops.size() == Next.Loops.size() && O.Coarse == Next.Coarse)
           return;
       Readings.push_back(std::move(Next));
     };
@@ -238,9 +245,13 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     if (!HaloSeen.empty() && Halo.empty() && Loops.empty())
       Add({Lone, TileSizes, TileWhyText, HaloSeen});
     if (!LoneSeen.empty() && Lone.empty())
-      Add({LoneSeen, TileSizes, TileWhyText, {}, Loops});
+      Add({LoneSeen, TileSizes, TileWhyText, {}, Loops, Coarse});
+    // The same reading with its coarsening loops run once (not with halo
+    // threads or block loops, which fix the block's points otherwise).
+    if (!CoarseSeen.empty() && Coarse.empty() && Halo.empty() && Loops.empty())
+      Add({Lone, TileSizes, TileWhyText, {}, {}, CoarseSeen});
     if (!GuessSeen.empty()) {
-      Reading Next{Lone, TileSizes, TileWhyText, {}, Loops};
+      Reading Next{Lone, TileSizes, TileWhyText, {}, Loops, Coarse};
       for (const auto &[D, B] : GuessSeen)
         if (Next.Tiles.emplace(D, B).second)
           Next.Why[D] = GuessWhy[D];

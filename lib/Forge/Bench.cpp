@@ -410,6 +410,8 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
          << X.ThreadOffset << ") + (long long)fs_grid." << D << " * "
          << (X.BlockPoints > 0 ? std::to_string(X.BlockPoints) + "LL"
                                : std::string("fs_block.") + D)
+         << (X.ThreadPoints != 1 ? " * " + std::to_string(X.ThreadPoints) + "LL"
+                                 : std::string())
          << ");\n";
     } else if (X.Source == ir::AxisSource::Linear) {
       OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
@@ -477,11 +479,15 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
       B[D] = 1;
   // Halo threads: the block the original is launched with, and the points
   // each block covers along the dimension.
-  int Points[3] = {0, 0, 0};
+  // Threads that compute several points (thread coarsening): how many.
+  int Points[3] = {0, 0, 0}, PerThread[3] = {1, 1, 1};
   for (const ir::Axis &X : IR.Axes)
-    if (X.Source == ir::AxisSource::Thread && X.BlockPoints > 0 &&
-        X.ThreadDim >= 'x' && X.ThreadDim <= 'z') {
+    if (X.Source == ir::AxisSource::Thread && X.ThreadDim >= 'x' &&
+        X.ThreadDim <= 'z') {
       const int D = X.ThreadDim - 'x';
+      PerThread[D] = static_cast<int>(X.ThreadPoints);
+      if (X.BlockPoints == 0)
+        continue;
       Points[D] = static_cast<int>(X.BlockPoints);
       if (unsigned Fixed = IR.fixedBlockDim(D))
         B[D] = Fixed;
@@ -491,7 +497,9 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
      << "static const int fs_axis_thread_dim[3] = {" << TD[0] << ", " << TD[1]
      << ", " << TD[2] << "};\n"
      << "static const int fs_block_points[3] = {" << Points[0] << ", "
-     << Points[1] << ", " << Points[2] << "};\n";
+     << Points[1] << ", " << Points[2] << "};\n"
+     << "static const int fs_thread_points[3] = {" << PerThread[0] << ", "
+     << PerThread[1] << ", " << PerThread[2] << "};\n";
   const std::array<int, 3> Same = sameExtentAxes(IR);
   OS << "static const int fs_ext_same[3] = {" << Same[0] << ", " << Same[1]
      << ", " << Same[2] << "};\n";

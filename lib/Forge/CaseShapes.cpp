@@ -307,9 +307,12 @@ BoundsCheck checkBounds(const ir::StencilIR &IR, const Extents &Ext,
       if (X.Source == ir::AxisSource::Thread && ThreadDim[A] >= 0) {
         // What the driver's grid covers: whole blocks over the extent.
         // A block with halo threads covers its points, not its threads.
+        // A thread that computes several points (thread coarsening)
+        // covers them all.
         const long long B =
-            X.BlockPoints > 0 ? X.BlockPoints
-                              : std::max(1u, Block[ThreadDim[A]]);
+            (X.BlockPoints > 0 ? X.BlockPoints
+                               : std::max(1u, Block[ThreadDim[A]])) *
+            X.ThreadPoints;
         L = std::max(L, Offset);
         H = std::min(H, Offset + (Ext[A] + B - 1) / B * B);
       } else if (X.Source == ir::AxisSource::Linear) {

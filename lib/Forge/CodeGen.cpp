@@ -462,6 +462,9 @@ std::string emitLauncherHead(const StencilView &V, const GenerateOptions &O,
              : X.BlockPoints > 0
                  ? std::to_string(X.BlockPoints) + "LL" // halo threads
                  : std::string("(long long)block.") + threadDimChar(T))
+         << (X.ThreadPoints != 1 // thread coarsening: points a thread
+                 ? " * " + std::to_string(X.ThreadPoints) + "LL"
+                 : std::string())
          << ";\n";
     }
     Covered(X.Lower, X.Upper, "fs_lo", "fs_hi");
@@ -724,6 +727,9 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
   };
   // Thread axes first (their guards return early), then loops, slowest
   // outermost.
+  // Inside a thread's loop over the points it computes (thread coarsening)
+  // a point outside the range skips to the next.
+  std::string Skip = "return";
   for (size_t A = 0; A < IR.Axes.size(); ++A) {
     const ir::Axis &X = IR.Axes[A];
     if (X.Source != ir::AxisSource::Thread)
@@ -734,11 +740,21 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
          << threadDimChar(X.ThreadDim) << " >= " << X.BlockFirst + X.BlockPoints
          << ")\n"
          << Indent << "  return;\n";
-    OS << Indent << "const long long " << X.Name << " = "
-       << ir::threadPosition(X) << " + (" << X.ThreadOffset << ");\n";
+    std::string Pos = ir::threadPosition(X);
+    if (X.ThreadPoints != 1) {
+      const std::string S = "fs_p" + std::to_string(A);
+      OS << Indent << "for (long long " << S << " = 0; " << S << " < "
+         << X.ThreadPoints << "LL; ++" << S << ") {\n";
+      Indent += "  ";
+      ++Loops;
+      Skip = "continue";
+      Pos = "(" + Pos + ") * " + std::to_string(X.ThreadPoints) + "LL + " + S;
+    }
+    OS << Indent << "const long long " << X.Name << " = " << Pos << " + ("
+       << X.ThreadOffset << ");\n";
     OS << Indent << "if (" << X.Name << " < (" << Lower(A) << ") || "
        << X.Name << " >= (" << Upper(A) << "))\n"
-       << Indent << "  return;\n";
+       << Indent << "  " << Skip << ";\n";
   }
   // Coordinates split from the 1-D id with / and %.
   bool HaveId = false;
@@ -763,7 +779,7 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
        << " + (" << X.ThreadOffset << ");\n";
     OS << Indent << "if (" << X.Name << " < (" << Lower(A) << ") || "
        << X.Name << " >= (" << Upper(A) << "))\n"
-       << Indent << "  return;\n";
+       << Indent << "  " << Skip << ";\n";
   }
   for (size_t I = IR.Axes.size(); I-- > 0;) {
     const ir::Axis &X = IR.Axes[I];

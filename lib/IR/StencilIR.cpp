@@ -439,6 +439,8 @@ json toJson(const StencilIR &IR) {
     }
     if (A.BlockLoop)
       X["block_loop"] = true;
+    if (A.ThreadPoints != 1)
+      X["thread_points"] = A.ThreadPoints;
     if (!A.LinearStep.empty())
       X["linear_step"] = A.LinearStep;
     if (!A.LinearModulus.empty())
@@ -716,6 +718,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.BlockPoints = R.integer(A, "block_points", AP, 0, 1024, 0);
     X.BlockFirst = R.integer(A, "block_first", AP, 0, 1024, 0);
     X.BlockLoop = R.boolean(A, "block_loop", AP, false);
+    X.ThreadPoints = R.integer(A, "thread_points", AP, 1, 64, 1);
     X.LinearStep = R.string(A, "linear_step", AP, "");
     X.LinearModulus = R.string(A, "linear_modulus", AP, "");
     X.ClampLower = R.string(A, "clamp_lower", AP, "");

@@ -158,6 +158,14 @@ private:
         fail(memberPath(P, "block_points"),
              "only a thread axis at blockIdx.D * B + threadIdx.D has halo "
              "threads");
+      else if (X.ThreadPoints != 1 &&
+               (X.ThreadPoints < 1 || X.ThreadPoints > 64 ||
+                X.Source != AxisSource::Thread || !X.usualThreadMapping() ||
+                X.BlockPoints > 0 || X.BlockLoop))
+        fail(memberPath(P, "thread_points"),
+             "only a thread axis at blockIdx.D * blockDim.D + threadIdx.D "
+             "without halo threads or block loops has 1 to 64 points a "
+             "thread");
       else if (X.BlockFirst > 0 && X.BlockPoints == 0)
         fail(memberPath(P, "block_first"), "given without block_points");
       else if (X.BlockLoop &&

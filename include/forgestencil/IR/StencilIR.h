@@ -72,6 +72,11 @@ struct Axis {
   /// term), whatever its size along T; a block-dim-at-least assumption
   /// says how many threads the rest of the kernel needs. BlockFirst is 0.
   bool BlockLoop = false;
+  /// A thread axis whose threads compute ThreadPoints points each (thread
+  /// coarsening: a loop of that many rounds over consecutive points, or over
+  /// points a block apart; lib/Analysis/Coarsening.h): the original's launch
+  /// covers ThreadPoints times its threads along the axis. 1: one a thread.
+  int64_t ThreadPoints = 1;
   /// A Thread axis formed as blockIdx.T * blockDim.T + threadIdx.T (the
   /// only mapping the generators and drivers reproduce the coverage of).
   bool usualThreadMapping() const {

@@ -65,6 +65,8 @@ def main():
                     a["block_points"], a["block_first"])
             if a.get("block_loop"):
                 linear += " block_loop"
+            if "thread_points" in a:
+                linear += " thread_points %d" % a["thread_points"]
             print("  axis %s %s %s [%s, %s) extent %s shift %s%s" % (
                 a["name"], a["source"], a["thread_dim"], a["lower"],
                 a["upper"], a["extent"] or "-", a["thread_offset"], linear))
