@@ -10,6 +10,8 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
+std::string coarseVar(int Dim) { return std::string("coarse#s.") + char('x' + Dim); }
+std::string coarseOld(int Dim) { return std::string("coarse#old.") + char('x' + Dim); }
 std::string coarsePosition(int Dim) {
   return std::string("@coarse.") + char('x' + Dim);
 }
@@ -35,6 +37,11 @@ static bool isBlockFactor(const Poly &B, int Dim) {
   return B == Poly::symbol(builtin("bdim", Dim));
 }
 
+/// gridDim * blockDim along \p Dim: the points a launch's threads cover.
+static Poly gridSpan(int Dim) {
+  return Poly::symbol(builtin("gdim", Dim)) * Poly::symbol(builtin("bdim", Dim));
+}
+
 std::optional<CoarseLoop> coarseLoopOf(const Poly &First, const Poly &Second,
                                        int64_t Trips) {
   if (Trips < 2 || Trips > 64)
@@ -44,10 +51,16 @@ std::optional<CoarseLoop> coarseLoopOf(const Poly &First, const Poly &Second,
     return std::nullopt;
   const Poly C = Poly::constant(Trips);
   for (int D = 0; D < 3; ++D) {
-    // Consecutive: v = C * g + s moves the index by the axis' stride a round.
-    if (std::optional<Poly> G = First.coefficientOf(GlobalThread[D]);
-        G && *G == C * Delta && Second.coefficientOf(GlobalThread[D]) == G)
-      return CoarseLoop{Trips, D, false, Poly()};
+    std::optional<Poly> G = First.coefficientOf(GlobalThread[D]);
+    if (G && *G != Poly() && Second.coefficientOf(GlobalThread[D]) == G) {
+      // Consecutive: v = C * g + s moves the index by the axis' stride a
+      // round, C of which are the position's coefficient.
+      if (*G == C * Delta)
+        return CoarseLoop{Trips, D, CoarseLoop::Consecutive, Poly()};
+      // A grid apart: v = g + s * gridDim * blockDim.
+      if (Delta == *G * gridSpan(D))
+        return CoarseLoop{Trips, D, CoarseLoop::GridApart, Poly()};
+    }
     // A block apart: v = (C * blockIdx + s) * B + threadIdx, B = blockDim.
     std::optional<Poly> X = First.coefficientOf(builtin("tid", D));
     if (!X || *X == Poly() || First.mentions(GlobalThread[D]))
@@ -57,7 +70,7 @@ std::optional<CoarseLoop> coarseLoopOf(const Poly &First, const Poly &Second,
       continue;
     std::optional<Poly> Bid = First.coefficientOf(builtin("bid", D));
     if (Bid && *Bid == C * *X * *Block)
-      return CoarseLoop{Trips, D, true, *Block};
+      return CoarseLoop{Trips, D, CoarseLoop::BlockApart, *Block};
   }
   return std::nullopt;
 }
@@ -79,20 +92,27 @@ std::vector<const VarDecl *> declaredIn(const Stmt *Body) {
 }
 
 Poly coarseNormal(const Poly &P, const CoarseLoop &L) {
-  const Poly Q = P.substitute(GlobalThread[L.Dim], Poly::symbol(CoarseOld));
-  if (!Q.mentions(CoarseVar))
+  const Poly Old = Poly::symbol(coarseOld(L.Dim));
+  const Poly Q = P.substitute(GlobalThread[L.Dim], Old);
+  const std::string Var = coarseVar(L.Dim);
+  if (!Q.mentions(Var))
     return Q;
-  std::optional<Poly> B = Q.coefficientOf(CoarseVar);
+  std::optional<Poly> B = Q.coefficientOf(Var);
   if (!B)
     return Q;
-  const Poly C = Poly::constant(L.Points), S = Poly::symbol(CoarseVar);
-  Poly K = C * Poly::symbol(CoarseOld) + S;
-  if (L.Strided) {
+  const Poly C = Poly::constant(L.Points), S = Poly::symbol(Var);
+  Poly K = C * Old + S;
+  if (L.Apart == CoarseLoop::BlockApart) {
     B = quotient(*B, L.Block);
     if (!B)
       return Q;
     K = (C * Poly::symbol(builtin("bid", L.Dim)) + S) * L.Block +
         Poly::symbol(builtin("tid", L.Dim));
+  } else if (L.Apart == CoarseLoop::GridApart) {
+    B = quotient(*B, gridSpan(L.Dim));
+    if (!B)
+      return Q;
+    K = Old + S * gridSpan(L.Dim);
   }
   const Poly R = Q - *B * K;
   if (mentionsCoarseMarker(R, L) || mentionsCoarseMarker(*B, L))
@@ -100,9 +120,16 @@ Poly coarseNormal(const Poly &P, const CoarseLoop &L) {
   return R + *B * Poly::symbol(coarsePosition(L.Dim));
 }
 
+Poly coarseNormal(const Poly &P, const std::vector<const CoarseLoop *> &Active) {
+  Poly Q = P;
+  for (const CoarseLoop *L : Active)
+    Q = coarseNormal(Q, *L);
+  return Q;
+}
+
 bool mentionsCoarseMarker(const Poly &P, const CoarseLoop &L) {
   return P.mentionsPrefix("coarse#") || P.mentions(coarsePosition(L.Dim)) ||
-         (L.Strided && P.mentions(builtin("bid", L.Dim)));
+         (L.Apart == CoarseLoop::BlockApart && P.mentions(builtin("bid", L.Dim)));
 }
 
 bool mentionsCoarseMarker(const DPtr &N, const CoarseLoop &L) {
@@ -219,7 +246,8 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
   // point, no point of its own: nothing may have been stored, read or
   // guarded there.
   auto Named = [&](const Poly &P) {
-    return P.mentions(G) || (L.Strided && P.mentions(Bid));
+    return P.mentions(G) ||
+           (L.Apart == CoarseLoop::BlockApart && P.mentions(Bid));
   };
   if (!Writes.empty() || !FrameWrites.empty())
     return Refuse("follows a store to global memory");
@@ -231,7 +259,7 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
       return Refuse("runs under a guard on the thread's first point");
   // Values made before the loop from the thread's position keep it as the
   // first point: a marker, which no index of the point may keep.
-  const Poly Old = Poly::symbol(CoarseOld);
+  const Poly Old = Poly::symbol(coarseOld(L.Dim));
   for (auto &[VD, V] : Env) {
     if (V.K == Value::Record)
       for (const auto &[Name, F] : *V.Fields)
@@ -253,10 +281,10 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
                S0 = SharedStores.size(), L0 = LoopAxes.size(),
                P0 = Splits.size();
   const unsigned B0 = Barriers;
-  Env[Var] = Value::index(Poly::symbol(CoarseVar));
-  ActiveCoarse = &L;
+  Env[Var] = Value::index(Poly::symbol(coarseVar(L.Dim)));
+  ActiveCoarse.push_back(&L);
   execLoopBody(Body);
-  ActiveCoarse = nullptr;
+  ActiveCoarse.pop_back();
   Env[Var] = Value::unknown("the variable of a coarsening loop after it");
   if (Barriers != B0 || SharedStores.size() != S0)
     return Refuse("uses __shared__ memory or barriers");

@@ -618,7 +618,7 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
   // In a coarsening loop's round, an index of the point it computes is the
   // point's position (Coarsening.h).
   auto Coarse = [&](const Poly &P) {
-    return ActiveCoarse ? coarseNormal(P, *ActiveCoarse) : P;
+    return ActiveCoarse.empty() ? P : coarseNormal(P, ActiveCoarse);
   };
   // Pointer arithmetic.
   if (L.K == Value::Pointer && R.K == Value::Index &&

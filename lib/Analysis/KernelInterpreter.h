@@ -625,7 +625,7 @@ private:
   // Thread coarsening (Coarsening.h): the loops to run once, those seen, the
   // one running, and the points per thread of the axes it made.
   std::map<const Stmt *, CoarseLoop> CoarseLoops, CoarseSeen;
-  const CoarseLoop *ActiveCoarse = nullptr;
+  std::vector<const CoarseLoop *> ActiveCoarse;
   std::map<int, int64_t> Coarsened;
   void runCoarse(const VarDecl *Var, const Stmt *Body, const CoarseLoop &L);
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known

@@ -281,16 +281,17 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     }
     // Thread coarsening, in a reading that runs the loop once (Coarsening.h).
     const bool FromZero = *InitC == 0 && *StepC == 1;
-    if (auto It = CoarseLoops.find(Body); It != CoarseLoops.end() &&
-                                          FromZero && !ActiveCoarse &&
-                                          It->second.Points == Trips) {
+    if (auto It = CoarseLoops.find(Body);
+        It != CoarseLoops.end() && FromZero && It->second.Points == Trips &&
+        std::none_of(ActiveCoarse.begin(), ActiveCoarse.end(),
+                     [&](const CoarseLoop *A) { return A->Dim == It->second.Dim; })) {
       runCoarse(Var, Body, It->second);
       return;
     }
     // What the first two rounds store first, or (where a guard the
     // analysis cannot state as a bound skipped the stores) the indices the
     // body's own variables hold after each: a coarsening shows in either.
-    const bool Observe = FromZero && Trips >= 2 && !ActiveCoarse;
+    const bool Observe = FromZero && Trips >= 2 && ActiveCoarse.empty();
     std::vector<size_t> Starts;
     std::vector<Poly> Firsts[2];
     for (int64_t V = *InitC; Holds(V); V += *StepC) {

@@ -116,8 +116,8 @@ Value Interpreter::castPointer(Value V, QualType To) {
 
 Value Interpreter::load(const Value &At, QualType T, bool Ldg) {
   Value Ptr = At;
-  if (ActiveCoarse)
-    Ptr.Idx = coarseNormal(Ptr.Idx, *ActiveCoarse);
+  if (!ActiveCoarse.empty())
+    Ptr.Idx = coarseNormal(Ptr.Idx, ActiveCoarse);
   if (std::optional<std::string> S = choiceIn(Ptr.Idx))
     return loadChosen(Ptr, T, Ldg, *S); // an upwind donor (DataChosenOffsets)
   ArrayInfo *A = arrayOf(Ptr.Array);

@@ -130,8 +130,8 @@ void Interpreter::assign(const Expr *LHS, const Expr *RHS,
       partial(ReasonKind::Untracked, "a store the analysis does not follow: " + text(LHS));
     return;
   }
-  if (ActiveCoarse)
-    Ptr.Idx = coarseNormal(Ptr.Idx, *ActiveCoarse);
+  if (!ActiveCoarse.empty())
+    Ptr.Idx = coarseNormal(Ptr.Idx, ActiveCoarse);
   ArrayInfo *A = arrayOf(Ptr.Array);
   if (Ptr.Idx.mentionsPrefix(ClampPrefix)) {
     partial(ReasonKind::Boundary, "a store at a clamped or wrapped index (" +
