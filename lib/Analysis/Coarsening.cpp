@@ -3,6 +3,7 @@
 #include "Coarsening.h"
 #include "KernelInterpreter.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -211,6 +212,22 @@ static DPtr renamed(const DPtr &N, const std::string &From, const Poly &To) {
   for (DPtr &A : C->Args)
     A = renamed(A, From, To);
   return C;
+}
+
+std::string setThreadPoints(const std::map<int, int64_t> &Coarsened,
+                            ir::StencilIR &IR) {
+  for (const auto &[D, C] : Coarsened) {
+    auto X = std::find_if(IR.Axes.begin(), IR.Axes.end(), [D = D](const ir::Axis &A) {
+      return A.Source == ir::AxisSource::Thread && A.ThreadDim == 'x' + D &&
+             A.usualThreadMapping() && A.BlockPoints == 0 && !A.BlockLoop;
+    });
+    if (X == IR.Axes.end())
+      return std::string("thread coarsening not followed: no axis of the store "
+                         "is the coarsened position along ") +
+             char('x' + D);
+    X->ThreadPoints = C;
+  }
+  return "";
 }
 
 std::string coarseMarkerLeft(const std::map<const Stmt *, CoarseLoop> &Loops,

@@ -91,6 +91,12 @@ bool mentionsCoarseMarker(const Poly &P, const CoarseLoop &L);
 /// The same for a value tree: its reads' indices and bounds.
 bool mentionsCoarseMarker(const DPtr &N, const CoarseLoop &L);
 
+/// Puts each coarsened dimension's points a thread (\p Coarsened) on the
+/// IR's axis at blockIdx.D * blockDim.D + threadIdx.D; why not, where the
+/// store has no such axis (its index does not move with the point).
+std::string setThreadPoints(const std::map<int, int64_t> &Coarsened,
+                            ir::StencilIR &IR);
+
 /// Why a reading that ran \p Loops leaves a marker in a store or a read
 /// (a value of the thread's first point used after the loop); empty when
 /// it leaves none.

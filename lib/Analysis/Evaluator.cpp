@@ -532,8 +532,13 @@ Value Interpreter::eval(const Expr *E) {
     if (BO->isAssignmentOp()) {
       assign(BO->getLHS(), BO->getRHS(), BO->getOpcode(),
              BO->isCompoundAssignmentOp());
-      // The value of an assignment expression is not followed (re-reading
-      // the stored element would record a read that the kernel never does).
+      // That of an assignment to a local (below = here = in[c]) is the
+      // local's new value; of a store to memory it is not followed
+      // (re-reading the element would record a read the kernel never does).
+      if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+            VD && !VD->getType()->isReferenceType() && Env.count(VD))
+          return Env[VD];
       return Value::unknown("the value of an assignment expression");
     }
     return evalBinary(BO);

@@ -633,11 +633,10 @@ KernelAnalysis Interpreter::finish() {
         X.BlockPoints = L->second.span();
         X.BlockFirst = 0;
       }
-    if (auto C = Coarsened.find(X.ThreadDim - 'x');
-        C != Coarsened.end() && X.Source == ir::AxisSource::Thread && S.size() == 3)
-      X.ThreadPoints = C->second; // thread coarsening (Coarsening.h)
     IR.Axes.push_back(std::move(X));
   }
+  if (std::string Why = setThreadPoints(Coarsened, IR); !Why.empty())
+    partial(ReasonKind::LoopNotFollowed, Why);
   for (const Constraint &C : Main.Guards)
     if (C.Symbol == "?")
       partial(ReasonKind::Guard, "a guard on the 1-D thread id itself (e.g. idx < n) that is "

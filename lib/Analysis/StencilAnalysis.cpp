@@ -247,8 +247,10 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     if (!LoneSeen.empty() && Lone.empty())
       Add({LoneSeen, TileSizes, TileWhyText, {}, Loops, Coarse});
     // The same reading with its coarsening loops run once (not with halo
-    // threads or block loops, which fix the block's points otherwise).
-    if (!CoarseSeen.empty() && Coarse.empty() && Halo.empty() && Loops.empty())
+    // threads, block loops or lone indices, which map threads to points
+    // otherwise).
+    if (!CoarseSeen.empty() && Coarse.empty() && Halo.empty() && Loops.empty() &&
+        Lone.empty())
       Add({Lone, TileSizes, TileWhyText, {}, {}, CoarseSeen});
     if (!GuessSeen.empty()) {
       Reading Next{Lone, TileSizes, TileWhyText, {}, Loops, Coarse};
