@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <numeric>
@@ -80,6 +81,42 @@ bool sameValue(const Value &A, const Value &B) {
   return false;
 }
 
+/// Whether the body's first statement that names \p V, in its top-level
+/// order, is a plain assignment V = e with e free of V: the value V holds
+/// when an iteration starts is never read (below = here; at the top of a
+/// z loop, whatever below was set to before the loop).
+static bool assignedBeforeRead(const Stmt *Body, const VarDecl *V) {
+  std::function<bool(const Stmt *)> Names = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V)
+      return true;
+    for (const Stmt *C : S->children())
+      if (Names(C))
+        return true;
+    return false;
+  };
+  std::vector<const Stmt *> Top;
+  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Body))
+    Top.assign(CS->body_begin(), CS->body_end());
+  else if (Body)
+    Top.push_back(Body);
+  for (const Stmt *S : Top) {
+    const Stmt *E = S;
+    if (const auto *EW = dyn_cast<ExprWithCleanups>(E))
+      E = EW->getSubExpr();
+    if (const auto *B = dyn_cast<BinaryOperator>(E);
+        B && B->getOpcode() == BO_Assign) {
+      const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
+      if (DR && DR->getDecl() == V)
+        return !Names(B->getRHS());
+    }
+    if (Names(S))
+      return false;
+  }
+  return false;
+}
+
 bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
                               const AxisSym &Loop, bool &IndexRefused) {
   IndexRefused = false;
@@ -100,9 +137,11 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   // A variable without a value before the loop (declared at the top of the
   // kernel, first set in the body) carries nothing: the body sets it before
   // it reads it, or reads a value that is unknown and refused where used.
+  // Nor does one the body sets before it reads it, whatever its value before.
   auto Add = [&](Slot S) {
     const Value &Now = S.V ? Env[S.V] : LocalElems[S.Array][S.Elem];
-    if (Now.K != Value::Unknown && Seen.insert(S.name()).second)
+    if (Now.K != Value::Unknown && !(S.V && assignedBeforeRead(Body, S.V)) &&
+        Seen.insert(S.name()).second)
       Carried.push_back(std::move(S));
   };
   std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
