@@ -232,8 +232,9 @@ KernelAnalysis Interpreter::finish() {
   for (const AxisSym &L : LoopAxes) {
     // A loop whose carried index was not followed leaves the store where it
     // was before the loop: that says nothing of a reduction (the refusal of
-    // the carry is the reason).
-    if (Main.Index.mentions(L.Symbol) || L.CarryRefused)
+    // the carry is the reason); nor does a store outside a loop that stores.
+    if (L.CarryRefused || std::any_of(Writes.begin(), Writes.end(), [&](auto &W) {
+          return W.Index.mentions(L.Symbol); }))
       continue;
     bool ReadAlong = std::any_of(Reads.begin(), Reads.end(), [&](auto &R) {
       return R.Index.mentions(L.Symbol);
