@@ -156,7 +156,8 @@ bool mentionsCoarseMarker(const DPtr &N, const CoarseLoop &L) {
 /// return or break in it, or an assignment to a variable declared outside
 /// it (a value carried from one point to the next); empty when none.
 static std::string bodyProblem(const Stmt *Body, const VarDecl *Var) {
-  std::set<const VarDecl *> Own;
+  const std::vector<const VarDecl *> Declared = declaredIn(Body);
+  const std::set<const VarDecl *> Own(Declared.begin(), Declared.end());
   std::string Why;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S || !Why.empty())
@@ -166,10 +167,6 @@ static std::string bodyProblem(const Stmt *Body, const VarDecl *Var) {
                                : "breaks out of the loop";
       return;
     }
-    if (const auto *DS = dyn_cast<DeclStmt>(S))
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D))
-          Own.insert(VD);
     if (const Expr *LHS = assignedBy(S)) {
       const Expr *E = LHS->IgnoreParenImpCasts();
       // Elements of local arrays and members of local structs are the
