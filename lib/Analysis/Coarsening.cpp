@@ -198,19 +198,6 @@ static std::string bodyProblem(const Stmt *Body, const VarDecl *Var) {
   return Why;
 }
 
-/// \p N with \p From renamed \p To in its reads' indices and bounds.
-static DPtr renamed(const DPtr &N, const std::string &From, const Poly &To) {
-  if (!N)
-    return N;
-  auto C = std::make_shared<DNode>(*N);
-  C->Index = C->Index.substitute(From, To);
-  for (PosGuard &G : C->InBounds)
-    G.D = G.D.substitute(From, To);
-  for (DPtr &A : C->Args)
-    A = renamed(A, From, To);
-  return C;
-}
-
 std::string setThreadPoints(const std::map<int, int64_t> &Coarsened,
                             ir::StencilIR &IR) {
   for (const auto &[D, C] : Coarsened) {
@@ -314,7 +301,9 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
   for (size_t I = W0; I < Writes.size(); ++I) {
     Write &W = Writes[I];
     Rename(W.Index);
-    W.Value = renamed(W.Value, Pos, To);
+    // Clamped reads keep their clamps: only the symbol is renamed.
+    bool Clampless = true;
+    W.Value = substituted(Value::data(W.Value), Pos, To, Clampless).D;
     for (Constraint &C : W.Guards) {
       if (C.Symbol == Pos)
         C.Symbol = G;

@@ -294,12 +294,14 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     const bool Observe = FromZero && Trips >= 2 && ActiveCoarse.empty();
     std::vector<size_t> Starts;
     std::vector<Poly> Firsts[2];
+    const std::vector<const VarDecl *> Own =
+        Observe ? declaredIn(Body) : std::vector<const VarDecl *>();
     for (int64_t V = *InitC; Holds(V); V += *StepC) {
       Starts.push_back(Writes.size());
       Env[Var] = Value::index(Poly::constant(V));
       execLoopBody(Body);
       if (Observe && V < 2)
-        for (const VarDecl *VD : declaredIn(Body))
+        for (const VarDecl *VD : Own)
           if (auto E = Env.find(VD); E != Env.end() && E->second.K == Value::Index)
             Firsts[V].push_back(E->second.Idx);
     }
