@@ -173,6 +173,7 @@ KernelAnalysis Interpreter::finish() {
                                     std::to_string(B) + ")"));
   }
   applySplits();
+  mergePeeledPlanes();
 
   // Kernels that read no neighbourhood at all are not stencils, whatever
   // else was not understood about them (as long as no load was lost).
@@ -969,9 +970,8 @@ KernelAnalysis Interpreter::finish() {
       partial(ReasonKind::Parameter, "the array '" + In.Param + "' is not a kernel parameter");
 
   IR.Notes.assign(Assumptions.begin(), Assumptions.end());
-  IR.Assumptions.insert(IR.Assumptions.end(), Modes.begin(), Modes.end());
-  IR.Assumptions.insert(IR.Assumptions.end(), GuardsChecked.begin(),
-                        GuardsChecked.end());
+  for (const auto *More : {&Modes, &GuardsChecked, &Checked})
+    IR.Assumptions.insert(IR.Assumptions.end(), More->begin(), More->end());
   recordBuildFacts(IR);
   IR.computeDerived();
   bool Understood = HardReasons.empty() && PartialReasons.empty();

@@ -362,13 +362,17 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       partial(ReasonKind::Loop, "a loop over an axis with condition '" + text(Cond) + "'");
       return;
     }
+    A.Body = Body;
     LoopAxes.push_back(A);
+    const size_t Ix = LoopAxes.size() - 1;
     Env[Var] = Value::index(Poly::symbol(A.Symbol));
     if (bool IndexRefused = false; !carryValues(Body, Var, A, IndexRefused)) {
-      LoopAxes.back().CarryRefused = IndexRefused;
+      LoopAxes[Ix].CarryRefused = IndexRefused;
       Env[Var] = Value::index(Poly::symbol(A.Symbol));
     }
+    LoopAxes[Ix].WritesAt = Writes.size();
     execLoopBody(Body);
+    LoopAxes[Ix].WritesEnd = Writes.size();
     return;
   }
   notStencil(ReasonKind::Loop, "a loop over '" + Var->getName().str() + "' (" + text(Cond) +
