@@ -608,6 +608,8 @@ Value Interpreter::eval(const Expr *E) {
       return *V;
     if (std::optional<Value> V = selectedValue(CO))
       return *V;
+    if (std::optional<Value> V = threadChosenValue(CO))
+      return *V;
     return Value::unknown("a conditional expression (" + text(CO) +
                           ") in the update");
   }

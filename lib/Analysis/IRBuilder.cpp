@@ -13,10 +13,7 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
-// ---------------------------------------------------------------------------
-// Finalisation
-// ---------------------------------------------------------------------------
-
+// Finalisation.
 bool isAxisSymbol(const std::string &S) {
   return S[0] == '@' || S.rfind("mod[", 0) == 0 || S.rfind("div[", 0) == 0;
 }
@@ -933,6 +930,8 @@ KernelAnalysis Interpreter::finish() {
     case DNode::Select:
       E.Kind = ir::Expr::Select;
       break;
+    case DNode::ThreadSelect: // left unresolved: the kernel is partial
+      return Convert(N->Args[1]);
     }
     for (const DPtr &A : N->Args)
       E.Args.push_back(Convert(A));

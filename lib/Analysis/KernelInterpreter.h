@@ -291,7 +291,16 @@ private:
   std::optional<Poly> comparedDifference(const BinaryOperator *B);
   void resolveSharedReads(DPtr &N);
   void recordReads(const DPtr &N);
-  std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why);
+  /// Only: the reading threads to trace for (all where empty); a null
+  /// DPtr where none of them reads.
+  using ThreadFilter = std::function<bool(const std::array<int64_t, 3> &)>;
+  std::optional<DPtr> traceTileRead(const DNode &Read, std::string &Why,
+                                    const ThreadFilter &Only = {});
+  /// Values chosen by the thread's place in its block (ThreadChoices.cpp).
+  std::vector<ThreadCond> ThreadChoices;
+  std::optional<Value> threadChosenValue(const ConditionalOperator *CO);
+  std::optional<DPtr> resolveThreadSelect(const DPtr &N, const ThreadFilter &Only,
+                                          std::string &Why);
   /// What traceTileRead works out once a tile (its stores, resolved) and
   /// once a tile and a range of storing threads (which thread stores which
   /// element), for all the tile's reads: the stores are all made by then.

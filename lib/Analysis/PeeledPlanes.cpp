@@ -26,7 +26,9 @@
 // end, and the launcher checks that the loop ran at least once (Hi - Lo >=
 // 1): the values after the loop are those of its last iteration only then.
 //
-// Anything else leaves the stores as they are (and the kernel partial).
+// The loop must declare its own variable and run every round to its end (no
+// break, continue, return or goto in its body). Anything else leaves the
+// stores as they are (and the kernel partial).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +57,18 @@ public:
   const Stmt *Body;
   const ForStmt *Found = nullptr;
 };
+
+/// Whether \p S leaves the loop's body early (break, continue, return,
+/// goto), so that the values after the loop may not be its last round's.
+bool leavesEarly(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<BreakStmt>(S) || isa<ContinueStmt>(S) || isa<ReturnStmt>(S) ||
+      isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
+    return true;
+  return std::any_of(S->child_begin(), S->child_end(),
+                     [](const Stmt *C) { return leavesEarly(C); });
+}
 
 bool declaresOwnVariable(const ForStmt *F, const std::string &Var) {
   const auto *DS = dyn_cast_or_null<DeclStmt>(F ? F->getInit() : nullptr);
@@ -85,7 +99,7 @@ void Interpreter::mergePeeledPlanes() {
   {
     ForOfBody Finder(L.Body);
     Finder.TraverseStmt(const_cast<Stmt *>(Kernel.getBody()));
-    if (!declaresOwnVariable(Finder.Found, L.LoopVar))
+    if (!declaresOwnVariable(Finder.Found, L.LoopVar) || leavesEarly(L.Body))
       return;
   }
 

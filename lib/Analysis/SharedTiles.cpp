@@ -212,7 +212,7 @@ void mergeClampSets(const DPtr &Into, const DPtr &From) {
 
 bool sameTree(const DNode &A, const DNode &B) {
   if (A.K != B.K || A.Op != B.Op || A.Name != B.Name || A.Value != B.Value ||
-      A.Args.size() != B.Args.size())
+      A.Choice != B.Choice || A.Args.size() != B.Args.size())
     return false;
   if ((A.K == DNode::Read || A.K == DNode::Coef) && A.Index != B.Index)
     return false;
@@ -224,7 +224,8 @@ bool sameTree(const DNode &A, const DNode &B) {
 }
 
 std::string treeKey(const DPtr &N) {
-  std::string S = std::to_string(N->K) + N->Op + N->Name + N->Value;
+  std::string S = std::to_string(N->K) + N->Op + N->Name + N->Value +
+                  (N->Choice >= 0 ? "?" + std::to_string(N->Choice) : "");
   if (N->K == DNode::Read || N->K == DNode::Coef)
     S += "[" + N->Index.str() + "]";
   for (const DPtr &A : N->Args)
@@ -361,7 +362,8 @@ Interpreter::tileRuns(const std::string &Tile, const TileStores &S,
 /// that the read is one global access at a fixed offset. Decided thread by
 /// thread over one block (the block size comes from blockIdx*B + threadIdx).
 std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
-                                               std::string &Why) {
+                                               std::string &Why,
+                                               const ThreadFilter &Only) {
   const std::string &Tile = Read.Name;
   const TileStores &Found = tileStores(Tile);
   if (!Found.Why.empty()) {
@@ -565,6 +567,11 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
                     int Depth) -> std::optional<DPtr> {
     if (!V)
       return V;
+    if (V->K == DNode::ThreadSelect) {
+      Why = "the __shared__ array '" + Tile + "' is stored a value chosen by "
+            "the thread's place in its block";
+      return std::nullopt;
+    }
     if (V->K == DNode::Read && V->Shared) {
       if (V->Name != Tile) {
         Why = "the __shared__ array '" + Tile +
@@ -613,6 +620,8 @@ std::optional<DPtr> Interpreter::traceTileRead(const DNode &Read,
   for (R[2] = RLo[2]; R[2] < RHi[2]; ++R[2])
     for (R[1] = RLo[1]; R[1] < RHi[1]; ++R[1])
       for (R[0] = RLo[0]; R[0] < RHi[0]; ++R[0]) {
+        if (Only && !Only(R))
+          continue;
         auto E = atThread(ReadIndex, R, BlockSizes, ThreadFns).constantValue();
         if (!E) {
           Why = "a read of the __shared__ array '" + Tile +
@@ -792,6 +801,18 @@ void Interpreter::recordReads(const DPtr &N) {
 void Interpreter::resolveSharedReads(DPtr &N) {
   if (!N)
     return;
+  if (N->K == DNode::ThreadSelect) {
+    std::string Why;
+    auto Chosen = resolveThreadSelect(N, {}, Why);
+    if (!Chosen) {
+      partial(ReasonKind::SharedTile, Why);
+      ReadsLost = true;
+      return;
+    }
+    N = *Chosen;
+    recordReads(N);
+    return;
+  }
   if (N->K == DNode::Read && N->Shared) {
     std::string Why;
     auto Traced = traceTileRead(*N, Why);

@@ -99,8 +99,13 @@ struct DNode {
   /// Select: Args {condition, then, else}; the condition (comparisons,
   /// && || ! over integer ParamRefs and Literals) holds alike for every
   /// thread of a launch.
-  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select } K =
+  /// ThreadSelect: Args {then, else}, chosen by a condition on the thread's
+  /// place in its block (the interpreter's ThreadChoices[Choice]): a halo
+  /// read from global memory by the edge threads, from a tile by the others
+  /// (SharedTiles.cpp resolves it to the one read both give).
+  enum Kind { Read, Coef, ParamRef, Literal, Unary, Binary, Call, Select, ThreadSelect } K =
       Literal;
+  int Choice = -1;
   std::string Op, Name, Value;
   Poly Index;     // Read: element index; Coef: element (constant) index
   bool Ldg = false;
