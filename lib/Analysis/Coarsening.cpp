@@ -155,7 +155,7 @@ bool mentionsCoarseMarker(const DPtr &N, const CoarseLoop &L) {
 /// Why a coarsening loop's body cannot be run once for all its rounds: a
 /// return or break in it, or an assignment to a variable declared outside
 /// it (a value carried from one point to the next); empty when none.
-static std::string bodyProblem(const Stmt *Body, const VarDecl *Var) {
+std::string bodyProblem(const Stmt *Body, const VarDecl *Var) {
   const std::vector<const VarDecl *> Declared = declaredIn(Body);
   const std::set<const VarDecl *> Own(Declared.begin(), Declared.end());
   std::string Why;

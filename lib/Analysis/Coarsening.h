@@ -71,6 +71,12 @@ std::string coarsePosition(int Dim);
 std::optional<CoarseLoop> coarseLoopOf(const Poly &First, const Poly &Second,
                                        int64_t Trips);
 
+/// What keeps the loop body \p Body (its variable \p Var) from being run
+/// once for a point of its own: a return or break in it, or an assignment to
+/// a variable declared outside it (a value carried from one point to the
+/// next); empty when none.
+std::string bodyProblem(const clang::Stmt *Body, const clang::VarDecl *Var);
+
 /// The variables \p Body declares, in order.
 std::vector<const clang::VarDecl *> declaredIn(const clang::Stmt *Body);
 

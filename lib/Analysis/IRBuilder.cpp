@@ -161,6 +161,7 @@ KernelAnalysis Interpreter::finish() {
                                     LaunchWhere + "; " + std::to_string(B) +
                                     " points a block, the other threads only "
                                     "load its tile)"
+                          : ChunkWhy.count(D) ? " (" + ChunkWhy.at(D) + ")"
                           : BlockFromLaunch.count(D)
                               ? " (the kernel's launches use " +
                                     std::to_string(B) + ": " + LaunchWhere + ")"

@@ -527,6 +527,12 @@ private:
   std::vector<const CoarseLoop *> ActiveCoarse;
   std::map<int, int64_t> Coarsened;
   void runCoarse(const VarDecl *Var, const Stmt *Body, const CoarseLoop &L);
+  /// A block's chunk of an axis walked by each thread (ChunkedLoops.cpp):
+  /// true where the loop was taken (read or refused with the reason).
+  bool chunkLoop(const VarDecl *Var, const Value &Init, const BinaryOperator *Cond,
+                 const Value &Bound, const Value &Step, const Stmt *Body,
+                 const BinaryOperator *Also = nullptr);
+  std::map<int, std::string> ChunkWhy; ///< Why blockDim is 1 there.
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
   std::set<int> BlockFromLaunch;     // block sizes a launch gave
   std::string LaunchWhere;           // which launches

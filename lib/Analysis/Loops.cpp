@@ -52,6 +52,21 @@ void Interpreter::execFor(const ForStmt *F) {
                           : CA->getOpcode() == BO_SubAssign ? -S.Idx
                                                             : Poly());
   }
+  // k < k0 + C && k < n: a block's chunk of an axis (ChunkedLoops.cpp).
+  if (Var && Init.K == Value::Index && Step.K == Value::Index && Cond &&
+      Cond->getOpcode() == BO_LAnd) {
+    const auto *L = dyn_cast<BinaryOperator>(Cond->getLHS()->IgnoreParenImpCasts());
+    const auto *R = dyn_cast<BinaryOperator>(Cond->getRHS()->IgnoreParenImpCasts());
+    if (L && R && L->isComparisonOp() && R->isComparisonOp()) {
+      const Poly LeftEnd = eval(L->getRHS()).Idx;
+      const bool LeftEnds = LeftEnd.mentionsPrefix("bid.") || LeftEnd.mentionsPrefix("@g");
+      const BinaryOperator *Ends = LeftEnds ? L : R, *Also = LeftEnds ? R : L;
+      const auto *DR = dyn_cast<DeclRefExpr>(Ends->getLHS()->IgnoreParenImpCasts());
+      if (DR && DR->getDecl() == Var &&
+          chunkLoop(Var, Init, Ends, eval(Ends->getRHS()), Step, F->getBody(), Also))
+        return;
+    }
+  }
   if (!Var || Init.K != Value::Index || !Cond || !Cond->isComparisonOp() ||
       Step.K != Value::Index) {
     partial(ReasonKind::LoopNotFollowed, "a loop the analysis does not follow");
@@ -333,6 +348,10 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       return;
     }
   }
+
+  // A block's chunk of an axis, one thread's loop (ChunkedLoops.cpp).
+  if (VarOnLeft && chunkLoop(Var, Init, Cond, Bound, Step, Body))
+    return;
 
   // A loop over an axis with unit step: upwards (for k = 1; k < nz-1; ++k)
   // or downwards (for i = e; i >= s; i--). Every point of its range is

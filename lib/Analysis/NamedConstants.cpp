@@ -345,7 +345,8 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
       IR.Assumptions.push_back(std::move(A));
       continue;
     }
-    A.Why = BlockFromLaunch.count(D)
+    A.Why = ChunkWhy.count(D) ? ChunkWhy.at(D)
+            : BlockFromLaunch.count(D)
                 ? "the kernel's launches use " + std::to_string(B) + " (" +
                       LaunchWhere + ")"
             : TileWhy.count(D)
