@@ -231,7 +231,7 @@ std::string coarseMarkerLeft(const std::map<const Stmt *, CoarseLoop> &Loops,
 }
 
 void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
-                            const CoarseLoop &L) {
+                            const CoarseLoop &L, int64_t First) {
   const std::string G = GlobalThread[L.Dim], Pos = coarsePosition(L.Dim);
   const std::string Bid = builtin("bid", L.Dim);
   auto Refuse = [&](const std::string &Why) {
@@ -282,7 +282,8 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
                S0 = SharedStores.size(), L0 = LoopAxes.size(),
                P0 = Splits.size();
   const unsigned B0 = Barriers;
-  Env[Var] = Value::index(Poly::symbol(coarseVar(L.Dim)));
+  // The loop's variable is the round s plus its first value.
+  Env[Var] = Value::index(Poly::symbol(coarseVar(L.Dim)) + Poly::constant(First));
   ActiveCoarse.push_back(&L);
   execLoopBody(Body);
   ActiveCoarse.pop_back();

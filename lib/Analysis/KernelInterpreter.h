@@ -526,7 +526,8 @@ private:
   std::map<const Stmt *, CoarseLoop> CoarseLoops, CoarseSeen;
   std::vector<const CoarseLoop *> ActiveCoarse;
   std::map<int, int64_t> Coarsened;
-  void runCoarse(const VarDecl *Var, const Stmt *Body, const CoarseLoop &L);
+  void runCoarse(const VarDecl *Var, const Stmt *Body, const CoarseLoop &L,
+                 int64_t First);
   /// A block's chunk of an axis walked by each thread (ChunkedLoops.cpp):
   /// true where the loop was taken (read or refused with the reason).
   bool chunkLoop(const VarDecl *Var, const Value &Init, const BinaryOperator *Cond,

@@ -295,18 +295,19 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       return;
     }
     // Thread coarsening, in a reading that runs the loop once (Coarsening.h).
-    const bool FromZero = *InitC == 0 && *StepC == 1;
+    // Rounds counted from the loop's first value (for r = 1; r <= C; ...).
+    const bool UnitStep = *StepC == 1;
     if (auto It = CoarseLoops.find(Body);
-        It != CoarseLoops.end() && FromZero && It->second.Points == Trips &&
+        It != CoarseLoops.end() && UnitStep && It->second.Points == Trips &&
         std::none_of(ActiveCoarse.begin(), ActiveCoarse.end(),
                      [&](const CoarseLoop *A) { return A->Dim == It->second.Dim; })) {
-      runCoarse(Var, Body, It->second);
+      runCoarse(Var, Body, It->second, *InitC);
       return;
     }
     // What the first two rounds store first, or (where a guard the
     // analysis cannot state as a bound skipped the stores) the indices the
     // body's own variables hold after each: a coarsening shows in either.
-    const bool Observe = FromZero && Trips >= 2 && ActiveCoarse.empty();
+    const bool Observe = UnitStep && Trips >= 2 && ActiveCoarse.empty();
     std::vector<size_t> Starts;
     std::vector<Poly> Firsts[2];
     const std::vector<const VarDecl *> Own =
@@ -315,10 +316,10 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       Starts.push_back(Writes.size());
       Env[Var] = Value::index(Poly::constant(V));
       execLoopBody(Body);
-      if (Observe && V < 2)
+      if (Observe && V - *InitC < 2)
         for (const VarDecl *VD : Own)
           if (auto E = Env.find(VD); E != Env.end() && E->second.K == Value::Index)
-            Firsts[V].push_back(E->second.Idx);
+            Firsts[V - *InitC].push_back(E->second.Idx);
     }
     if (Observe && Starts[1] > Starts[0] && Writes.size() > Starts[1]) {
       Firsts[0].insert(Firsts[0].begin(), Writes[Starts[0]].Index);
