@@ -54,7 +54,8 @@ void Interpreter::execFor(const ForStmt *F) {
   }
   // k < k0 + C && k < n: a block's chunk of an axis (ChunkedLoops.cpp).
   if (Var && Init.K == Value::Index && Step.K == Value::Index && Cond &&
-      Cond->getOpcode() == BO_LAnd) {
+      Cond->getOpcode() == BO_LAnd &&
+      (Init.Idx.mentionsPrefix("bid.") || Init.Idx.mentionsPrefix("@g"))) {
     const auto *L = dyn_cast<BinaryOperator>(Cond->getLHS()->IgnoreParenImpCasts());
     const auto *R = dyn_cast<BinaryOperator>(Cond->getRHS()->IgnoreParenImpCasts());
     if (L && R && L->isComparisonOp() && R->isComparisonOp()) {
