@@ -23,10 +23,14 @@
 //
 // What makes the reading exact: the loop counts up by one from C * blockIdx.z
 // + O (or the larger of that and a bound L) while below C * blockIdx.z + O +
-// C (or the smaller of that and a bound U), C a whole number from 2 to 64;
-// its body carries nothing from one point to the next, has no barrier and
-// no __shared__ store, and nothing the kernel stores, reads or guards names
-// blockIdx.z but through the loop's variable.
+// C (or the smaller of that and a bound U, or while also below U), C a whole
+// number from 2 to 64; its body has no barrier and no __shared__ store, and
+// nothing the kernel stores, reads or guards names blockIdx.z but through the
+// loop's variable. A body that carries values from one point to the next (a
+// register queue loaded at the chunk's start) is run as a loop over an axis
+// first, whose carried values LoopCarry.cpp checks against those loaded
+// before the loop (no clamped start then); the loop's symbol then becomes the
+// point's position, and the carried variables are unknown after the loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +64,21 @@ public:
   char D;
   bool Found = false;
 };
+
+/// Whether \p S returns or breaks out of the loop, or moves the loop's
+/// variable \p Var itself.
+bool leavesOrMoves(const Stmt *S, const VarDecl *Var) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt>(S) || isa<BreakStmt>(S) || isa<GotoStmt>(S))
+    return true;
+  if (const Expr *LHS = assignedBy(S))
+    if (const auto *DR = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
+        DR && DR->getDecl() == Var)
+      return true;
+  return std::any_of(S->child_begin(), S->child_end(),
+                     [&](const Stmt *C) { return leavesOrMoves(C, Var); });
+}
 
 } // namespace
 
@@ -146,16 +165,26 @@ bool Interpreter::chunkLoop(const VarDecl *Var, const Value &Init,
       return Refuse(std::string("the kernel names threadIdx.") + "xyz"[D] + " or blockDim." +
                     "xyz"[D]);
   }
-  if (std::string Why = bodyProblem(Body, Var); !Why.empty())
-    return Refuse("its body " + Why);
+  // A body that carries values from one point of the chunk to the next (a
+  // register queue loaded before the loop) is read as a loop over an axis
+  // first (LoopCarry.cpp), whose symbol then becomes the point's position.
+  const std::string Problem = bodyProblem(Body, Var);
+  const bool Carries = !Problem.empty() && !leavesOrMoves(Body, Var);
+  if (!Problem.empty() && !Carries)
+    return Refuse("its body " + Problem);
+  if (Carries && Lower)
+    return Refuse("its body carries values from one point to the next and its start is "
+                  "clamped");
   if (Coarsened.count(D) || !ActiveCoarse.empty() || BlockLoops.count(D) ||
       Halo.count(D) || (ByBlock && BlockSizes.count(D) && BlockSizes.at(D) != 1))
     return Refuse("the block's threads along " + std::string(1, "xyz"[D]) +
                   " are taken otherwise");
   auto NamesBid = [&](const Poly &X) { return X.mentions(Lead); };
   auto NamesFirst = [&](const Poly &X) { return X.mentions(ByBlock ? Bid : First); };
+  // (Loads of the values a carrying body starts from are at the chunk's
+  // start: carryValues checks them.)
   for (const ReadRecord &R : Reads)
-    if (NamesBid(R.Index))
+    if (!Carries && NamesBid(R.Index))
       return Refuse("a read before it is at the chunk's start");
   for (const Write &W : Writes)
     if (NamesBid(W.Index))
@@ -186,8 +215,22 @@ bool Interpreter::chunkLoop(const VarDecl *Var, const Value &Init,
     Rename(First, P);
     return Refuse("a value before it was read through a clamp at the chunk's start");
   }
-  Env[Var] = Value::index(P + O);
-  execLoopBody(Body);
+  if (!Carries) {
+    Env[Var] = Value::index(P + O);
+    execLoopBody(Body);
+  } else if (std::string Why = runCarried(Var, Body, ByBlock ? Init.Idx
+                                              : Init.Idx.substitute(G, Poly::symbol(First)),
+                                          ByBlock ? End : End.substitute(G, Poly::symbol(First)),
+                                          Upper, G, O, W0, C0);
+             !Why.empty()) {
+    Guards.resize(G0);
+    Env[Var] = Value::unknown("the variable of a chunk loop after it");
+    if (!ByBlock)
+      Rename(First, P);
+    if (Why != "-")
+      Refuse(Why);
+    return true;
+  }
   Guards.resize(G0);
   Env[Var] = Value::unknown("the variable of a chunk loop after it");
   if (!ByBlock)
@@ -213,6 +256,84 @@ bool Interpreter::chunkLoop(const VarDecl *Var, const Value &Init,
   ChunkWhy[D] = "a block's chunk of " + std::to_string(C) + " points along " +
                 "xyz"[D] + " is one thread's loop over '" + Var->getName().str() + "'";
   return true;
+}
+
+std::string Interpreter::runCarried(const VarDecl *Var, const Stmt *Body,
+                                    const Poly &Start, const Poly &End,
+                                    const std::optional<Poly> &Upper, const std::string &G,
+                                    const Poly &Shift, size_t W0, size_t C0) {
+  AxisSym A;
+  A.Symbol = "@loop:" + Var->getName().str();
+  A.Source = ir::AxisSource::Loop;
+  A.LoopVar = Var->getName().str();
+  A.LoopFirst = A.LoopLower = Start;
+  A.LoopUpper = End;
+  A.HasLoopRange = true;
+  A.LoopDir = 1;
+  A.Body = Body;
+  const std::string K = A.Symbol;
+  const size_t Ix = LoopAxes.size();
+  LoopAxes.push_back(A);
+  Env[Var] = Value::index(Poly::symbol(K));
+  bool IndexRefused = false;
+  if (!carryValues(Body, Var, A, IndexRefused)) {
+    LoopAxes.resize(Ix);
+    return "-"; // carryValues gave the reason
+  }
+  if (Upper)
+    Guards.push_back(Constraint{K, true, *Upper, false});
+  execLoopBody(Body);
+  if (LoopAxes.size() != Ix + 1) {
+    LoopAxes.resize(Ix);
+    return "its body holds a loop over an axis";
+  }
+  LoopAxes.resize(Ix);
+  // The loop's symbol is the point's position: Point, a bound on it one on
+  // the position itself.
+  const Poly Point = Poly::symbol(G) + Shift;
+  std::function<DPtr(const DPtr &)> Tree = [&](const DPtr &N) -> DPtr {
+    if (!N)
+      return N;
+    auto C = std::make_shared<DNode>(*N);
+    C->Index = C->Index.substitute(K, Point);
+    for (PosGuard &PG : C->InBounds)
+      PG.D = PG.D.substitute(K, Point);
+    for (DPtr &Arg : C->Args)
+      Arg = Tree(Arg);
+    return C;
+  };
+  for (size_t I = W0; I < Writes.size(); ++I) {
+    Write &W = Writes[I];
+    W.Index = W.Index.substitute(K, Point);
+    W.Value = Tree(W.Value);
+    for (Constraint &Cn : W.Guards) {
+      Cn.Bound = Cn.Bound.substitute(K, Point);
+      if (Cn.Symbol == K) {
+        Cn.Symbol = G;
+        Cn.Bound = Cn.Bound - Shift;
+      }
+    }
+  }
+  for (ReadRecord &R : Reads)
+    R.Index = R.Index.substitute(K, Point);
+  for (size_t I = C0; I < ClampInfos.size(); ++I)
+    for (Poly *X : {&ClampInfos[I].Arg, &ClampInfos[I].Bound, &ClampInfos[I].Lo, &ClampInfos[I].Hi})
+      *X = X->substitute(K, Point);
+  // What the loop leaves in its carried variables is its last round's.
+  for (auto &[VD, V] : Env) {
+    bool Mentions = V.Idx.mentions(K);
+    std::function<void(const DPtr &)> Find = [&](const DPtr &N) {
+      if (N && !Mentions) {
+        Mentions = N->Index.mentions(K);
+        for (const DPtr &Arg : N->Args)
+          Find(Arg);
+      }
+    };
+    Find(V.D);
+    if (Mentions)
+      V = Value::unknown("a value the loop over '" + A.LoopVar + "' carried, after it");
+  }
+  return "";
 }
 
 } // namespace detail

@@ -534,6 +534,13 @@ private:
                  const Value &Bound, const Value &Step, const Stmt *Body,
                  const BinaryOperator *Also = nullptr);
   std::map<int, std::string> ChunkWhy; ///< Why blockDim is 1 there.
+  /// A chunk loop whose body carries values: run as a loop over an axis
+  /// from Start to End, its symbol then the position G plus Shift in what
+  /// it stored, read and clamped (Writes from W0, ClampInfos from C0); the
+  /// reason where not ("-" where carryValues gave it).
+  std::string runCarried(const VarDecl *Var, const Stmt *Body, const Poly &Start,
+                         const Poly &End, const std::optional<Poly> &Upper,
+                         const std::string &G, const Poly &Shift, size_t W0, size_t C0);
   std::set<int> BlockSizeWanted;     // by a tile loop, before it was known
   std::set<int> BlockFromLaunch;     // block sizes a launch gave
   std::string LaunchWhere;           // which launches
