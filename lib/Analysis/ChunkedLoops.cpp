@@ -247,8 +247,20 @@ bool Interpreter::chunkLoop(const VarDecl *Var, const Value &Init,
     Named = Named || NamesFirst(Reads[I].Index);
   for (size_t I = C0; I < ClampInfos.size(); ++I)
     Named = Named || NamesFirst(ClampInfos[I].Arg) || NamesFirst(ClampInfos[I].Bound);
-  if (Named)
+  if (Named) {
+    // The reasons the rest of the analysis gives name the position, not the
+    // marker.
+    if (!ByBlock) {
+      bool Ignored = true;
+      for (size_t I = W0; I < Writes.size(); ++I) {
+        Writes[I].Index = Writes[I].Index.substitute(First, P);
+        Writes[I].Value = substituted(Value::data(Writes[I].Value), First, P, Ignored).D;
+      }
+      for (size_t I = R0; I < Reads.size(); ++I)
+        Reads[I].Index = Reads[I].Index.substitute(First, P);
+    }
     return Refuse("its body names the chunk's start other than through the loop's variable");
+  }
   Coarsened[D] = C;
   if (!ByBlock)
     return true;
