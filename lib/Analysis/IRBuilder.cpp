@@ -273,15 +273,7 @@ KernelAnalysis Interpreter::finish() {
   }
   // Fastest axis first: stride 1, then by degree, then by spelling.
   std::sort(Axes.begin(), Axes.end(), [](const AxisFact &A, const AxisFact &B) {
-    auto Deg = [](const Poly &P) {
-      size_t D = 0;
-      for (const auto &[M, C] : P.terms())
-        D = std::max(D, M.size());
-      return D;
-    };
-    if (Deg(A.Stride) != Deg(B.Stride))
-      return Deg(A.Stride) < Deg(B.Stride);
-    return A.Stride.str() < B.Stride.str();
+    return fasterStride(A.Stride, B.Stride);
   });
   for (size_t I = 1; I < Axes.size(); ++I)
     if (Axes[I].Stride == Axes[I - 1].Stride) {

@@ -903,6 +903,9 @@ std::optional<Poly> exactQuotient(const Poly &P, const Poly &D);
 bool isAxisSymbol(const std::string &S);
 /// Element offsets Rel = sum_a Off[a]*Stride[a], slowest axis first.
 std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides);
+/// The order of a layout's axes, fastest first: stride 1, then by degree,
+/// then by spelling.
+bool fasterStride(const Poly &A, const Poly &B);
 /// Rel = sum_a Off[a]*Strides[a] with each Off[a] a polynomial (a grid's
 /// origin y_off*(nx + 2*h) + x_off is {x_off, y_off}): the division of Rel
 /// by each stride's leading monomial, slowest axis first; nullopt when

@@ -27,6 +27,18 @@ const std::pair<const Monomial, int64_t> &leadingTerm(const Poly &S) {
 
 } // namespace
 
+bool fasterStride(const Poly &A, const Poly &B) {
+  auto Deg = [](const Poly &P) {
+    size_t D = 0;
+    for (const auto &[M, C] : P.terms())
+      D = std::max(D, M.size());
+    return D;
+  };
+  if (Deg(A) != Deg(B))
+    return Deg(A) < Deg(B);
+  return A.str() < B.str();
+}
+
 std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides) {
   ir::Offset O{0, 0, 0};
   for (int A = static_cast<int>(Strides.size()) - 1; A >= 0; --A) {

@@ -122,15 +122,7 @@ void Interpreter::mergePeeledPlanes() {
   if (Axes.size() > 3)
     return;
   std::sort(Axes.begin(), Axes.end(), [](const auto &A, const auto &B) {
-    auto Deg = [](const Poly &P) {
-      size_t D = 0;
-      for (const auto &[M, C] : P.terms())
-        D = std::max(D, M.size());
-      return D;
-    };
-    if (Deg(A.second) != Deg(B.second))
-      return Deg(A.second) < Deg(B.second);
-    return A.second.str() < B.second.str();
+    return fasterStride(A.second, B.second);
   });
   std::vector<Poly> Strides;
   size_t KAxis = 0;
