@@ -331,8 +331,9 @@ std::string Interpreter::runCarried(const VarDecl *Var, const Stmt *Body,
   for (size_t I = C0; I < ClampInfos.size(); ++I)
     for (Poly *X : {&ClampInfos[I].Arg, &ClampInfos[I].Bound, &ClampInfos[I].Lo, &ClampInfos[I].Hi})
       *X = X->substitute(K, Point);
-  // What the loop leaves in its carried variables is its last round's.
-  for (auto &[VD, V] : Env) {
+  // What the loop leaves in its carried variables (and local arrays) is its
+  // last round's: not followed after it.
+  auto Forget = [&](Value &V) {
     bool Mentions = V.Idx.mentions(K);
     std::function<void(const DPtr &)> Find = [&](const DPtr &N) {
       if (N && !Mentions) {
@@ -344,7 +345,12 @@ std::string Interpreter::runCarried(const VarDecl *Var, const Stmt *Body,
     Find(V.D);
     if (Mentions)
       V = Value::unknown("a value the loop over '" + A.LoopVar + "' carried, after it");
-  }
+  };
+  for (auto &[VD, V] : Env)
+    Forget(V);
+  for (auto &[Array, Elems] : LocalElems)
+    for (auto &[I, V] : Elems)
+      Forget(V);
   return "";
 }
 

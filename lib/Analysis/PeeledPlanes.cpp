@@ -211,8 +211,11 @@ void Interpreter::mergePeeledPlanes() {
   // of a ternary clamp names its own).
   std::function<bool(const DNode &, const DNode &)> Same = [&](const DNode &A,
                                                              const DNode &B) {
+    // (A choice by the thread's place names its condition by a number each
+    // evaluation gives anew: not compared, refused.)
     if (A.K != B.K || A.Op != B.Op || A.Name != B.Name || A.Value != B.Value ||
-        A.Ldg != B.Ldg || A.Shared != B.Shared || A.Args.size() != B.Args.size())
+        A.Ldg != B.Ldg || A.Shared != B.Shared || A.Args.size() != B.Args.size() ||
+        A.K == DNode::ThreadSelect)
       return false;
     if ((A.K == DNode::Read || A.K == DNode::Coef) && A.Index != B.Index)
       return false;
@@ -255,6 +258,7 @@ void Interpreter::mergePeeledPlanes() {
     if (Pre.Array != Loop.Array || Post.Array != Loop.Array || Pre.Accumulate ||
         Loop.Accumulate || Post.Accumulate || !Pre.Value || !Loop.Value ||
         !Post.Value || Pre.InBlockLoop || Loop.InBlockLoop || Post.InBlockLoop ||
+        Pre.Scopes != Loop.Scopes || Post.Scopes != Loop.Scopes ||
         !SameGuards(Pre.Guards, Loop.Guards) || !SameGuards(Post.Guards, Loop.Guards) ||
         std::any_of(Loop.Guards.begin(), Loop.Guards.end(),
                     [&](const Constraint &G) { return G.Bound.mentions(K) || G.Symbol == K; }) ||
