@@ -124,12 +124,15 @@ bool Interpreter::chunkLoop(const VarDecl *Var, const Value &Init,
   std::vector<std::pair<int, Poly>> InitIds, EndIds;
   if (!splitClamps(Init.Idx, Base, InitIds) || !splitClamps(Bound.Idx, End, EndIds) ||
       InitIds.size() > 1 || EndIds.size() > 1)
-    return Refuse("its bounds are not the chunk's, clamped once each");
+    return false; // not a chunk's bounds, clamped once each
   const std::optional<Poly> CPoly = Base.coefficientOf(Lead);
-  const int64_t C = CPoly ? numberOf(*CPoly).value_or(0) : 0;
   const Poly O = Base - (CPoly ? *CPoly : Poly()) * Poly::symbol(Lead);
   const Poly Span = End - Base + Poly::constant(Op == BO_LE ? 1 : 0);
-  if (C < 2 || C > 64 || !uniformPoly(O) || numberOf(Span) != C)
+  // Not a chunk at all (for (j = i; j < n; ++j)): the other readings decide.
+  if (!CPoly || *CPoly != Span || !uniformPoly(Span) || !uniformPoly(O))
+    return false;
+  const int64_t C = numberOf(Span).value_or(0);
+  if (C < 2 || C > 64)
     return Refuse("it does not run from C * " +
                   (ByBlock ? "blockIdx." + std::string(1, "xyz"[D]) : "the thread's position") +
                   " over C points, C a number from 2 to 64");
