@@ -59,12 +59,14 @@ void Interpreter::execFor(const ForStmt *F) {
     const auto *L = dyn_cast<BinaryOperator>(Cond->getLHS()->IgnoreParenImpCasts());
     const auto *R = dyn_cast<BinaryOperator>(Cond->getRHS()->IgnoreParenImpCasts());
     if (L && R && L->isComparisonOp() && R->isComparisonOp()) {
-      const Poly LeftEnd = eval(L->getRHS()).Idx;
-      const bool LeftEnds = LeftEnd.mentionsPrefix("bid.") || LeftEnd.mentionsPrefix("@g");
+      const Value LeftEnd = eval(L->getRHS());
+      const bool LeftEnds =
+          LeftEnd.Idx.mentionsPrefix("bid.") || LeftEnd.Idx.mentionsPrefix("@g");
       const BinaryOperator *Ends = LeftEnds ? L : R, *Also = LeftEnds ? R : L;
       const auto *DR = dyn_cast<DeclRefExpr>(Ends->getLHS()->IgnoreParenImpCasts());
       if (DR && DR->getDecl() == Var &&
-          chunkLoop(Var, Init, Ends, eval(Ends->getRHS()), Step, F->getBody(), Also))
+          chunkLoop(Var, Init, Ends, LeftEnds ? LeftEnd : eval(Ends->getRHS()), Step,
+                    F->getBody(), Also))
         return;
     }
   }

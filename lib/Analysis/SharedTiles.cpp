@@ -801,27 +801,18 @@ void Interpreter::recordReads(const DPtr &N) {
 void Interpreter::resolveSharedReads(DPtr &N) {
   if (!N)
     return;
-  if (N->K == DNode::ThreadSelect) {
+  // A tile read, or a choice by the thread's place (ThreadChoices.cpp),
+  // becomes the global value it sees.
+  const bool Choice = N->K == DNode::ThreadSelect;
+  if (Choice || (N->K == DNode::Read && N->Shared)) {
     std::string Why;
-    auto Chosen = resolveThreadSelect(N, {}, Why);
-    if (!Chosen) {
+    auto Seen = Choice ? resolveThreadSelect(N, {}, Why) : traceTileRead(*N, Why);
+    if (!Seen) {
       partial(ReasonKind::SharedTile, Why);
       ReadsLost = true;
       return;
     }
-    N = *Chosen;
-    recordReads(N);
-    return;
-  }
-  if (N->K == DNode::Read && N->Shared) {
-    std::string Why;
-    auto Traced = traceTileRead(*N, Why);
-    if (!Traced) {
-      partial(ReasonKind::SharedTile, Why);
-      ReadsLost = true;
-      return;
-    }
-    N = *Traced;
+    N = *Seen;
     recordReads(N);
     return;
   }
