@@ -309,11 +309,20 @@ KernelAnalysis Interpreter::finish() {
     return Verdict();
   }
 
+  // Packed fields (PackedFields.h): an index' planes past the domain of
+  // the slowest axis, bounded by these, are the field of its array.
+  FieldState Fields{slowestUppers(Main.Guards, AxisSyms.back()), {}, false};
+
   // The thread-to-array offset of each axis, from the main write: a number,
   // or an expression over the kernel's parameters when the grid's origin
   // is one (column = get_global_id(0) + info.x_offset): ShiftSym holds that
-  // part, Shift the number.
-  Poly MainRest = Main.Index.without(AxisSyms);
+  // part, Shift the number. The main write's field is not part of it.
+  Poly MainRest = Main.Index.without(AxisSyms), MainField;
+  if (auto F = fieldOf(MainRest, Strides, Fields.Uppers, std::nullopt, false)) {
+    MainField = F->Field;
+    MainRest = MainRest - MainField;
+    Fields.Known.push_back(MainField);
+  }
   auto Shift = offsetAlong(MainRest, Strides);
   std::vector<Poly> ShiftSym(AxisSyms.size());
   if (!Shift) {
@@ -339,16 +348,22 @@ KernelAnalysis Interpreter::finish() {
   }
   const bool SymbolicOrigin = std::any_of(
       ShiftSym.begin(), ShiftSym.end(), [](const Poly &P) { return !P.terms().empty(); });
+  // Fields past a grid whose origin is a parameter are not told apart.
+  if (SymbolicOrigin)
+    Fields.Uppers.clear();
   auto ShiftOf = [&](size_t A) {
     return Poly::constant((*Shift)[A]) + ShiftSym[A];
   };
   Poly Base = MainRest; // element index of the written point minus axes
 
   // Set by OffsetOf when the access moves along the axes with strides other
-  // than the store's (an array of another layout, or a transpose).
+  // than the store's (an array of another layout, or a transpose), and to
+  // the field of the array it places the access in (Fields).
   bool LayoutDiffers = false;
+  Poly LastField;
   auto OffsetOf = [&](const Poly &Index, std::string &Why) -> std::optional<ir::Offset> {
     LayoutDiffers = false;
+    LastField = Poly();
     // A unit stride along an axis while a faster axis moves too: the axes
     // are swapped. (An access that does not move along the faster axes at
     // all, dy[j], is an array of its own layout.) Faster means known to be:
@@ -392,7 +407,10 @@ KernelAnalysis Interpreter::finish() {
                 "store does not";
           return std::nullopt;
         }
-    auto O = offsetAlong(Index.without(AxisSyms) - Base, Strides);
+    const Poly Rel = Index.without(AxisSyms) - Base;
+    auto O = offsetAlong(Rel, Strides);
+    if (!O)
+      O = placeInField(Rel, Strides, Fields, (*Shift)[AxisSyms.size() - 1], LastField);
     if (!O)
       Why = "an access (" + Index.str() + ") at an offset that is not a "
             "whole number of elements along each axis";
@@ -665,37 +683,8 @@ KernelAnalysis Interpreter::finish() {
     }
   }
   // Array extents from strides: stride[a+1] / stride[a].
-  for (size_t A = 0; A + 1 < Strides.size(); ++A) {
-    const Poly &Lo = Strides[A], &Hi = Strides[A + 1];
-    std::string Ext;
-    for (const auto &[M, C] : Hi.terms()) {
-      (void)C;
-      Monomial Rest = M;
-      bool Ok = true;
-      for (const auto &[LM, LC] : Lo.terms()) {
-        (void)LC;
-        for (const std::string &Sy : LM) {
-          auto It = std::find(Rest.begin(), Rest.end(), Sy);
-          if (It == Rest.end())
-            Ok = false;
-          else
-            Rest.erase(It);
-        }
-      }
-      auto HiC = Hi.constantValue(), LoC = Lo.constantValue();
-      if (HiC && LoC && *LoC != 0 && *HiC % *LoC == 0) {
-        Ext = std::to_string(*HiC / *LoC);
-        break;
-      }
-      if (Ok && Hi.terms().size() == 1 && Lo.terms().size() == 1) {
-        for (const std::string &Sy : Rest)
-          Ext += (Ext.empty() ? "" : "*") + Sy;
-        if (Ext.empty())
-          Ext = "1";
-      }
-    }
-    IR.Axes[A].Extent = Ext;
-  }
+  for (size_t A = 0; A + 1 < Strides.size(); ++A)
+    IR.Axes[A].Extent = extentBetween(Strides[A], Strides[A + 1]);
 
   // A layout that is the store's once named constants have their numbers
   // (u[j][i] of float (*u)[N] beside out[j * N + i]) is the same layout.
@@ -709,16 +698,11 @@ KernelAnalysis Interpreter::finish() {
     }
     return true;
   };
-  auto LayoutText = [](const std::vector<Poly> &Own) {
-    std::vector<std::string> Out;
-    for (const Poly &S : Own)
-      Out.push_back(S.terms().empty() ? "0" : S.str());
-    return Out;
-  };
-
-  // Writes must all have the same guards; each output once. A store other
-  // than the main one may have a layout of its own (a staggered array).
-  std::map<std::string, size_t> OutputIndex;
+  // Writes must all have the same guards; each output once (each field of
+  // an array of packed fields once). A store other than the main one may
+  // have a layout of its own (a staggered array).
+  std::set<std::string> OutputIndex;
+  std::set<std::pair<std::string, std::string>> OutputFields;
   // The guards as a set: the same domain whatever the order they were met.
   auto GuardSet = [](const std::vector<Constraint> &Gs) {
     std::set<std::tuple<std::string, bool, std::string, bool>> S;
@@ -752,12 +736,14 @@ KernelAnalysis Interpreter::finish() {
     }
     return B;
   };
+  Fields.Stores = true;
   for (const Write &W : Writes) {
     std::optional<Box> WBox;
     if (GuardSet(W.Guards) != MainGuards && !(WBox = OwnBox(W)))
       partial(ReasonKind::Guard, "stores under different guards (" + W.Array + ")");
     std::string Why;
     auto O = OffsetOf(W.Index, Why);
+    const std::string Field = fieldText(LastField);
     std::vector<Poly> OwnLayout;
     if (!O && LayoutDiffers) {
       std::string OwnWhy;
@@ -773,32 +759,39 @@ KernelAnalysis Interpreter::finish() {
       partial(ReasonKind::StoreIndex, Why);
       continue;
     }
-    if (OutputIndex.count(W.Array)) {
+    if (!OutputFields.insert({W.Array, Field}).second) {
       partial(ReasonKind::Store, "the array '" + W.Array + "' is stored twice per point");
       continue;
     }
     ir::OutputArray Out;
     Out.Param = W.Array;
+    Out.Field = Field;
     Out.WriteOffset = *O;
     Out.Accumulate = W.Accumulate;
     if (!OwnLayout.empty())
-      Out.Strides = LayoutText(OwnLayout);
+      Out.Strides = layoutText(OwnLayout);
     if (WBox) {
       Out.Lower = WBox->first;
       Out.Upper = WBox->second;
     }
-    OutputIndex[W.Array] = IR.Outputs.size();
+    OutputIndex.insert(W.Array);
     IR.Outputs.push_back(Out);
   }
+  Fields.Stores = false;
 
   // Reads, grouped by array; an input that is not an output may have a
   // layout of its own, one for all its reads.
-  std::map<std::string, std::set<ir::Offset>> ReadOffsets;
-  std::map<std::string, bool> ReadLdg;
+  // Keyed by the array and its field.
+  using FieldKey = std::pair<std::string, std::string>;
+  std::map<FieldKey, std::set<ir::Offset>> ReadOffsets;
+  std::map<FieldKey, bool> ReadLdg;
+  std::set<std::string> ReadNames;
   std::map<std::string, std::optional<std::vector<Poly>>> ReadLayout;
   auto ReadOffset = [&](const std::string &Array, const Poly &Index,
-                        std::string &Why) -> std::optional<ir::Offset> {
+                        std::string &Why,
+                        std::string &Field) -> std::optional<ir::Offset> {
     auto O = OffsetOf(Index, Why);
+    Field = fieldText(LastField);
     std::optional<std::vector<Poly>> Layout;
     if (!O && LayoutDiffers && !OutputIndex.count(Array)) {
       // A layout that is the store's once named constants have their
@@ -842,37 +835,43 @@ KernelAnalysis Interpreter::finish() {
   for (const ReadRecord &R : Reads) {
     if (UniformArrays.count(R.Array))
       continue;
-    std::string Why;
-    auto O = ReadOffset(R.Array, R.Index, Why);
+    std::string Why, Field;
+    auto O = ReadOffset(R.Array, R.Index, Why, Field);
     if (!O) {
       partial(ReasonKind::ReadIndex, Why);
       continue;
     }
-    ReadOffsets[R.Array].insert(*O);
-    ReadLdg[R.Array] = ReadLdg[R.Array] || R.Ldg;
+    ReadOffsets[{R.Array, Field}].insert(*O);
+    ReadLdg[{R.Array, Field}] = ReadLdg[{R.Array, Field}] || R.Ldg;
+    ReadNames.insert(R.Array);
   }
-  for (const auto &[Name, Offs] : ReadOffsets) {
+  for (const auto &[Key, Offs] : ReadOffsets) {
+    const auto &[Name, Field] = Key;
     ir::InputArray In;
     In.Param = Name;
+    In.Field = Field;
     In.Offsets.assign(Offs.begin(), Offs.end());
     const ArrayInfo &AI = Arrays[Name];
     In.Restrict = AI.Restrict;
-    In.Ldg = ReadLdg[Name];
+    In.Ldg = ReadLdg[Key];
     In.PerPointCoefficient = Offs.size() == 1 && *Offs.begin() == ir::Offset{0, 0, 0} &&
                              !OutputIndex.count(Name);
     if (const auto &L = ReadLayout[Name])
-      In.Strides = LayoutText(*L);
+      In.Strides = layoutText(*L);
     IR.Inputs.push_back(In);
-    if (auto It = OutputIndex.find(Name); It != OutputIndex.end()) {
-      ir::OutputArray &Out = IR.Outputs[It->second];
-      if (!(Offs.size() == 1 && *Offs.begin() == Out.WriteOffset))
+    // Read where it is written, or in another field of the same array
+    // (whose elements another thread's write may reach).
+    for (ir::OutputArray &Out : IR.Outputs)
+      if (Out.Param == Name &&
+          (Out.Field != Field ||
+           !(Offs.size() == 1 && *Offs.begin() == Out.WriteOffset)))
         Out.InPlace = true;
-    }
   }
   for (const ir::OutputArray &Out : IR.Outputs)
     if (Out.InPlace)
-      partial(ReasonKind::Store, "the array '" + Out.Param + "' is updated in place while "
-              "neighbours read it (the result depends on thread order)");
+      partial(ReasonKind::Store, "the array '" + Out.Param + "' is updated in place while " +
+              (ir::whyPackedFields(IR).empty() ? "neighbours" : "neighbours or its other fields") +
+              " read it (the result depends on thread order)");
 
   // Updates.
   std::function<ir::Expr(const DPtr &)> Convert = [&](const DPtr &N) {
@@ -888,7 +887,7 @@ KernelAnalysis Interpreter::finish() {
       E.Kind = ir::Expr::Read;
       E.Name = N->Name;
       std::string Why;
-      if (auto O = ReadOffset(N->Name, N->Index, Why))
+      if (auto O = ReadOffset(N->Name, N->Index, Why, E.Field))
         E.Off = *O;
       break;
     }
@@ -933,6 +932,9 @@ KernelAnalysis Interpreter::finish() {
   for (const Write &W : Writes) {
     ir::Update U;
     U.Target = W.Array;
+    std::string Why;
+    OffsetOf(W.Index, Why);
+    U.TargetField = fieldText(LastField);
     U.Accumulate = W.Accumulate;
     U.Value = Convert(W.Value);
     IR.Updates.push_back(std::move(U));
@@ -946,6 +948,10 @@ KernelAnalysis Interpreter::finish() {
             "' (boundary and interior regions): " + Why);
     IR.Frame = ir::BoundaryFrame();
   }
+  if (!ir::whyPackedFields(IR).empty() &&
+      (!Clamps.empty() || !Wraps.empty() || IR.Frame.present()))
+    partial(ReasonKind::Boundary, "packed fields beside clamped or wrapped indices or a "
+            "boundary frame are not followed");
   // A frame is stated over the main domain; an output of another box is
   // not followed with one.
   if (IR.Frame.present())
@@ -955,7 +961,7 @@ KernelAnalysis Interpreter::finish() {
                                        Out.Param + ") beside a boundary frame");
 
   stateCoefficients(IR);
-  stateParams(IR, [&](const std::string &P) { return ReadOffsets.count(P) > 0; },
+  stateParams(IR, [&](const std::string &P) { return ReadNames.count(P) > 0; },
               [&](const std::string &P) { return OutputIndex.count(P) > 0; });
   for (const ir::InputArray &In : IR.Inputs)
     if (Arrays[In.Param].Kind != ArrayKind::Global)

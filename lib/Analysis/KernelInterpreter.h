@@ -37,6 +37,7 @@
 #include "Coarsening.h"
 #include "HostConstants.h"
 #include "InterpreterFacts.h"
+#include "PackedFields.h"
 #include "Slices.h"
 #include "SymbolicValues.h"
 
@@ -776,6 +777,24 @@ private:
   /// A z loop with its first and last planes peeled, as one update
   /// (PeeledPlanes.cpp); unchanged where the planes are not the loop's.
   void mergePeeledPlanes();
+  /// Packed fields (PackedFields.cpp): the upper bounds on the position
+  /// \p Slow of the slowest axis (guards, a loop's bound, a split's
+  /// modulus) that are over parameters; and the field of a relative index
+  /// \p Rel (its rest a whole number of elements along each axis) that
+  /// counts planes past those bounds, the coordinate moved by \p Shift
+  /// along the slowest axis (none: the rest's own offset, for the main
+  /// store), counting the constant planes too where the plain count is not
+  /// past them and \p Whole (splitField); nullopt when it has none.
+  std::vector<Poly> slowestUppers(const std::vector<Constraint> &Guards,
+                                  const std::string &Slow);
+  std::optional<FieldSplit> fieldOf(const Poly &Rel, const std::vector<Poly> &Strides,
+                                    const std::vector<Poly> &Uppers,
+                                    std::optional<int64_t> Shift, bool Whole);
+  /// The offset of \p Rel in one of the fields (PackedFields.h): a known
+  /// field first, then a new one (remembered when a store's); \p Field is
+  /// set to it. nullopt when it lies in none.
+  std::optional<ir::Offset> placeInField(const Poly &Rel, const std::vector<Poly> &Strides,
+                                         FieldState &Fields, int64_t Shift, Poly &Field);
   /// Calls with an effect outside the arrays (printf, assert), by name,
   /// and the helpers already searched for them.
   std::vector<std::string> DeviceCalls;
@@ -906,6 +925,13 @@ std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides
 /// The order of a layout's axes, fastest first: stride 1, then by degree,
 /// then by spelling.
 bool fasterStride(const Poly &A, const Poly &B);
+/// The array's extent along an axis from its stride \p Lo and the next
+/// axis' \p Hi (nx from 1 and nx; "64" from 4 and 256); empty when the
+/// quotient is not a product of the symbols or a number.
+std::string extentBetween(const Poly &Lo, const Poly &Hi);
+/// A layout's strides as the IR spells them ("0" for an axis it does not
+/// move along).
+std::vector<std::string> layoutText(const std::vector<Poly> &Strides);
 /// Rel = sum_a Off[a]*Strides[a] with each Off[a] a polynomial (a grid's
 /// origin y_off*(nx + 2*h) + x_off is {x_off, y_off}): the division of Rel
 /// by each stride's leading monomial, slowest axis first; nullopt when

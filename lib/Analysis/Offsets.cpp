@@ -67,6 +67,42 @@ std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides
   return O;
 }
 
+std::vector<std::string> layoutText(const std::vector<Poly> &Strides) {
+  std::vector<std::string> Out;
+  for (const Poly &S : Strides)
+    Out.push_back(S.terms().empty() ? "0" : S.str());
+  return Out;
+}
+
+std::string extentBetween(const Poly &Lo, const Poly &Hi) {
+  std::string Ext;
+  for (const auto &[M, C] : Hi.terms()) {
+    (void)C;
+    Monomial Rest = M;
+    bool Ok = true;
+    for (const auto &[LM, LC] : Lo.terms()) {
+      (void)LC;
+      for (const std::string &Sy : LM) {
+        auto It = std::find(Rest.begin(), Rest.end(), Sy);
+        if (It == Rest.end())
+          Ok = false;
+        else
+          Rest.erase(It);
+      }
+    }
+    auto HiC = Hi.constantValue(), LoC = Lo.constantValue();
+    if (HiC && LoC && *LoC != 0 && *HiC % *LoC == 0)
+      return std::to_string(*HiC / *LoC);
+    if (Ok && Hi.terms().size() == 1 && Lo.terms().size() == 1) {
+      for (const std::string &Sy : Rest)
+        Ext += (Ext.empty() ? "" : "*") + Sy;
+      if (Ext.empty())
+        Ext = "1";
+    }
+  }
+  return Ext;
+}
+
 std::optional<std::vector<Poly>> symbolicOffset(Poly Rel,
                                                 const std::vector<Poly> &Strides) {
   std::vector<Poly> O(Strides.size());

@@ -173,13 +173,14 @@ void StencilIR::computeDerived() {
 
   // Compulsory bytes: each distinct array read once and written once.
   unsigned Elem = elementSize(ElementType);
-  std::set<std::string> Read, Written;
+  // (a field of a packed allocation is an array of its own).
+  std::set<std::pair<std::string, std::string>> Read, Written;
   for (const InputArray &In : Inputs)
-    Read.insert(In.Param);
+    Read.insert({In.Param, In.Field});
   for (const OutputArray &Out : Outputs) {
-    Written.insert(Out.Param);
+    Written.insert({Out.Param, Out.Field});
     if (Out.Accumulate)
-      Read.insert(Out.Param);
+      Read.insert({Out.Param, Out.Field});
   }
   BytesPerPoint = static_cast<unsigned>((Read.size() + Written.size()) * Elem);
 }
@@ -199,6 +200,8 @@ json toJson(const Expr &E) {
   case Expr::Read:
     J["array"] = E.Name;
     J["offset"] = offsetJson(E.Off);
+    if (!E.Field.empty())
+      J["field"] = E.Field;
     break;
   case Expr::Coef:
     J["name"] = E.Name;
@@ -380,8 +383,26 @@ std::string threadPosition(const Axis &X) {
          Dim(T) + " + threadIdx." + Dim(T);
 }
 
+std::string whyPackedFields(const StencilIR &IR) {
+  auto Packed = [](const std::string &What, const std::string &Param,
+                   const std::string &Field) {
+    return "the " + What + " '" + Param + "' is one of several fields of one "
+           "allocation (the field at element " + Field + "): no generator "
+           "addresses packed fields yet";
+  };
+  for (const InputArray &In : IR.Inputs)
+    if (!In.Field.empty())
+      return Packed("input", In.Param, In.Field);
+  for (const OutputArray &Out : IR.Outputs)
+    if (!Out.Field.empty())
+      return Packed("output", Out.Param, Out.Field);
+  return "";
+}
+
 std::string whyNoGenerator(const StencilIR &IR) {
   if (std::string Why = whyMixedLayouts(IR); !Why.empty())
+    return Why;
+  if (std::string Why = whyPackedFields(IR); !Why.empty())
     return Why;
   for (const Axis &X : IR.Axes)
     if (X.BlockLoop)
@@ -476,6 +497,8 @@ json toJson(const StencilIR &IR) {
               {"per_point_coefficient", In.PerPointCoefficient}};
     if (!In.Strides.empty())
       X["strides"] = In.Strides;
+    if (!In.Field.empty())
+      X["field"] = In.Field;
     Inputs.push_back(std::move(X));
   }
   J["inputs"] = std::move(Inputs);
@@ -491,6 +514,8 @@ json toJson(const StencilIR &IR) {
       X["lower"] = Out.Lower;
       X["upper"] = Out.Upper;
     }
+    if (!Out.Field.empty())
+      X["field"] = Out.Field;
     Outputs.push_back(std::move(X));
   }
   J["outputs"] = std::move(Outputs);
@@ -506,10 +531,13 @@ json toJson(const StencilIR &IR) {
   }
   J["coefficients"] = std::move(Coefs);
   json Updates = json::array();
-  for (const Update &U : IR.Updates)
+  for (const Update &U : IR.Updates) {
     Updates.push_back({{"target", U.Target},
                        {"accumulate", U.Accumulate},
                        {"value", toJson(U.Value)}});
+    if (!U.TargetField.empty())
+      Updates.back()["target_field"] = U.TargetField;
+  }
   J["updates"] = std::move(Updates);
   J["shape"] = IR.Shape;
   J["radius"] = IR.Radius;
@@ -618,6 +646,7 @@ std::optional<Expr> exprFrom(const json &J, JsonReader &R,
     E.Name = R.string(J, "array", Path);
     if (const json *O = R.member(J, "offset", Path, true))
       E.Off = offsetFrom(*O, R, memberPath(Path, "offset"));
+    E.Field = R.string(J, "field", Path, "");
     break;
   case Expr::Coef:
     E.Name = R.string(J, "name", Path);
@@ -657,6 +686,7 @@ std::optional<Update> updateFrom(const json &J, JsonReader &R,
                                  const std::string &Path, size_t &Nodes) {
   Update X;
   X.Target = R.string(J, "target", Path);
+  X.TargetField = R.string(J, "target_field", Path, "");
   X.Accumulate = R.boolean(J, "accumulate", Path, false);
   const json *V = R.member(J, "value", Path, true);
   if (!V)
@@ -765,6 +795,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.PerPointCoefficient =
         R.boolean(Inputs[I], "per_point_coefficient", IP, false);
     X.Strides = R.strings(Inputs[I], "strides", IP, false);
+    X.Field = R.string(Inputs[I], "field", IP, "");
     IR.Inputs.push_back(std::move(X));
   }
 
@@ -782,6 +813,7 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.Strides = R.strings(Outputs[I], "strides", OP, false);
     X.Lower = R.strings(Outputs[I], "lower", OP, false);
     X.Upper = R.strings(Outputs[I], "upper", OP, false);
+    X.Field = R.string(Outputs[I], "field", OP, "");
     IR.Outputs.push_back(std::move(X));
   }
 

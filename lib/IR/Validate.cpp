@@ -254,14 +254,20 @@ private:
       fail(at("outputs"), "no outputs: a stencil writes at least one array");
       return;
     }
-    std::set<std::string> Seen;
+    // A parameter appears once per field of it (packed fields).
+    std::set<std::pair<std::string, std::string>> Seen;
+    auto Named = [](const std::string &Param, const std::string &Field) {
+      return shown(Param) + (Field.empty() ? "" : " at field " + shown(Field));
+    };
     for (size_t I = 0; I < IR.Inputs.size() && ok(); ++I) {
       const InputArray &In = IR.Inputs[I];
       std::string Where = at("inputs", I);
       arrayName(memberPath(Where, "param"), In.Param);
-      if (ok() && !Seen.insert(In.Param).second)
+      if (ok())
+        expression(memberPath(Where, "field"), In.Field, true);
+      if (ok() && !Seen.insert({In.Param, In.Field}).second)
         fail(memberPath(Where, "param"),
-             "a second input named " + shown(In.Param));
+             "a second input named " + Named(In.Param, In.Field));
       if (ok() && In.Offsets.empty())
         fail(memberPath(Where, "offsets"),
              "empty: an input is read at one offset at least");
@@ -279,9 +285,11 @@ private:
       const OutputArray &Out = IR.Outputs[I];
       std::string Where = at("outputs", I);
       arrayName(memberPath(Where, "param"), Out.Param);
-      if (ok() && !Seen.insert(Out.Param).second)
+      if (ok())
+        expression(memberPath(Where, "field"), Out.Field, true);
+      if (ok() && !Seen.insert({Out.Param, Out.Field}).second)
         fail(memberPath(Where, "param"),
-             "a second output named " + shown(Out.Param));
+             "a second output named " + Named(Out.Param, Out.Field));
       offset(memberPath(Where, "write_offset"), Out.WriteOffset);
       ownLayout(Where, Out.Strides);
       if (ok() && (!Out.Lower.empty() || !Out.Upper.empty())) {
@@ -370,9 +378,10 @@ private:
     }
   }
 
-  const InputArray *input(const std::string &Name) const {
+  const InputArray *input(const std::string &Name,
+                          const std::string &Field) const {
     for (const InputArray &In : IR.Inputs)
-      if (In.Param == Name)
+      if (In.Param == Name && In.Field == Field)
         return &In;
     return nullptr;
   }
@@ -404,12 +413,14 @@ private:
     switch (E.Kind) {
     case Expr::Read: {
       Arity(0, "a read");
-      const InputArray *In = input(E.Name);
+      const InputArray *In = input(E.Name, E.Field);
       if (!ok())
         return;
       if (!In) {
         fail(memberPath(Where, "array"),
-             shown(E.Name) + " is not one of the inputs");
+             shown(E.Name) +
+                 (E.Field.empty() ? "" : " at field " + shown(E.Field)) +
+                 " is not one of the inputs");
         return;
       }
       offset(memberPath(Where, "offset"), E.Off);
@@ -681,7 +692,7 @@ private:
       std::string Where = at("updates", I);
       bool Known = false;
       for (const OutputArray &Out : IR.Outputs)
-        Known |= Out.Param == U.Target;
+        Known |= Out.Param == U.Target && Out.Field == U.TargetField;
       if (!Known)
         fail(memberPath(Where, "target"),
              shown(U.Target) + " is not one of the outputs");
@@ -719,7 +730,7 @@ private:
       std::string UW = elementPath(memberPath(Where, "updates"), I);
       bool Known = false;
       for (const OutputArray &Out : IR.Outputs)
-        Known |= Out.Param == U.Target;
+        Known |= Out.Param == U.Target && Out.Field == U.TargetField;
       if (!Known)
         fail(memberPath(UW, "target"),
              shown(U.Target) + " is not one of the outputs");

@@ -760,3 +760,60 @@ TEST(IRValidate, ABlockLoopCoversItsPointsWhateverTheBlock) {
             std::string::npos)
       << refusal(Axis);
 }
+
+TEST(IRValidate, PackedFields) {
+  // A second field of the input and of the output, nx*ny elements on:
+  // each field is an array of its own, named by its parameter and field;
+  // reads and update targets name the field; no generator takes it yet.
+  json Doc = star();
+  const std::string In = Doc["inputs"][0]["param"], Out = Doc["outputs"][0]["param"];
+  json Second = Doc["inputs"][0];
+  Second["field"] = "nx*ny";
+  Doc["inputs"].push_back(Second);
+  json SecondOut = Doc["outputs"][0];
+  SecondOut["field"] = "nx*ny";
+  Doc["outputs"].push_back(SecondOut);
+  json Update = Doc["updates"][0];
+  Update["target_field"] = "nx*ny";
+  Update["value"] = {{"kind", "read"}, {"array", In}, {"field", "nx*ny"},
+                     {"offset", {1, 0, 0}}};
+  Doc["updates"].push_back(Update);
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR) << Error;
+  EXPECT_EQ(IR->Inputs.back().Field, "nx*ny");
+  EXPECT_EQ(IR->Outputs.back().Field, "nx*ny");
+  EXPECT_EQ(IR->Updates.back().TargetField, "nx*ny");
+  EXPECT_EQ(IR->Updates.back().Value.Field, "nx*ny");
+  EXPECT_FALSE(ir::toJson(*IR)["inputs"][0].contains("field"));
+  EXPECT_EQ(ir::toJson(*IR)["updates"].back()["target_field"], "nx*ny");
+  auto Plain = ir::fromJson(star(), Error);
+  ASSERT_TRUE(Plain) << Error;
+  EXPECT_EQ(ir::whyPackedFields(*Plain), "");
+  EXPECT_NE(ir::whyNoGenerator(*IR).find("the input '" + In +
+                                         "' is one of several fields of one "
+                                         "allocation (the field at element nx*ny)"),
+            std::string::npos)
+      << ir::whyNoGenerator(*IR);
+
+  json Bad = Doc;
+  Bad["inputs"].back()["field"] = "";
+  EXPECT_EQ(refusal(Bad).rfind("inputs[1].param: a second input named '" + In + "'", 0), 0u)
+      << refusal(Bad);
+  Bad = Doc;
+  Bad["outputs"].back().erase("field");
+  EXPECT_EQ(refusal(Bad).rfind("outputs[1].param: a second output named '" + Out + "'", 0), 0u)
+      << refusal(Bad);
+  Bad = Doc;
+  Bad["updates"].back()["value"]["field"] = "2*nx*ny";
+  EXPECT_NE(refusal(Bad).find("at field '2*nx*ny' is not one of the inputs"), std::string::npos)
+      << refusal(Bad);
+  Bad = Doc;
+  Bad["updates"].back()["target_field"] = "2*nx*ny";
+  EXPECT_NE(refusal(Bad).find("updates[1].target: '" + Out + "' is not one of the outputs"),
+            std::string::npos)
+      << refusal(Bad);
+  Bad = Doc;
+  Bad["inputs"].back()["field"] = "nx; exit(0)";
+  EXPECT_EQ(refusal(Bad).rfind("inputs[1].field: ", 0), 0u) << refusal(Bad);
+}

@@ -154,6 +154,12 @@ struct InputArray {
   /// axis (dx[i]). Empty: the IR's Strides. The element read at offset o
   /// for the point p is sum_a Strides[a] * (p[a] + o[a]).
   std::vector<std::string> Strides;
+  /// Packed fields: the element of the allocation where this field starts,
+  /// a C expression over kernel parameters that is a whole number of the
+  /// grid's volumes ("2*nx*ny*nz" for u[2*n_cells + id]), when the kernel
+  /// keeps several fields in one array. A parameter then appears once per
+  /// field; (Param, Field) names the array. Empty: the field at element 0.
+  std::string Field;
   /// Moves along fewer axes than the grid (a "0" stride): a per-axis table.
   bool perAxisTable() const {
     return std::find(Strides.begin(), Strides.end(), "0") != Strides.end();
@@ -176,6 +182,8 @@ struct OutputArray {
   /// axes' domain: face arrays of a staggered grid stored one column or one
   /// row further than the cells. Empty: the axes' domain.
   std::vector<std::string> Lower, Upper;
+  /// The field of the allocation it is stored to (as InputArray::Field).
+  std::string Field;
 };
 
 /// A coefficient that is not a per-point array.
@@ -281,12 +289,15 @@ struct Expr {
   /// kernel's integer parameters and named constants ("step", "s - 1").
   std::string IndexExpr;
   std::string Value;  ///< Literal spelling, e.g. "2.0f".
+  /// Read: the field of the array (InputArray::Field), empty for element 0.
+  std::string Field;
   std::vector<Expr> Args;
 };
 
 /// One output's update: Target[p + WriteOffset] (=|+=) Value.
 struct Update {
   std::string Target;
+  std::string TargetField; ///< OutputArray::Field of the target.
   bool Accumulate = false;
   Expr Value;
 };
@@ -384,6 +395,9 @@ bool isMathFunctionName(const std::string &Name);
 /// layout of its own (InputArray::Strides, OutputArray::Strides); empty when
 /// every array has the IR's strides.
 std::string whyMixedLayouts(const StencilIR &IR);
+/// Why no generator rewrites a kernel that keeps several fields in one
+/// allocation (an input or output with a Field); empty when none does.
+std::string whyPackedFields(const StencilIR &IR);
 
 /// The JSON name of a coefficient kind ("scalar-param", "param-array").
 const char *coefficientKindName(enum Coefficient::Kind K);

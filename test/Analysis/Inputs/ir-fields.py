@@ -16,7 +16,8 @@ def expr(e):
     kind = e["kind"]
     args = [expr(a) for a in e.get("args", [])]
     if kind == "read":
-        return e["array"] + offset(e["offset"])
+        field = "{%s}" % e["field"] if "field" in e else ""
+        return e["array"] + field + offset(e["offset"])
     if kind == "coef":
         if "index_expr" in e:
             return e["name"] + "[" + e["index_expr"] + "]"
@@ -78,12 +79,14 @@ def main():
             if "strides" in i:
                 layout = " strides " + ",".join(i["strides"])
             print("  input %s %s%s%s" % (
-                i["param"], " ".join(offset(o) for o in i["offsets"]),
+                i["param"] + ("{%s}" % i["field"] if "field" in i else ""),
+                " ".join(offset(o) for o in i["offsets"]),
                 "".join(" " + f for f in flags), layout))
         for o in ir["outputs"]:
             flags = [f for f in ("accumulate", "in_place") if o[f]]
             print("  output %s at %s%s%s" % (
-                o["param"], offset(o["write_offset"]),
+                o["param"] + ("{%s}" % o["field"] if "field" in o else ""),
+                offset(o["write_offset"]),
                 "".join(" " + f for f in flags),
                 (" strides " + ",".join(o["strides"]) if "strides" in o else "") +
                 (" box " + " x ".join("[%s, %s)" % b for b in zip(o["lower"], o["upper"]))
@@ -95,7 +98,8 @@ def main():
             print("  param %s %s" % (p["name"], p["role"]))
         for u in ir["updates"]:
             print("  update %s %s %s" % (
-                u["target"], "+=" if u["accumulate"] else "=",
+                u["target"] + ("{%s}" % u["target_field"] if "target_field" in u else ""),
+                "+=" if u["accumulate"] else "=",
                 expr(u["value"])))
         print("  shape %s r=%d points=%d flops=%d bytes=%d" % (
             ir["shape"], ir["radius"], ir["points"], ir["flops_per_point"],
