@@ -233,23 +233,34 @@ json toJson(const Expr &E) {
   return J;
 }
 
-std::string whyMixedLayouts(const StencilIR &IR) {
-  auto Own = [](const std::string &What, const std::string &Param,
-                const std::vector<std::string> &Strides) {
-    std::string List;
-    for (const std::string &S : Strides)
-      List += (List.empty() ? "" : ", ") + S;
-    return "the " + What + " '" + Param + "' has a layout of its own (strides " +
-           List + "): no generator addresses arrays of more than one layout "
-                  "yet";
-  };
+namespace {
+
+/// The reason \p Why gives for the first input, then output, that has one
+/// (Why takes "input" or "output" and the array); empty when none has.
+template <typename WhyFn>
+std::string firstArrayReason(const StencilIR &IR, WhyFn Why) {
   for (const InputArray &In : IR.Inputs)
-    if (!In.Strides.empty())
-      return Own("input", In.Param, In.Strides);
+    if (std::string W = Why("input", In); !W.empty())
+      return W;
   for (const OutputArray &Out : IR.Outputs)
-    if (!Out.Strides.empty())
-      return Own("output", Out.Param, Out.Strides);
+    if (std::string W = Why("output", Out); !W.empty())
+      return W;
   return "";
+}
+
+} // namespace
+
+std::string whyMixedLayouts(const StencilIR &IR) {
+  return firstArrayReason(IR, [](const char *What, const auto &A) -> std::string {
+    if (A.Strides.empty())
+      return "";
+    std::string List;
+    for (const std::string &S : A.Strides)
+      List += (List.empty() ? "" : ", ") + S;
+    return std::string("the ") + What + " '" + A.Param +
+           "' has a layout of its own (strides " + List +
+           "): no generator addresses arrays of more than one layout yet";
+  });
 }
 
 namespace {
@@ -384,19 +395,13 @@ std::string threadPosition(const Axis &X) {
 }
 
 std::string whyPackedFields(const StencilIR &IR) {
-  auto Packed = [](const std::string &What, const std::string &Param,
-                   const std::string &Field) {
-    return "the " + What + " '" + Param + "' is one of several fields of one "
-           "allocation (the field at element " + Field + "): no generator "
-           "addresses packed fields yet";
-  };
-  for (const InputArray &In : IR.Inputs)
-    if (!In.Field.empty())
-      return Packed("input", In.Param, In.Field);
-  for (const OutputArray &Out : IR.Outputs)
-    if (!Out.Field.empty())
-      return Packed("output", Out.Param, Out.Field);
-  return "";
+  return firstArrayReason(IR, [](const char *What, const auto &A) -> std::string {
+    if (A.Field.empty())
+      return "";
+    return std::string("the ") + What + " '" + A.Param +
+           "' is one of several fields of one allocation (the field at element " +
+           A.Field + "): no generator addresses packed fields yet";
+  });
 }
 
 std::string whyNoGenerator(const StencilIR &IR) {
