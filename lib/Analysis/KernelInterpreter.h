@@ -13,7 +13,8 @@
 ///   Memory.cpp          arrays, pointers and the loads through them
 ///   NamedConstants.cpp  macros, constexpr, enumerators kept by name
 ///   Statements.cpp      statements, stores and compound updates
-///   Loops.cpp           loops in the kernel; LoopCarry.cpp carried values
+///   Loops.cpp           loops in the kernel; LoopCarry.cpp carried values,
+///                       LoopPrefetch.cpp a queue's front loaded for later
 ///   Guards.cpp          conditions: guards and the iteration domain
 ///   UniformBranches.cpp mode switches every thread decides alike;
 ///                       DataBranches.cpp values chosen by tests on data,
@@ -151,6 +152,17 @@ private:
   /// whether an index or pointer was among what it carries.
   bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop,
                    bool &IndexRefused);
+  /// The ifs among the top-level statements of a loop's \p Body that load
+  /// a carried variable of \p Carried for a later iteration under a guard
+  /// on the loop's variable that holds at every iteration but the last,
+  /// the variable named by no statement after it (LoopPrefetch.cpp). The
+  /// loop's runs take them as unconditional loads that record no read
+  /// (TakenPrefetches).
+  std::vector<const IfStmt *> tailPrefetches(const Stmt *Body, const AxisSym &Loop,
+                                             const std::set<const VarDecl *> &Carried);
+  std::set<const IfStmt *> TakenPrefetches;
+  /// After a loop: the variables its taken prefetches load hold no value.
+  void forgetPrefetched(const Stmt *Body);
   void execIf(const IfStmt *If);
   /// A for, while or do statement.
   void execLoopStmt(const Stmt *S);

@@ -176,6 +176,14 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   auto Get = [&](const Slot &S) -> Value & {
     return S.V ? Env[S.V] : LocalElems[S.Array][S.Elem];
   };
+  // Loads of the queue's front guarded to all but the last iteration.
+  std::set<const VarDecl *> CarriedVars;
+  for (const Slot &S : Carried)
+    if (S.V)
+      CarriedVars.insert(S.V);
+  const std::vector<const IfStmt *> Prefetches =
+      tailPrefetches(Body, Loop, CarriedVars);
+  TakenPrefetches.insert(Prefetches.begin(), Prefetches.end());
 
   const std::string K = Loop.Symbol;
   const Poly KSym = Poly::symbol(K);
@@ -193,6 +201,8 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     std::string L;
     for (const Slot &S : Carried)
       L += (L.empty() ? "" : ", ") + S.name();
+    for (const IfStmt *If : Prefetches)
+      TakenPrefetches.erase(If);
     partial(ReasonKind::LoopCarry, "the loop over '" + Var->getName().str() + "' carries " + What +
             " from one iteration to the next (" + L +
             "), which the analysis does not follow");

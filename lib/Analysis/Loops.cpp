@@ -396,6 +396,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     LoopAxes[Ix].WritesAt = Writes.size();
     execLoopBody(Body);
     LoopAxes[Ix].WritesEnd = Writes.size();
+    forgetPrefetched(Body);
     return;
   }
   notStencil(ReasonKind::Loop, "a loop over '" + Var->getName().str() + "' (" + text(Cond) +

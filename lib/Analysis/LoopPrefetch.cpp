@@ -1,0 +1,125 @@
+//===- LoopPrefetch.cpp - A register queue's load guarded at the loop's end -===//
+//
+// A loop over an axis that rotates a register queue loads the queue's front
+// for the next iteration at the end of the body, under a guard that keeps
+// the load inside the array and fails only at the last iteration (the
+// 2.5-D blocking of 3-D sweeps):
+//
+//   for (k = 1; k < nz - 1; ++k) {
+//     ... out[c(k)] = f(below, cur, above, ...);
+//     below = cur; cur = above;
+//     if (k + 2 < nz) above = in[c(k + 2)];
+//   }
+//
+// The value the guard's failing side keeps is never used: the guard holds
+// at every iteration but the last, and no statement of the body after the
+// if names the variable. For the loop's carried values the load is then
+// unconditional (LoopCarry.cpp): the variable holds in[c(k + 2)] after
+// iteration k, so in[c(k + 1)] while iteration k runs. The load itself is
+// no read of the iteration's footprint (what it reads, the next iteration
+// reads as the queue's front), so it is not recorded. After the loop the
+// variable holds no value the analysis states (the last iteration skipped
+// its load): a use there is refused.
+//
+// Anything else stays a value the two sides of the if set differently:
+// an else, a guard on anything but the loop's variable, a guard that may
+// fail before the last iteration, a variable read after the if.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelInterpreter.h"
+
+namespace forgestencil {
+namespace analysis {
+namespace detail {
+
+namespace {
+
+/// Whether \p S names \p V.
+bool names(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V)
+    return true;
+  for (const Stmt *C : S->children())
+    if (names(C, V))
+      return true;
+  return false;
+}
+
+/// The variable `if (c) V = e;` assigns, alone in its then-side; null for
+/// another statement.
+const VarDecl *loneAssignment(const IfStmt *If) {
+  if (If->getElse() || If->getInit() || If->getConditionVariable())
+    return nullptr;
+  const Stmt *S = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    if (CS->size() != 1)
+      return nullptr;
+    S = CS->body_front();
+  }
+  if (const auto *EW = dyn_cast<ExprWithCleanups>(S))
+    S = EW->getSubExpr();
+  const auto *B = dyn_cast<BinaryOperator>(S);
+  if (!B || B->getOpcode() != BO_Assign)
+    return nullptr;
+  const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
+  const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  return V && !names(B->getRHS(), V) ? V : nullptr;
+}
+
+} // namespace
+
+std::vector<const IfStmt *>
+Interpreter::tailPrefetches(const Stmt *Body, const AxisSym &Loop,
+                            const std::set<const VarDecl *> &Carried) {
+  std::vector<const IfStmt *> Found;
+  const auto *CS = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!CS || !Loop.HasLoopRange)
+    return Found;
+  // The iterations whose loads a later iteration uses: all but the last,
+  // [Lo, Hi) in the loop's variable.
+  const Poly One = Poly::constant(1);
+  const Poly Lo = Loop.LoopDir > 0 ? Loop.LoopLower : Loop.LoopLower + One;
+  const Poly Hi = Loop.LoopDir > 0 ? Loop.LoopUpper - One : Loop.LoopUpper;
+  auto AtLeastZero = [](const Poly &P) {
+    auto C = P.constantValue();
+    return (C && *C >= 0) || P.terms().empty();
+  };
+  std::vector<const Stmt *> Top(CS->body_begin(), CS->body_end());
+  for (size_t I = 0; I < Top.size(); ++I) {
+    const auto *If = dyn_cast<IfStmt>(Top[I]);
+    const VarDecl *V = If ? loneAssignment(If) : nullptr;
+    if (!V || !Carried.count(V))
+      continue;
+    bool Later = false;
+    for (size_t J = I + 1; J < Top.size() && !Later; ++J)
+      Later = names(Top[J], V);
+    std::vector<Constraint> Cs;
+    if (Later || !guardConstraints(If->getCond(), false, Cs) || Cs.empty())
+      continue;
+    bool Holds = true;
+    for (const Constraint &C : Cs)
+      Holds = Holds && C.Symbol == Loop.Symbol && !C.NotEqual &&
+              (C.Upper ? AtLeastZero(C.Bound - Hi) : AtLeastZero(Lo - C.Bound));
+    if (Holds)
+      Found.push_back(If);
+  }
+  return Found;
+}
+
+void Interpreter::forgetPrefetched(const Stmt *Body) {
+  const auto *CS = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!CS)
+    return;
+  for (const Stmt *S : CS->body())
+    if (const auto *If = dyn_cast<IfStmt>(S); If && TakenPrefetches.count(If))
+      if (const VarDecl *V = loneAssignment(If); V && Env.count(V))
+        Env[V] = Value::unknown("'" + V->getName().str() + "' holds after the loop what "
+                                "its guarded load left (skipped at the last iteration)",
+                                ReasonKind::LoopCarry);
+}
+
+} // namespace detail
+} // namespace analysis
+} // namespace forgestencil
