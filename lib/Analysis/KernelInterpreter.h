@@ -152,15 +152,18 @@ private:
   /// whether an index or pointer was among what it carries.
   bool carryValues(const Stmt *Body, const VarDecl *Var, const AxisSym &Loop,
                    bool &IndexRefused);
-  /// The ifs among the top-level statements of a loop's \p Body that load
-  /// a carried variable of \p Carried for a later iteration under a guard
-  /// on the loop's variable that holds at every iteration but the last,
-  /// the variable named by no statement after it (LoopPrefetch.cpp). The
-  /// loop's runs take them as unconditional loads that record no read
-  /// (TakenPrefetches).
-  std::vector<const IfStmt *> tailPrefetches(const Stmt *Body, const AxisSym &Loop,
-                                             const std::set<const VarDecl *> &Carried);
+  /// The statements among the top level of a loop's \p Body that load a
+  /// carried variable of \p Carried for a later iteration, the variable
+  /// named by no statement after it (LoopPrefetch.cpp): an if whose guard
+  /// on the loop's variable holds at every iteration but the last
+  /// (TakenPrefetches: run as unconditional), or a plain assignment
+  /// (PrefetchLoads). execPrefetch runs either without recording its reads.
+  std::vector<const Stmt *> tailPrefetches(const Stmt *Body, const AxisSym &Loop,
+                                           const std::set<const VarDecl *> &Carried);
   std::set<const IfStmt *> TakenPrefetches;
+  std::set<const Stmt *> PrefetchLoads;
+  const Stmt *InPrefetch = nullptr;
+  bool execPrefetch(const Stmt *S);
   /// After a loop: the variables its taken prefetches load hold no value.
   void forgetPrefetched(const Stmt *Body);
   void execIf(const IfStmt *If);

@@ -181,9 +181,8 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   for (const Slot &S : Carried)
     if (S.V)
       CarriedVars.insert(S.V);
-  const std::vector<const IfStmt *> Prefetches =
+  const std::vector<const Stmt *> Prefetches =
       tailPrefetches(Body, Loop, CarriedVars);
-  TakenPrefetches.insert(Prefetches.begin(), Prefetches.end());
 
   const std::string K = Loop.Symbol;
   const Poly KSym = Poly::symbol(K);
@@ -201,8 +200,11 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     std::string L;
     for (const Slot &S : Carried)
       L += (L.empty() ? "" : ", ") + S.name();
-    for (const IfStmt *If : Prefetches)
-      TakenPrefetches.erase(If);
+    for (const Stmt *P : Prefetches) {
+      if (const auto *If = dyn_cast<IfStmt>(P))
+        TakenPrefetches.erase(If);
+      PrefetchLoads.erase(P);
+    }
     partial(ReasonKind::LoopCarry, "the loop over '" + Var->getName().str() + "' carries " + What +
             " from one iteration to the next (" + L +
             "), which the analysis does not follow");

@@ -1,29 +1,29 @@
-//===- LoopPrefetch.cpp - A register queue's load guarded at the loop's end -===//
+//===- LoopPrefetch.cpp - A register queue's front loaded for later -------===//
 //
 // A loop over an axis that rotates a register queue loads the queue's front
-// for the next iteration at the end of the body, under a guard that keeps
-// the load inside the array and fails only at the last iteration (the
-// 2.5-D blocking of 3-D sweeps):
+// for the next iteration at the end of the body, plainly or under a guard
+// that keeps the load inside the array and fails only at the last iteration
+// (the 2.5-D blocking of 3-D sweeps):
 //
 //   for (k = 1; k < nz - 1; ++k) {
 //     ... out[c(k)] = f(below, cur, above, ...);
 //     below = cur; cur = above;
-//     if (k + 2 < nz) above = in[c(k + 2)];
+//     if (k + 2 < nz) above = in[c(k + 2)];      (or: above = in[c(k + 2)];)
 //   }
 //
-// The value the guard's failing side keeps is never used: the guard holds
-// at every iteration but the last, and no statement of the body after the
-// if names the variable. For the loop's carried values the load is then
-// unconditional (LoopCarry.cpp): the variable holds in[c(k + 2)] after
-// iteration k, so in[c(k + 1)] while iteration k runs. The load itself is
-// no read of the iteration's footprint (what it reads, the next iteration
-// reads as the queue's front), so it is not recorded. After the loop the
-// variable holds no value the analysis states (the last iteration skipped
-// its load): a use there is refused.
+// No statement of the body after the load names the variable, so what it
+// loads is used by later iterations only: the loop's carried values
+// (LoopCarry.cpp) give it as the queue's front (in[c(k + 1)] while iteration
+// k runs), and the load records no read of the iteration's footprint (a
+// plain one would add the offset +2 that no update uses). A guarded load is
+// taken as unconditional where its guard is on the loop's variable alone and
+// holds at every iteration but the last: the value its failing side keeps is
+// never used. After the loop the variable holds no value the analysis
+// states (the last iteration skipped its load): a use there is refused.
 //
-// Anything else stays a value the two sides of the if set differently:
-// an else, a guard on anything but the loop's variable, a guard that may
-// fail before the last iteration, a variable read after the if.
+// Anything else stays a value the two sides of the if set differently: an
+// else, a guard on anything but the loop's variable, a guard that may fail
+// before the last iteration, a variable read after the if.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,12 +68,25 @@ const VarDecl *loneAssignment(const IfStmt *If) {
   return V && !names(B->getRHS(), V) ? V : nullptr;
 }
 
+/// The variable a statement `V = e;` (e free of V) assigns; null for
+/// another statement.
+const VarDecl *plainAssignment(const Stmt *S) {
+  if (const auto *EW = dyn_cast<ExprWithCleanups>(S))
+    S = EW->getSubExpr();
+  const auto *B = dyn_cast<BinaryOperator>(S);
+  if (!B || B->getOpcode() != BO_Assign)
+    return nullptr;
+  const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
+  const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  return V && !names(B->getRHS(), V) ? V : nullptr;
+}
+
 } // namespace
 
-std::vector<const IfStmt *>
+std::vector<const Stmt *>
 Interpreter::tailPrefetches(const Stmt *Body, const AxisSym &Loop,
                             const std::set<const VarDecl *> &Carried) {
-  std::vector<const IfStmt *> Found;
+  std::vector<const Stmt *> Found;
   const auto *CS = dyn_cast_or_null<CompoundStmt>(Body);
   if (!CS || !Loop.HasLoopRange)
     return Found;
@@ -89,23 +102,45 @@ Interpreter::tailPrefetches(const Stmt *Body, const AxisSym &Loop,
   std::vector<const Stmt *> Top(CS->body_begin(), CS->body_end());
   for (size_t I = 0; I < Top.size(); ++I) {
     const auto *If = dyn_cast<IfStmt>(Top[I]);
-    const VarDecl *V = If ? loneAssignment(If) : nullptr;
+    const VarDecl *V = If ? loneAssignment(If) : plainAssignment(Top[I]);
     if (!V || !Carried.count(V))
       continue;
     bool Later = false;
     for (size_t J = I + 1; J < Top.size() && !Later; ++J)
       Later = names(Top[J], V);
+    if (Later)
+      continue;
+    if (!If) {
+      Found.push_back(Top[I]);
+      PrefetchLoads.insert(Top[I]);
+      continue;
+    }
     std::vector<Constraint> Cs;
-    if (Later || !guardConstraints(If->getCond(), false, Cs) || Cs.empty())
+    if (!guardConstraints(If->getCond(), false, Cs) || Cs.empty())
       continue;
     bool Holds = true;
     for (const Constraint &C : Cs)
       Holds = Holds && C.Symbol == Loop.Symbol && !C.NotEqual &&
               (C.Upper ? AtLeastZero(C.Bound - Hi) : AtLeastZero(Lo - C.Bound));
-    if (Holds)
+    if (Holds) {
       Found.push_back(If);
+      TakenPrefetches.insert(If);
+    }
   }
   return Found;
+}
+
+bool Interpreter::execPrefetch(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  const bool Taken = If && TakenPrefetches.count(If);
+  if (!Taken && (S == InPrefetch || !PrefetchLoads.count(S)))
+    return false;
+  const size_t ReadsBefore = Reads.size();
+  const Stmt *Outer = std::exchange(InPrefetch, S);
+  exec(Taken ? If->getThen() : S);
+  InPrefetch = Outer;
+  Reads.resize(ReadsBefore);
+  return true;
 }
 
 void Interpreter::forgetPrefetched(const Stmt *Body) {

@@ -478,12 +478,6 @@ void Interpreter::mergeBranches(
 void Interpreter::execIf(const IfStmt *If) {
   if (clearsFlag(If)) // if (i >= n) valid = false;: Guards.cpp
     return;
-  if (TakenPrefetches.count(If)) { // a queue's load for later: LoopPrefetch.cpp
-    const size_t ReadsBefore = Reads.size();
-    exec(If->getThen());
-    Reads.resize(ReadsBefore);
-    return;
-  }
   std::vector<Constraint> Cs;
   const Stmt *Then = If->getThen();
   if (std::optional<bool> Taken = constantCondition(If->getCond())) {
@@ -752,6 +746,8 @@ void Interpreter::exec(const Stmt *S) {
     Returned = true;
     return;
   }
+  if (execPrefetch(S)) // a queue's load for later: LoopPrefetch.cpp
+    return;
   if (const IfStmt *If = ternaryStoreAsIf(S)) {
     execIf(If);
     return;
