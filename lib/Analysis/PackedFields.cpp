@@ -134,7 +134,6 @@ std::optional<FieldSplit> Interpreter::fieldOf(const Poly &Rel,
     return F;
   NamedAssumed = std::move(Before); // nothing was concluded from them
   return std::nullopt;
-  return F;
 }
 
 std::optional<ir::Offset> Interpreter::placeInField(const Poly &Rel,
