@@ -21,9 +21,11 @@
 // never used. After the loop the variable holds no value the analysis
 // states (the last iteration skipped its load): a use there is refused.
 //
-// Anything else stays a value the two sides of the if set differently: an
-// else, a guard on anything but the loop's variable, a guard that may fail
-// before the last iteration, a variable read after the if.
+// An else that only sets the variable too is as good (its value, kept at the
+// last iteration only, is never used). Anything else stays a value the two
+// sides of the if set differently: an else that does more, a guard on
+// anything but the loop's variable, a guard that may fail before the last
+// iteration, a variable read after the if.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,20 +49,17 @@ bool names(const Stmt *S, const VarDecl *V) {
   return false;
 }
 
-/// The variable `if (c) V = e;` assigns, alone in its then-side; null for
+/// The variable a statement `V = e;` (e free of V) assigns; null for
 /// another statement.
-const VarDecl *loneAssignment(const IfStmt *If) {
-  if (If->getElse() || If->getInit() || If->getConditionVariable())
-    return nullptr;
-  const Stmt *S = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+const VarDecl *plainAssignment(const Stmt *S) {
+  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S)) {
     if (CS->size() != 1)
       return nullptr;
     S = CS->body_front();
   }
-  if (const auto *EW = dyn_cast<ExprWithCleanups>(S))
+  if (const auto *EW = dyn_cast_or_null<ExprWithCleanups>(S))
     S = EW->getSubExpr();
-  const auto *B = dyn_cast<BinaryOperator>(S);
+  const auto *B = dyn_cast_or_null<BinaryOperator>(S);
   if (!B || B->getOpcode() != BO_Assign)
     return nullptr;
   const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
@@ -68,17 +67,16 @@ const VarDecl *loneAssignment(const IfStmt *If) {
   return V && !names(B->getRHS(), V) ? V : nullptr;
 }
 
-/// The variable a statement `V = e;` (e free of V) assigns; null for
-/// another statement.
-const VarDecl *plainAssignment(const Stmt *S) {
-  if (const auto *EW = dyn_cast<ExprWithCleanups>(S))
-    S = EW->getSubExpr();
-  const auto *B = dyn_cast<BinaryOperator>(S);
-  if (!B || B->getOpcode() != BO_Assign)
+/// The variable `if (c) V = e;` assigns, alone in its then-side (an else
+/// that only sets V too: its value, kept at the last iteration, is never
+/// used); null for another statement.
+const VarDecl *loneAssignment(const IfStmt *If) {
+  if (If->getInit() || If->getConditionVariable())
     return nullptr;
-  const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
-  const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  return V && !names(B->getRHS(), V) ? V : nullptr;
+  const VarDecl *V = plainAssignment(If->getThen());
+  if (V && If->getElse() && plainAssignment(If->getElse()) != V)
+    return nullptr;
+  return V;
 }
 
 } // namespace
