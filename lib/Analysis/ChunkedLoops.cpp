@@ -298,7 +298,6 @@ std::string Interpreter::runCarried(const VarDecl *Var, const Stmt *Body,
   if (Upper)
     Guards.push_back(Constraint{K, true, *Upper, false});
   execLoopBody(Body);
-  forgetPrefetched(Body);
   if (LoopAxes.size() != Ix + 1) {
     LoopAxes.resize(Ix);
     return "its body holds a loop over an axis";

@@ -698,11 +698,14 @@ KernelAnalysis Interpreter::finish() {
     }
     return true;
   };
-  // Writes must all have the same guards; each output once (each field of
-  // an array of packed fields once). A store other than the main one may
-  // have a layout of its own (a staggered array).
-  std::set<std::string> OutputIndex;
+  // Writes must all have the same guards; each output (each field) once. A
+  // store other than the main one may have a layout of its own (staggered).
   std::set<std::pair<std::string, std::string>> OutputFields;
+  std::vector<std::string> WriteFields; // each write's field, in order
+  auto IsOutput = [&](const std::string &A) { // in some field
+    auto It = OutputFields.lower_bound({A, std::string()});
+    return It != OutputFields.end() && It->first == A;
+  };
   // The guards as a set: the same domain whatever the order they were met.
   auto GuardSet = [](const std::vector<Constraint> &Gs) {
     std::set<std::tuple<std::string, bool, std::string, bool>> S;
@@ -744,6 +747,7 @@ KernelAnalysis Interpreter::finish() {
     std::string Why;
     auto O = OffsetOf(W.Index, Why);
     const std::string Field = fieldText(LastField);
+    WriteFields.push_back(Field);
     std::vector<Poly> OwnLayout;
     if (!O && LayoutDiffers) {
       std::string OwnWhy;
@@ -774,7 +778,6 @@ KernelAnalysis Interpreter::finish() {
       Out.Lower = WBox->first;
       Out.Upper = WBox->second;
     }
-    OutputIndex.insert(W.Array);
     IR.Outputs.push_back(Out);
   }
   Fields.Stores = false;
@@ -785,7 +788,6 @@ KernelAnalysis Interpreter::finish() {
   using FieldKey = std::pair<std::string, std::string>;
   std::map<FieldKey, std::set<ir::Offset>> ReadOffsets;
   std::map<FieldKey, bool> ReadLdg;
-  std::set<std::string> ReadNames;
   std::map<std::string, std::optional<std::vector<Poly>>> ReadLayout;
   auto ReadOffset = [&](const std::string &Array, const Poly &Index,
                         std::string &Why,
@@ -793,7 +795,7 @@ KernelAnalysis Interpreter::finish() {
     auto O = OffsetOf(Index, Why);
     Field = fieldText(LastField);
     std::optional<std::vector<Poly>> Layout;
-    if (!O && LayoutDiffers && !OutputIndex.count(Array)) {
+    if (!O && LayoutDiffers && !IsOutput(Array)) {
       // A layout that is the store's once named constants have their
       // numbers is the same layout: the analysis retries with the numbers.
       std::vector<Poly> Own;
@@ -824,7 +826,7 @@ KernelAnalysis Interpreter::finish() {
       const ArrayInfo *AI = arrayOf(R.Array);
       const bool Uniform = AI && AI->Kind == ArrayKind::Global &&
                            AI->ElemType->isRealFloatingType() &&
-                           !OutputIndex.count(R.Array) && uniformPoly(R.Index);
+                           !IsOutput(R.Array) && uniformPoly(R.Index);
       auto [It, New] = AllUniform.emplace(R.Array, Uniform);
       It->second = It->second && Uniform;
     }
@@ -843,7 +845,6 @@ KernelAnalysis Interpreter::finish() {
     }
     ReadOffsets[{R.Array, Field}].insert(*O);
     ReadLdg[{R.Array, Field}] = ReadLdg[{R.Array, Field}] || R.Ldg;
-    ReadNames.insert(R.Array);
   }
   for (const auto &[Key, Offs] : ReadOffsets) {
     const auto &[Name, Field] = Key;
@@ -855,7 +856,7 @@ KernelAnalysis Interpreter::finish() {
     In.Restrict = AI.Restrict;
     In.Ldg = ReadLdg[Key];
     In.PerPointCoefficient = Offs.size() == 1 && *Offs.begin() == ir::Offset{0, 0, 0} &&
-                             !OutputIndex.count(Name);
+                             !IsOutput(Name);
     if (const auto &L = ReadLayout[Name])
       In.Strides = layoutText(*L);
     IR.Inputs.push_back(In);
@@ -929,12 +930,11 @@ KernelAnalysis Interpreter::finish() {
       E.Args.push_back(Convert(A));
     return E;
   };
-  for (const Write &W : Writes) {
+  for (size_t I = 0; I < Writes.size(); ++I) {
+    const Write &W = Writes[I];
     ir::Update U;
     U.Target = W.Array;
-    std::string Why;
-    OffsetOf(W.Index, Why);
-    U.TargetField = fieldText(LastField);
+    U.TargetField = WriteFields[I];
     U.Accumulate = W.Accumulate;
     U.Value = Convert(W.Value);
     IR.Updates.push_back(std::move(U));
@@ -961,8 +961,10 @@ KernelAnalysis Interpreter::finish() {
                                        Out.Param + ") beside a boundary frame");
 
   stateCoefficients(IR);
-  stateParams(IR, [&](const std::string &P) { return ReadNames.count(P) > 0; },
-              [&](const std::string &P) { return OutputIndex.count(P) > 0; });
+  stateParams(IR, [&](const std::string &P) { // read in some field
+    auto It = ReadOffsets.lower_bound({P, std::string()});
+    return It != ReadOffsets.end() && It->first.first == P;
+  }, IsOutput);
   for (const ir::InputArray &In : IR.Inputs)
     if (Arrays[In.Param].Kind != ArrayKind::Global)
       partial(ReasonKind::Parameter, "the array '" + In.Param + "' is not a kernel parameter");

@@ -154,14 +154,13 @@ private:
                    bool &IndexRefused);
   /// The statements among the top level of a loop's \p Body that load a
   /// carried variable of \p Carried for a later iteration, the variable
-  /// named by no statement after it (LoopPrefetch.cpp): an if whose guard
-  /// on the loop's variable holds at every iteration but the last
-  /// (TakenPrefetches: run as unconditional), or a plain assignment
-  /// (PrefetchLoads). execPrefetch runs either without recording its reads.
+  /// named by no statement after it (LoopPrefetch.cpp), added to
+  /// Prefetches: a plain assignment, or an if whose guard on the loop's
+  /// variable holds at every iteration but the last (run as unconditional).
+  /// execPrefetch runs either without recording its reads.
   std::vector<const Stmt *> tailPrefetches(const Stmt *Body, const AxisSym &Loop,
                                            const std::set<const VarDecl *> &Carried);
-  std::set<const IfStmt *> TakenPrefetches;
-  std::set<const Stmt *> PrefetchLoads;
+  std::set<const Stmt *> Prefetches;
   const Stmt *InPrefetch = nullptr;
   bool execPrefetch(const Stmt *S);
   /// After a loop: the variables its taken prefetches load hold no value.
@@ -940,10 +939,15 @@ std::optional<ir::Offset> solveOffset(Poly Rel, const std::vector<Poly> &Strides
 /// The order of a layout's axes, fastest first: stride 1, then by degree,
 /// then by spelling.
 bool fasterStride(const Poly &A, const Poly &B);
+/// The term of highest degree of a non-zero \p S (the first of them): a
+/// stride's decides the offset along its axis.
+const std::pair<const Monomial, int64_t> &leadingTerm(const Poly &S);
 /// The array's extent along an axis from its stride \p Lo and the next
 /// axis' \p Hi (nx from 1 and nx; "64" from 4 and 256); empty when the
 /// quotient is not a product of the symbols or a number.
 std::string extentBetween(const Poly &Lo, const Poly &Hi);
+/// Whether \p S names \p V anywhere in it.
+bool namesVar(const Stmt *S, const VarDecl *V);
 /// A layout's strides as the IR spells them ("0" for an axis it does not
 /// move along).
 std::vector<std::string> layoutText(const std::vector<Poly> &Strides);

@@ -86,16 +86,7 @@ bool sameValue(const Value &A, const Value &B) {
 /// when an iteration starts is never read (below = here; at the top of a
 /// z loop, whatever below was set to before the loop).
 static bool assignedBeforeRead(const Stmt *Body, const VarDecl *V) {
-  std::function<bool(const Stmt *)> Names = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V)
-      return true;
-    for (const Stmt *C : S->children())
-      if (Names(C))
-        return true;
-    return false;
-  };
+  auto Names = [&](const Stmt *S) { return namesVar(S, V); };
   std::vector<const Stmt *> Top;
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Body))
     Top.assign(CS->body_begin(), CS->body_end());
@@ -181,8 +172,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   for (const Slot &S : Carried)
     if (S.V)
       CarriedVars.insert(S.V);
-  const std::vector<const Stmt *> Prefetches =
-      tailPrefetches(Body, Loop, CarriedVars);
+  const std::vector<const Stmt *> Loads = tailPrefetches(Body, Loop, CarriedVars);
 
   const std::string K = Loop.Symbol;
   const Poly KSym = Poly::symbol(K);
@@ -200,11 +190,8 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
     std::string L;
     for (const Slot &S : Carried)
       L += (L.empty() ? "" : ", ") + S.name();
-    for (const Stmt *P : Prefetches) {
-      if (const auto *If = dyn_cast<IfStmt>(P))
-        TakenPrefetches.erase(If);
-      PrefetchLoads.erase(P);
-    }
+    for (const Stmt *P : Loads)
+      Prefetches.erase(P);
     partial(ReasonKind::LoopCarry, "the loop over '" + Var->getName().str() + "' carries " + What +
             " from one iteration to the next (" + L +
             "), which the analysis does not follow");

@@ -35,19 +35,18 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
-namespace {
-
-/// Whether \p S names \p V.
-bool names(const Stmt *S, const VarDecl *V) {
+bool namesVar(const Stmt *S, const VarDecl *V) {
   if (!S)
     return false;
   if (const auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V)
     return true;
   for (const Stmt *C : S->children())
-    if (names(C, V))
+    if (namesVar(C, V))
       return true;
   return false;
 }
+
+namespace {
 
 /// The variable a statement `V = e;` (e free of V) assigns; null for
 /// another statement.
@@ -64,7 +63,7 @@ const VarDecl *plainAssignment(const Stmt *S) {
     return nullptr;
   const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
   const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  return V && !names(B->getRHS(), V) ? V : nullptr;
+  return V && !namesVar(B->getRHS(), V) ? V : nullptr;
 }
 
 /// The variable `if (c) V = e;` assigns, alone in its then-side (an else
@@ -105,12 +104,11 @@ Interpreter::tailPrefetches(const Stmt *Body, const AxisSym &Loop,
       continue;
     bool Later = false;
     for (size_t J = I + 1; J < Top.size() && !Later; ++J)
-      Later = names(Top[J], V);
+      Later = namesVar(Top[J], V);
     if (Later)
       continue;
     if (!If) {
       Found.push_back(Top[I]);
-      PrefetchLoads.insert(Top[I]);
       continue;
     }
     std::vector<Constraint> Cs;
@@ -120,22 +118,20 @@ Interpreter::tailPrefetches(const Stmt *Body, const AxisSym &Loop,
     for (const Constraint &C : Cs)
       Holds = Holds && C.Symbol == Loop.Symbol && !C.NotEqual &&
               (C.Upper ? AtLeastZero(C.Bound - Hi) : AtLeastZero(Lo - C.Bound));
-    if (Holds) {
+    if (Holds)
       Found.push_back(If);
-      TakenPrefetches.insert(If);
-    }
   }
+  Prefetches.insert(Found.begin(), Found.end());
   return Found;
 }
 
 bool Interpreter::execPrefetch(const Stmt *S) {
-  const auto *If = dyn_cast<IfStmt>(S);
-  const bool Taken = If && TakenPrefetches.count(If);
-  if (!Taken && (S == InPrefetch || !PrefetchLoads.count(S)))
+  if (S == InPrefetch || !Prefetches.count(S))
     return false;
   const size_t ReadsBefore = Reads.size();
   const Stmt *Outer = std::exchange(InPrefetch, S);
-  exec(Taken ? If->getThen() : S);
+  const auto *If = dyn_cast<IfStmt>(S); // a guarded load: run as unconditional
+  exec(If ? If->getThen() : S);
   InPrefetch = Outer;
   Reads.resize(ReadsBefore);
   return true;
@@ -146,7 +142,7 @@ void Interpreter::forgetPrefetched(const Stmt *Body) {
   if (!CS)
     return;
   for (const Stmt *S : CS->body())
-    if (const auto *If = dyn_cast<IfStmt>(S); If && TakenPrefetches.count(If))
+    if (const auto *If = dyn_cast<IfStmt>(S); If && Prefetches.count(If))
       if (const VarDecl *V = loneAssignment(If); V && Env.count(V))
         Env[V] = Value::unknown("'" + V->getName().str() + "' holds after the loop what "
                                 "its guarded load left (skipped at the last iteration)",

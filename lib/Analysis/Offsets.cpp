@@ -15,17 +15,11 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
-namespace {
-
-/// The stride's term of highest degree (the first of them): it decides the
-/// offset along the stride's axis.
 const std::pair<const Monomial, int64_t> &leadingTerm(const Poly &S) {
   return *std::max_element(
       S.terms().begin(), S.terms().end(),
       [](const auto &X, const auto &Y) { return X.first.size() < Y.first.size(); });
 }
-
-} // namespace
 
 bool fasterStride(const Poly &A, const Poly &B) {
   auto Deg = [](const Poly &P) {

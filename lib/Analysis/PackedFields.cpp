@@ -14,55 +14,28 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
-namespace {
-
-/// The term of \p P of highest degree (the first of them).
-std::pair<Monomial, int64_t> leading(const Poly &P) {
-  std::pair<Monomial, int64_t> Best;
-  bool Found = false;
-  for (const auto &[M, C] : P.terms())
-    if (!Found || M.size() > Best.first.size()) {
-      Best = {M, C};
-      Found = true;
-    }
-  return Best;
-}
-
-/// M without the factors of D (as multisets); nullopt when D does not
-/// divide M.
-std::optional<Monomial> divided(Monomial M, const Monomial &D) {
-  for (const std::string &S : D) {
-    auto It = std::find(M.begin(), M.end(), S);
-    if (It == M.end())
-      return std::nullopt;
-    M.erase(It);
-  }
-  return M;
-}
-
-} // namespace
-
 std::optional<FieldSplit>
 splitField(const Poly &Rel, const Poly &Slowest,
            const std::function<bool(const Poly &)> &RestPlaces, bool Whole) {
   if (Slowest.terms().empty())
     return std::nullopt;
-  const auto [Lead, LeadC] = leading(Slowest);
-  if (LeadC == 0)
-    return std::nullopt;
+  const auto &[Lead, LeadC] = leadingTerm(Slowest);
+  Poly LeadMonomial = Poly::constant(1);
+  for (const std::string &S : Lead)
+    LeadMonomial = LeadMonomial * Poly::symbol(S);
   Poly Count;
   bool Counted = false; // a term counted by a parameter
   for (const auto &[M, C] : Rel.terms()) {
-    if (C % LeadC != 0)
+    Poly Term = Poly::constant(C);
+    for (const std::string &S : M)
+      Term = Term * Poly::symbol(S);
+    std::optional<Poly> Q = exactQuotient(Term, LeadMonomial);
+    if (Q)
+      Q = Q->divideExactly(Poly::constant(LeadC));
+    if (!Q || (Q->isConstant() && !Whole)) // a number of planes: an offset
       continue;
-    auto Rest = divided(M, Lead);
-    if (!Rest || (Rest->empty() && !Whole)) // a number of planes: an offset
-      continue;
-    Counted |= !Rest->empty();
-    Poly T = Poly::constant(C / LeadC);
-    for (const std::string &S : *Rest)
-      T = T * Poly::symbol(S);
-    Count = Count + T;
+    Counted |= !Q->isConstant();
+    Count = Count + *Q;
   }
   if (!Counted)
     return std::nullopt;
