@@ -261,6 +261,7 @@ Expected<std::map<std::string, rewrite::KernelVariant>> chooseInAppWinners(
                   "analysis, the knowledge base or --bundle-budget changed "
                   "since the run)");
     rewrite::KernelVariant V = *Chosen;
+    V.GpuVerified = true;
     double Speedup = M->OriginalMs / M->CandidateMs;
     V.Provenance = "Verified against the original kernel in the app, byte for "
                    "byte at every compared launch, and timed there "

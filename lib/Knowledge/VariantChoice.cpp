@@ -104,6 +104,7 @@ chooseVariants(const analysis::Inventory &Inv, const VariantChoiceOptions &Opts,
         continue;
       }
       V.Params = *W->second.Params;
+      V.GpuVerified = true;
       std::string Where = Tuned ? Tuned->GpuName + ", " + Tuned->Date : "";
       V.Provenance = "Verified against this app's own kernel and measured by "
                      "fs-tune (" + Where + "): " + W->second.Summary;

@@ -107,9 +107,11 @@ constexpr unsigned MaxCheckedPointers = 64;
 
 /// The content of forgestencil/checks.h (ChecksHeader.cpp); with
 /// \p InAppCandidates, also compare_candidates(), which the launchers of
-/// kernels with in-app candidates call.
+/// kernels with in-app candidates call; with \p CheckedVariants,
+/// run_checked(), which launches a generated variant no GPU verified.
 std::string checksHeader(llvm::StringRef ToolVersion,
-                         bool InAppCandidates = false);
+                         bool InAppCandidates = false,
+                         bool CheckedVariants = false);
 
 } // namespace rewrite
 } // namespace forgestencil

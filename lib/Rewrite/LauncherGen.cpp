@@ -354,6 +354,55 @@ static std::string launcherSignature(const KernelDefinition &K) {
          launcherParameters(K.LauncherParams) + ") {\n";
 }
 
+/// The kernel's parameters of pointer type, as the IR lists them (an
+/// instantiation's, for a template): what the in-app comparison saves.
+static std::vector<std::string> pointerParams(const ir::StencilIR &IR) {
+  std::vector<std::string> Out;
+  for (const ir::Param &P : IR.Params)
+    if (StringRef(P.Type).contains('*'))
+      Out.push_back(P.Name);
+  return Out;
+}
+
+/// Whether \p HV's launcher compares it with the original on the GPU first
+/// (checks.h, run_checked): a generated variant no GPU has verified.
+static bool checkedFirst(const HeaderVariant &HV) {
+  return !HV.InApp && !HV.Variant->GpuVerified;
+}
+
+/// The launch statement of \p E, forwarding \p ParamNames, at \p Indent:
+/// its launcher, or, for a variant no GPU verified, run_checked around it
+/// and \p ReferenceLaunch.
+static std::string variantLaunch(const EmittedVariant &E,
+                                 StringRef Label,
+                                 ArrayRef<std::string> ParamNames,
+                                 StringRef ReferenceLaunch, StringRef Indent) {
+  std::string I = Indent.str();
+  if (!checkedFirst(*E.Variant))
+    return I + forwardingCall(E.Launcher, ParamNames) + ";\n";
+  std::vector<std::string> Ptrs, Scramble;
+  for (const std::string &P : pointerParams(E.Variant->Variant->IR)) {
+    Ptrs.push_back("(const void *)" + P);
+    Scramble.push_back("forgestencil::scramble_bytes(" + P + ")");
+  }
+  std::string S;
+  S += I + "{\n";
+  S += I + "  // Not verified on a GPU for this app: compared with the original "
+           "at its\n" +
+       I + "  // first launch on each device, and run only if identical.\n";
+  S += I + "  const void *const fs_ptrs[] = {" + join(Ptrs, ", ") + "};\n";
+  S += I + "  const unsigned char fs_scramble[] = {" + join(Scramble, ", ") +
+       "};\n";
+  S += I + "  forgestencil::run_checked(\n";
+  S += I + "      \"" + Label.str() + "\", fs_stream, fs_ptrs, " +
+       std::to_string(Ptrs.size()) + ",\n";
+  S += I + "      [&] { " + ReferenceLaunch.str() + " },\n";
+  S += I + "      [&] { " + forwardingCall(E.Launcher, ParamNames) + "; },\n";
+  S += I + "      \"" + E.Variant->Variant->Params.id() + "\", fs_scramble);\n";
+  S += I + "}\n";
+  return S;
+}
+
 /// A launcher that switches on the compute capability: a plain kernel's
 /// (with its variant, if any) and a template's without any variant.
 static std::string switchingLauncher(const KernelDefinition &K,
@@ -368,10 +417,12 @@ static std::string switchingLauncher(const KernelDefinition &K,
     S += "  case " + std::to_string(E.Variant->Variant->ComputeCapability) +
          ":\n";
     if (C.Runtime.empty()) {
-      S += "    " + forwardingCall(E.Launcher, K.ParamNames) + ";\n";
+      S += variantLaunch(E, K.QualifiedName, K.ParamNames, referenceLaunch(K),
+                         "    ");
     } else {
       S += "    if (" + C.Runtime + ") {\n";
-      S += "      " + forwardingCall(E.Launcher, K.ParamNames) + ";\n";
+      S += variantLaunch(E, K.QualifiedName, K.ParamNames, referenceLaunch(K),
+                         "      ");
       S += "      break;\n    }\n";
       S += "    " + referenceLaunch(K) + "\n";
     }
@@ -387,16 +438,6 @@ static std::string switchingLauncher(const KernelDefinition &K,
   S += "    " + referenceLaunch(K) + "\n";
   S += "    break;\n  }\n}\n";
   return S;
-}
-
-/// The kernel's parameters of pointer type, as the IR lists them (an
-/// instantiation's, for a template): what the in-app comparison saves.
-static std::vector<std::string> pointerParams(const ir::StencilIR &IR) {
-  std::vector<std::string> Out;
-  for (const ir::Param &P : IR.Params)
-    if (StringRef(P.Type).contains('*'))
-      Out.push_back(P.Name);
-  return Out;
 }
 
 /// The call of compare_candidates for in-app candidates \p Emitted,
@@ -506,7 +547,9 @@ static std::string variantTable(const KernelDefinition &K,
     // parameters; so do the in-app candidates' comparison and the
     // original's launch.
     bool InApp = Variants.front()->Variant->InApp;
-    bool Named = InApp;
+    bool Named = InApp || any_of(Variants, [](const EmittedVariant *E) {
+                   return checkedFirst(*E->Variant);
+                 });
     for (const EmittedVariant *E : Variants)
       for (const ir::Assumption &A : E->Variant->Variant->IR.Assumptions)
         Named |= A.Kind == ir::Assumption::GridExtent ||
@@ -557,7 +600,11 @@ static std::string variantTable(const KernelDefinition &K,
            std::to_string(E->Variant->Variant->ComputeCapability) + ":\n";
       if (!C.Runtime.empty())
         S += "      if (!(" + C.Runtime + "))\n        return false;\n";
-      S += "      " + forwardingCall(E->Launcher, Forward) + ";\n";
+      S += variantLaunch(*E, K.QualifiedName + "<" + Args + ">", Forward,
+                         referenceKernelName(K) + "<" + Args +
+                             "><<<fs_grid, fs_block, fs_shmem, fs_stream>>>(" +
+                             join(Forward, ", ") + ");",
+                         "      ");
       S += "      return true;\n";
       if (!C.Preprocessor.empty())
         S += "#endif\n";
@@ -604,15 +651,21 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   std::set<std::string> Launchers;
   for (HeaderVariant &HV : Variants) {
     HV.Error.clear();
-    size_t Pointers = HV.InApp ? pointerParams(HV.Variant->IR).size() : 0;
+    const bool Compared = HV.InApp || checkedFirst(HV);
+    // What the comparison is, for the reasons below.
+    const std::string Comparison =
+        HV.InApp ? "in-app candidates are compared"
+                 : "a variant no GPU verified is compared with the original "
+                   "at its first launch";
+    size_t Pointers = Compared ? pointerParams(HV.Variant->IR).size() : 0;
     if (Pointers > MaxCheckedPointers) {
-      HV.Error = "in-app candidates compare at most " +
+      HV.Error = Comparison + " on at most " +
                  std::to_string(MaxCheckedPointers) +
                  " pointer parameters, and the kernel has " +
                  std::to_string(Pointers);
       continue;
     }
-    if (HV.InApp) {
+    if (Compared) {
       // The comparison saves and compares what the pointer parameters
       // reach: every array a candidate writes must be one of them.
       std::vector<std::string> Ptrs = pointerParams(HV.Variant->IR);
@@ -621,9 +674,9 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
         if (!is_contained(Ptrs, O.Param))
           Unreached = O.Param;
       if (!Unreached.empty()) {
-        HV.Error = "in-app candidates are compared on the allocations the "
-                   "kernel's pointer parameters reach, and its output '" +
-                   Unreached + "' is not one of them";
+        HV.Error = Comparison + " on the allocations the kernel's pointer "
+                   "parameters reach, and its output '" + Unreached +
+                   "' is not one of them";
         continue;
       }
     }

@@ -523,7 +523,10 @@ private:
                                   includePathFrom(DefFile, Out.HeaderName) +
                                   "\""));
       needUseOurs(DefFile, K.Begin);
-      if (takesBodyCopy(K) || !inAppCandidatesOf(K).empty())
+      if (takesBodyCopy(K) || !inAppCandidatesOf(K).empty() ||
+          any_of(variantsFor(K), [](const HeaderVariant &HV) {
+            return !HV.InApp && !HV.Variant->GpuVerified;
+          }))
         ChecksFiles.insert(DefFile.str());
       for (const LaunchStatement *L : Out.Launches) {
         const std::string &Content = content(L->Pos.File);
@@ -673,8 +676,11 @@ private:
                    HV.Error});
         else if (HV.InApp)
           Plan.InAppCandidates[Name].push_back(HV.Variant->Params.id());
-        else
+        else {
           Plan.Variants[Name] = HV.Variant;
+          if (!HV.Variant->GpuVerified)
+            NeedChecks = NeedChecked = true;
+        }
       }
       if (any_of(Variants, [](const HeaderVariant &HV) {
             return HV.InApp && HV.Error.empty();
@@ -684,7 +690,8 @@ private:
     }
     if (NeedChecks)
       Plan.Files.push_back({Dir + "/" + ChecksHeaderName, std::nullopt,
-                            checksHeader(Opts.ToolVersion, NeedInApp)});
+                            checksHeader(Opts.ToolVersion, NeedInApp,
+                                         NeedChecked)});
   }
 
   /// What the options ask of \p K's body.
@@ -819,6 +826,8 @@ private:
   bool NeedChecks = false;
   /// Some header holds in-app candidates: checks.h gets compare_candidates.
   bool NeedInApp = false;
+  /// Some header holds a variant no GPU verified: checks.h gets run_checked.
+  bool NeedChecked = false;
 };
 
 } // namespace
@@ -865,7 +874,15 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
     Header.Notes.push_back("Kernel " + Kernel + " on compute capability " +
                            std::to_string(V->ComputeCapability) +
                            ": generated variant " + V->Params.id() + " (" +
-                           V->IR.summary() + "). " + V->Provenance);
+                           V->IR.summary() + "). " + V->Provenance +
+                           (V->GpuVerified
+                                ? ""
+                                : " Its launcher compares it with the "
+                                  "original byte for byte at its first launch "
+                                  "on each GPU (from the app's state and from "
+                                  "scrambled inputs) and runs it only if "
+                                  "identical (forgestencil/checks.h, "
+                                  "run_checked)."));
   }
   for (const auto &[Kernel, What] : Plan.BodyCopies)
     Header.Notes.push_back(

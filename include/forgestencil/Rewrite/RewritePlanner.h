@@ -62,6 +62,12 @@ struct KernelVariant {
   std::string Provenance;
   /// The measured speed-up of this kernel, when fs-tune measured it.
   std::string MeasuredSpeedup;
+  /// A GPU compared it with this app's kernel byte for byte (fs-tune, or
+  /// the app's own run under USE_OURS=verify). Otherwise (a best known
+  /// strategy, CPU-checked at most) its launcher compares it with the
+  /// original on the GPU at its first launch and runs it only if identical
+  /// (forgestencil/checks.h, run_checked).
+  bool GpuVerified = false;
 };
 
 /// A kernel's name as the analysis and the user write it: the qualified or
