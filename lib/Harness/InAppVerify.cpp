@@ -57,7 +57,14 @@ std::string judgeInAppVerification(const support::ProcessResult &Result,
   Found = *V;
   Progress << "fs-harness: USE_OURS=verify: " << V->Compared
            << " launch(es) compared, " << V->Identical << " identical, "
-           << V->Differ << " differ, " << V->NotCompared << " not compared\n";
+           << V->Differ << " differ, " << V->NotCompared << " not compared";
+  if (V->FellBack)
+    Progress << ", " << V->FellBack
+             << " fell back to the original (variants checked at run time)";
+  Progress << "\n";
+  if (!V->FallingBack.empty())
+    Progress << "fs-harness: USE_OURS=verify: first to fall back: "
+             << V->FallingBack.front() << "\n";
   if (!V->Skipped.empty())
     Progress << "fs-harness: USE_OURS=verify: first not compared: "
              << V->Skipped.front() << "\n";
@@ -92,6 +99,8 @@ nlohmann::json inAppVerificationJson(const InAppVerification &V) {
           {"differ", V.Differ},
           {"not_compared", V.NotCompared},
           {"differing", V.Differing},
+          {"fell_back", V.FellBack},
+          {"falling_back", V.FallingBack},
           {"how", "USE_OURS=verify: the original and each body copy or in-app "
                   "candidate run on "
                   "the same saved state at launches 1, 2, 3, 10, 100, ...; "

@@ -130,7 +130,7 @@ Expected<CheckVerdict> parseCheck(const std::string &Output,
 Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
   static const std::regex Summary(
       R"(forgestencil verify: (\d+) launch\(es\) compared: (\d+) identical, )"
-      R"((\d+) differ; (\d+) not compared)");
+      R"((\d+) differ; (\d+) not compared(; (\d+) fell back to the original)?)");
   static const std::regex Launch(R"(forgestencil verify: (.*) launch \d+: (.*))");
   static const std::regex Times(
       R"(forgestencil verify: kernel (.*): original ([0-9.]+) ms, copy )"
@@ -148,6 +148,7 @@ Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
       V.Identical = unsigned(std::stoul(M[2]));
       V.Differ = unsigned(std::stoul(M[3]));
       V.NotCompared = unsigned(std::stoul(M[4]));
+      V.FellBack = M[6].matched ? unsigned(std::stoul(M[6])) : 0;
     } else if (std::regex_search(Line, M, Times)) {
       V.Kernels.push_back({M[1], std::stod(M[2]), std::stod(M[3]),
                            unsigned(std::stoul(M[4]))});
@@ -157,6 +158,8 @@ Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
       if (What.rfind("DIFFERS", 0) == 0) {
         V.Differing.push_back(Text);
         ++Differing;
+      } else if (What.rfind("FALLS BACK", 0) == 0) {
+        V.FallingBack.push_back(Text);
       } else if (What.rfind("not compared", 0) == 0) {
         V.Skipped.push_back(Text);
       }
@@ -165,7 +168,8 @@ Expected<InAppVerification> parseInAppVerification(const std::string &Output) {
   if (!Found)
     return fail("no 'forgestencil verify: N launch(es) compared' line in the "
                 "output of the USE_OURS=verify run");
-  if (V.Identical + V.Differ != V.Compared || Differing != V.Differ)
+  if (V.Identical + V.Differ + V.FellBack != V.Compared ||
+      Differing != V.Differ || V.FallingBack.size() != V.FellBack)
     return fail("the USE_OURS=verify run's summary line does not add up with "
                 "its per-launch lines");
   return V;

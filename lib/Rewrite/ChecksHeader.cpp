@@ -64,144 +64,151 @@ std::string checksHeader(StringRef ToolVersion, bool InAppCandidates,
 namespace forgestencil {
 namespace checks_detail {
 
-constexpr int MaxPointers = 64;
+constexpr int fs_MaxPointers = 64;
 
 /// cuMemGetAddressRange, reached through the runtime so that the app needs
 /// no -lcuda: CUresult is an int, CUdeviceptr a 64-bit integer.
-typedef int (*AddressRangeFn)(unsigned long long *, size_t *,
+typedef int (*fs_AddressRangeFn)(unsigned long long *, size_t *,
                               unsigned long long);
 
-inline AddressRangeFn address_range_fn() {
-  static const AddressRangeFn Fn = [] {
-    void *P = nullptr;
+inline fs_AddressRangeFn address_range_fn() {
+  static const fs_AddressRangeFn fs_Fn = [] {
+    void *fs_P = nullptr;
 #if CUDART_VERSION >= 12000
-    cudaDriverEntryPointQueryResult Found = cudaDriverEntryPointSymbolNotFound;
+    cudaDriverEntryPointQueryResult fs_Found = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-    cudaError_t E = cudaGetDriverEntryPointByVersion(
-        "cuMemGetAddressRange", &P, 12000, cudaEnableDefault, &Found);
+    cudaError_t fs_E = cudaGetDriverEntryPointByVersion(
+        "cuMemGetAddressRange", &fs_P, 12000, cudaEnableDefault, &fs_Found);
 #else
-    cudaError_t E = cudaGetDriverEntryPoint("cuMemGetAddressRange", &P,
-                                            cudaEnableDefault, &Found);
+    cudaError_t fs_E = cudaGetDriverEntryPoint("cuMemGetAddressRange", &fs_P,
+                                            cudaEnableDefault, &fs_Found);
 #endif
-    if (E != cudaSuccess || Found != cudaDriverEntryPointSuccess)
-      P = nullptr;
+    if (fs_E != cudaSuccess || fs_Found != cudaDriverEntryPointSuccess)
+      fs_P = nullptr;
 #else
-    if (cudaGetDriverEntryPoint("cuMemGetAddressRange", &P,
+    if (cudaGetDriverEntryPoint("cuMemGetAddressRange", &fs_P,
                                 cudaEnableDefault) != cudaSuccess)
-      P = nullptr;
+      fs_P = nullptr;
 #endif
-    return reinterpret_cast<AddressRangeFn>(P);
+    return reinterpret_cast<fs_AddressRangeFn>(fs_P);
   }();
-  return Fn;
+  return fs_Fn;
 }
 
-struct Allocation {
-  unsigned long long Base = 0;
-  size_t Size = 0;
+struct fs_Allocation {
+  unsigned long long fs_Base = 0;
+  size_t fs_Size = 0;
 };
 
 /// The allocations the non-null pointers point into, one each, or false
 /// when a pointer is not in a device allocation or two share one.
-inline bool allocations_of(const void *const *Ptrs, int N, Allocation *Out,
-                           int &Count) {
-  AddressRangeFn Fn = address_range_fn();
-  Count = 0;
-  if (!Fn || N > MaxPointers)
+inline bool allocations_of(const void *const *fs_Ptrs, int fs_N, fs_Allocation *fs_Out,
+                           int &fs_Count) {
+  fs_AddressRangeFn fs_Fn = address_range_fn();
+  fs_Count = 0;
+  if (!fs_Fn || fs_N > fs_MaxPointers)
     return false;
-  for (int I = 0; I < N; ++I) {
-    if (!Ptrs[I])
+  for (int fs_I = 0; fs_I < fs_N; ++fs_I) {
+    if (!fs_Ptrs[fs_I])
       continue;
-    Allocation A;
-    if (Fn(&A.Base, &A.Size,
+    fs_Allocation fs_A;
+    if (fs_Fn(&fs_A.fs_Base, &fs_A.fs_Size,
            static_cast<unsigned long long>(
-               reinterpret_cast<std::uintptr_t>(Ptrs[I]))) != 0 ||
-        A.Size == 0)
+               reinterpret_cast<std::uintptr_t>(fs_Ptrs[fs_I]))) != 0 ||
+        fs_A.fs_Size == 0)
       return false;
-    for (int J = 0; J < Count; ++J)
-      if (Out[J].Base == A.Base)
+    for (int fs_J = 0; fs_J < fs_Count; ++fs_J)
+      if (fs_Out[fs_J].fs_Base == fs_A.fs_Base)
         return false;
-    Out[Count++] = A;
+    fs_Out[fs_Count++] = fs_A;
   }
   return true;
 }
 
 inline bool verifying() {
-  static const bool Verify = [] {
-    const char *V = std::getenv("USE_OURS");
-    return V != nullptr && std::strcmp(V, "verify") == 0;
+  static const bool fs_Verify = [] {
+    const char *fs_V = std::getenv("USE_OURS");
+    return fs_V != nullptr && std::strcmp(fs_V, "verify") == 0;
   }();
-  return Verify;
+  return fs_Verify;
 }
 
 /// Launches 1, 2, 3, 10, 100, 1000, ...; every launch on request.
-inline bool sampled(unsigned Launch) {
-  static const bool All = [] {
-    const char *V = std::getenv("FORGESTENCIL_VERIFY_LAUNCHES");
-    return V != nullptr && std::strcmp(V, "all") == 0;
+inline bool sampled(unsigned fs_Launch) {
+  static const bool fs_All = [] {
+    const char *fs_V = std::getenv("FORGESTENCIL_VERIFY_LAUNCHES");
+    return fs_V != nullptr && std::strcmp(fs_V, "all") == 0;
   }();
-  if (All || Launch <= 3)
+  if (fs_All || fs_Launch <= 3)
     return true;
-  while (Launch % 10 == 0)
-    Launch /= 10;
-  return Launch == 1;
+  while (fs_Launch % 10 == 0)
+    fs_Launch /= 10;
+  return fs_Launch == 1;
 }
 
 /// The median of \p V (not empty).
-inline float median_of(std::vector<float> V) {
-  std::sort(V.begin(), V.end());
-  size_t H = V.size() / 2;
-  return V.size() % 2 ? V[H] : 0.5f * (V[H - 1] + V[H]);
+inline float median_of(std::vector<float> fs_V) {
+  std::sort(fs_V.begin(), fs_V.end());
+  size_t fs_H = fs_V.size() / 2;
+  return fs_V.size() % 2 ? fs_V[fs_H] : 0.5f * (fs_V[fs_H - 1] + fs_V[fs_H]);
 }
 
-struct Tally {
-  std::mutex Lock;
-  std::map<std::string, unsigned> Launches;
+struct fs_Tally {
+  std::mutex fs_Lock;
+  std::map<std::string, unsigned> fs_Launches;
   /// Per kernel: the best-of-3 times of each compared launch.
-  std::map<std::string, std::vector<float>> OriginalMs, CopyMs;
-  unsigned Compared = 0, Identical = 0, Differ = 0, NotCompared = 0;
-  ~Tally() {
-    for (const auto &K : OriginalMs) {
-      const std::vector<float> &Copy = CopyMs[K.first];
-      if (K.second.empty() || Copy.size() != K.second.size())
+  std::map<std::string, std::vector<float>> fs_OriginalMs, fs_CopyMs;
+  unsigned fs_Compared = 0, fs_Identical = 0, fs_Differ = 0, fs_NotCompared = 0;
+  /// Launches of run_checked variants that differed: the original runs in
+  /// their place, as it does under USE_OURS=1.
+  unsigned fs_FellBack = 0;
+  ~fs_Tally() {
+    for (const auto &fs_K : fs_OriginalMs) {
+      const std::vector<float> &fs_Copy = fs_CopyMs[fs_K.first];
+      if (fs_K.second.empty() || fs_Copy.size() != fs_K.second.size())
         continue;
-      float O = median_of(K.second), C = median_of(Copy);
+      float fs_O = median_of(fs_K.second), fs_C = median_of(fs_Copy);
       std::fprintf(stderr,
                    "forgestencil verify: kernel %s: original %.4f ms, copy "
                    "%.4f ms, original/copy %.3f (median of %zu launch(es), "
                    "best of 3 each)\n",
-                   K.first.c_str(), O, C, C > 0 ? O / C : 0.0f,
-                   K.second.size());
+                   fs_K.first.c_str(), fs_O, fs_C, fs_C > 0 ? fs_O / fs_C : 0.0f,
+                   fs_K.second.size());
     }
-    if (Compared + NotCompared)
+    if (fs_Compared + fs_NotCompared)
       std::fprintf(stderr,
                    "forgestencil verify: %u launch(es) compared: %u "
-                   "identical, %u differ; %u not compared\n",
-                   Compared, Identical, Differ, NotCompared);
+                   "identical, %u differ; %u not compared%s\n",
+                   fs_Compared, fs_Identical, fs_Differ, fs_NotCompared,
+                   fs_FellBack ? ("; " + std::to_string(fs_FellBack) +
+                               " fell back to the original")
+                                  .c_str()
+                            : "");
   }
 };
 
-inline Tally &tally() {
-  static Tally T;
-  return T;
+inline fs_Tally &tally() {
+  static fs_Tally fs_T;
+  return fs_T;
 }
 
 #ifdef __CUDACC__
 /// How many bytes of A and B differ, and the first that does.
-static __global__ void fs_count_differences(const unsigned char *A,
-                                         const unsigned char *B, size_t N,
-                                         unsigned long long *Count,
-                                         unsigned long long *First) {
-  unsigned long long Mine = 0, MyFirst = ~0ull;
-  size_t Step = size_t(gridDim.x) * blockDim.x;
-  for (size_t I = size_t(blockIdx.x) * blockDim.x + threadIdx.x; I < N;
-       I += Step)
-    if (A[I] != B[I]) {
-      if (Mine++ == 0)
-        MyFirst = I;
+static __global__ void fs_count_differences(const unsigned char *fs_A,
+                                         const unsigned char *fs_B, size_t fs_N,
+                                         unsigned long long *fs_Count,
+                                         unsigned long long *fs_First) {
+  unsigned long long fs_Mine = 0, fs_MyFirst = ~0ull;
+  size_t fs_Step = size_t(gridDim.x) * blockDim.x;
+  for (size_t fs_I = size_t(blockIdx.x) * blockDim.x + threadIdx.x; fs_I < fs_N;
+       fs_I += fs_Step)
+    if (fs_A[fs_I] != fs_B[fs_I]) {
+      if (fs_Mine++ == 0)
+        fs_MyFirst = fs_I;
     }
-  if (Mine) {
-    atomicAdd(Count, Mine);
-    atomicMin(First, MyFirst);
+  if (fs_Mine) {
+    atomicAdd(fs_Count, fs_Mine);
+    atomicMin(fs_First, fs_MyFirst);
   }
 }
 #endif
@@ -211,46 +218,46 @@ static __global__ void fs_count_differences(const unsigned char *A,
 #ifdef __CUDACC__
 __host__ __device__
 #endif
-inline double scrambled_value(unsigned long long I, unsigned Seed) {
-  unsigned long long H = (I + 1) * 0x9E3779B97F4A7C15ull ^ Seed;
-  H ^= H >> 31;
-  H *= 0xBF58476D1CE4E5B9ull;
-  H ^= H >> 29;
-  return double(H >> 40) / double(1ull << 23) - 1.0;
+inline double scrambled_value(unsigned long long fs_I, unsigned fs_Seed) {
+  unsigned long long fs_H = (fs_I + 1) * 0x9E3779B97F4A7C15ull ^ fs_Seed;
+  fs_H ^= fs_H >> 31;
+  fs_H *= 0xBF58476D1CE4E5B9ull;
+  fs_H ^= fs_H >> 29;
+  return double(fs_H >> 40) / double(1ull << 23) - 1.0;
 }
 
 #ifdef __CUDACC__
-template <typename T>
-static __global__ void fs_scramble(T *P, size_t N, unsigned Seed) {
-  size_t Step = size_t(gridDim.x) * blockDim.x;
-  for (size_t I = size_t(blockIdx.x) * blockDim.x + threadIdx.x; I < N;
-       I += Step)
-    P[I] = T(scrambled_value(I, Seed));
+template <typename fs_T>
+static __global__ void fs_scramble(fs_T *fs_P, size_t fs_N, unsigned fs_Seed) {
+  size_t fs_Step = size_t(gridDim.x) * blockDim.x;
+  for (size_t fs_I = size_t(blockIdx.x) * blockDim.x + threadIdx.x; fs_I < fs_N;
+       fs_I += fs_Step)
+    fs_P[fs_I] = fs_T(scrambled_value(fs_I, fs_Seed));
 }
 #endif
 
 /// Fills an allocation of Bytes-wide floating elements (4 or 8) with
 /// scrambled values.
-inline void scramble(const Allocation &A, unsigned Bytes, unsigned Seed) {
-  const size_t N = A.Size / Bytes;
-  void *Base = reinterpret_cast<void *>(A.Base);
+inline void scramble(const fs_Allocation &fs_A, unsigned fs_Bytes, unsigned fs_Seed) {
+  const size_t fs_N = fs_A.fs_Size / fs_Bytes;
+  void *fs_Base = reinterpret_cast<void *>(fs_A.fs_Base);
 #ifdef __CUDACC__
-  if (Bytes == 4)
-    fs_scramble<float><<<1024, 256>>>(static_cast<float *>(Base), N, Seed);
+  if (fs_Bytes == 4)
+    fs_scramble<float><<<1024, 256>>>(static_cast<float *>(fs_Base), fs_N, fs_Seed);
   else
-    fs_scramble<double><<<1024, 256>>>(static_cast<double *>(Base), N, Seed);
+    fs_scramble<double><<<1024, 256>>>(static_cast<double *>(fs_Base), fs_N, fs_Seed);
 #else
-  std::vector<unsigned char> Host(A.Size);
-  for (size_t I = 0; I < N; ++I) {
-    if (Bytes == 4) {
-      float V = float(scrambled_value(I, Seed));
-      std::memcpy(&Host[I * 4], &V, 4);
+  std::vector<unsigned char> fs_Host(fs_A.fs_Size);
+  for (size_t fs_I = 0; fs_I < fs_N; ++fs_I) {
+    if (fs_Bytes == 4) {
+      float fs_V = float(scrambled_value(fs_I, fs_Seed));
+      std::memcpy(&fs_Host[fs_I * 4], &fs_V, 4);
     } else {
-      double V = scrambled_value(I, Seed);
-      std::memcpy(&Host[I * 8], &V, 8);
+      double fs_V = scrambled_value(fs_I, fs_Seed);
+      std::memcpy(&fs_Host[fs_I * 8], &fs_V, 8);
     }
   }
-  cudaMemcpy(Base, Host.data(), N * Bytes, cudaMemcpyHostToDevice);
+  cudaMemcpy(fs_Base, fs_Host.data(), fs_N * fs_Bytes, cudaMemcpyHostToDevice);
 #endif
   cudaDeviceSynchronize();
 }
@@ -258,9 +265,9 @@ inline void scramble(const Allocation &A, unsigned Bytes, unsigned Seed) {
 /// What a quiet comparison (run_checked's first launch) found for its one
 /// candidate: whether it was compared, whether it computed the original's
 /// bytes, and what to say about it.
-struct Verdict {
-  bool Compared = false, Identical = false;
-  std::string Text;
+struct fs_Verdict {
+  bool fs_Compared = false, fs_Identical = false;
+  std::string fs_Text;
 };
 
 /// One comparison of the original with each candidate launch of the copy,
@@ -268,259 +275,267 @@ struct Verdict {
 /// byte with the original's, and the original's result is what stays.
 /// Returns the verdict on candidate 0. Quiet: each runs once, and nothing
 /// is printed or tallied.
-static inline Verdict verify_launch(const char *Kernel, unsigned Launch,
-                                    cudaStream_t Stream,
-                                    const void *const *Ptrs, int N,
-                                    const std::function<void()> &RunOriginal,
-                                    const std::function<void(int)> &RunOurs,
-                                    int Candidates, const char *const *Names,
-                                    const unsigned char *Scramble = nullptr,
-                                    bool Quiet = false) {
-  Verdict V;
-  Tally &T = tally();
-  Allocation Allocs[MaxPointers];
-  int Count = 0;
-  auto Label = [&](int C) {
-    std::string L = Kernel;
-    if (Names)
-      L += std::string("[") + Names[C] + "]";
-    return L;
+static inline fs_Verdict verify_launch(const char *fs_Kernel, unsigned fs_Launch,
+                                    cudaStream_t fs_Stream,
+                                    const void *const *fs_Ptrs, int fs_N,
+                                    const std::function<void()> &fs_RunOriginal,
+                                    const std::function<void(int)> &fs_RunOurs,
+                                    int fs_Candidates, const char *const *fs_Names,
+                                    const unsigned char *fs_Scramble = nullptr,
+                                    bool fs_Quiet = false,
+                                    bool fs_RunTimeChecked = false) {
+  fs_Verdict fs_V;
+  fs_Tally &fs_T = tally();
+  fs_Allocation fs_Allocs[fs_MaxPointers];
+  int fs_Count = 0;
+  auto fs_Label = [&](int fs_C) {
+    std::string fs_L = fs_Kernel;
+    if (fs_Names)
+      fs_L += std::string("[") + fs_Names[fs_C] + "]";
+    return fs_L;
   };
-  auto NotCompared = [&](const char *Why) {
-    V.Compared = false;
-    V.Text = std::string("not compared: ") + Why;
-    if (Quiet)
+  auto fs_NotCompared = [&](const char *fs_Why) {
+    fs_V.fs_Compared = false;
+    fs_V.fs_Text = std::string("not compared: ") + fs_Why;
+    if (fs_Quiet)
       return;
     std::fprintf(stderr,
                  "forgestencil verify: %s launch %u: not compared: %s\n",
-                 Kernel, Launch, Why);
-    std::lock_guard<std::mutex> G(T.Lock);
-    ++T.NotCompared;
+                 fs_Kernel, fs_Launch, fs_Why);
+    std::lock_guard<std::mutex> fs_G(fs_T.fs_Lock);
+    ++fs_T.fs_NotCompared;
   };
-  if (!allocations_of(Ptrs, N, Allocs, Count)) {
-    NotCompared("its pointers do not point into distinct allocations");
-    RunOriginal();
-    return V;
+  if (!allocations_of(fs_Ptrs, fs_N, fs_Allocs, fs_Count)) {
+    fs_NotCompared("its pointers do not point into distinct allocations");
+    fs_RunOriginal();
+    return fs_V;
   }
   // Which allocations to scramble: those whose one pointer is a float or
   // double array starting on an element (Scramble[I], 4 or 8, per pointer).
-  std::vector<unsigned> ScrambleBytes(Count, 0);
-  if (Scramble)
-    for (int I = 0, J = 0; I < N && J < Count; ++I) {
-      if (!Ptrs[I])
+  std::vector<unsigned> fs_ScrambleBytes(fs_Count, 0);
+  if (fs_Scramble)
+    for (int fs_I = 0, fs_J = 0; fs_I < fs_N && fs_J < fs_Count; ++fs_I) {
+      if (!fs_Ptrs[fs_I])
         continue;
-      const unsigned E = Scramble[I];
-      const unsigned long long P = static_cast<unsigned long long>(
-          reinterpret_cast<std::uintptr_t>(Ptrs[I]));
-      if ((E == 4 || E == 8) && (P - Allocs[J].Base) % E == 0 &&
-          Allocs[J].Size % E == 0)
-        ScrambleBytes[J] = E;
-      ++J;
+      const unsigned fs_E = fs_Scramble[fs_I];
+      const unsigned long long fs_P = static_cast<unsigned long long>(
+          reinterpret_cast<std::uintptr_t>(fs_Ptrs[fs_I]));
+      if ((fs_E == 4 || fs_E == 8) && (fs_P - fs_Allocs[fs_J].fs_Base) % fs_E == 0 &&
+          fs_Allocs[fs_J].fs_Size % fs_E == 0)
+        fs_ScrambleBytes[fs_J] = fs_E;
+      ++fs_J;
     }
-  const bool Scrambles = std::any_of(ScrambleBytes.begin(), ScrambleBytes.end(),
-                                     [](unsigned E) { return E != 0; });
+  const bool fs_Scrambles = std::any_of(fs_ScrambleBytes.begin(), fs_ScrambleBytes.end(),
+                                     [](unsigned fs_E) { return fs_E != 0; });
   cudaDeviceSynchronize();
-  std::vector<void *> Saved(Count, nullptr), Result(Count, nullptr);
-  std::vector<void *> ScrambledIn(Count, nullptr), ScrambledOut(Count, nullptr);
-  unsigned long long *Counters = nullptr;
-  bool Ok = cudaMalloc(reinterpret_cast<void **>(&Counters),
+  std::vector<void *> fs_Saved(fs_Count, nullptr), fs_Result(fs_Count, nullptr);
+  std::vector<void *> fs_ScrambledIn(fs_Count, nullptr), fs_ScrambledOut(fs_Count, nullptr);
+  unsigned long long *fs_Counters = nullptr;
+  bool fs_Ok = cudaMalloc(reinterpret_cast<void **>(&fs_Counters),
                        2 * sizeof(unsigned long long)) == cudaSuccess;
-  for (int I = 0; Ok && I < Count; ++I)
-    Ok = cudaMalloc(&Saved[I], Allocs[I].Size) == cudaSuccess &&
-         cudaMalloc(&Result[I], Allocs[I].Size) == cudaSuccess;
-  auto FreeAll = [&] {
-    for (int I = 0; I < Count; ++I) {
-      cudaFree(Saved[I]);
-      cudaFree(Result[I]);
-      cudaFree(ScrambledIn[I]);
-      cudaFree(ScrambledOut[I]);
+  for (int fs_I = 0; fs_Ok && fs_I < fs_Count; ++fs_I)
+    fs_Ok = cudaMalloc(&fs_Saved[fs_I], fs_Allocs[fs_I].fs_Size) == cudaSuccess &&
+         cudaMalloc(&fs_Result[fs_I], fs_Allocs[fs_I].fs_Size) == cudaSuccess;
+  auto fs_FreeAll = [&] {
+    for (int fs_I = 0; fs_I < fs_Count; ++fs_I) {
+      cudaFree(fs_Saved[fs_I]);
+      cudaFree(fs_Result[fs_I]);
+      cudaFree(fs_ScrambledIn[fs_I]);
+      cudaFree(fs_ScrambledOut[fs_I]);
     }
-    cudaFree(Counters);
+    cudaFree(fs_Counters);
   };
-  if (!Ok) {
-    FreeAll();
+  if (!fs_Ok) {
+    fs_FreeAll();
     cudaGetLastError();
-    NotCompared("no device memory for the copies of its state");
-    RunOriginal();
-    return V;
+    fs_NotCompared("no device memory for the copies of its state");
+    fs_RunOriginal();
+    return fs_V;
   }
-  size_t Bytes = 0;
-  for (int I = 0; I < Count; ++I)
-    Bytes += Allocs[I].Size;
+  size_t fs_Bytes = 0;
+  for (int fs_I = 0; fs_I < fs_Count; ++fs_I)
+    fs_Bytes += fs_Allocs[fs_I].fs_Size;
   // A device-to-device cudaMemcpy may return before it is done, and the
   // kernels may run on a stream that does not wait for it: synchronize.
-  auto CopyAll = [&](bool ToLive, const std::vector<void *> &Other) {
-    for (int I = 0; I < Count; ++I) {
-      void *Base = reinterpret_cast<void *>(Allocs[I].Base);
-      cudaMemcpy(ToLive ? Base : Other[I], ToLive ? Other[I] : Base,
-                 Allocs[I].Size, cudaMemcpyDeviceToDevice);
+  auto fs_CopyAll = [&](bool fs_ToLive, const std::vector<void *> &fs_Other) {
+    for (int fs_I = 0; fs_I < fs_Count; ++fs_I) {
+      void *fs_Base = reinterpret_cast<void *>(fs_Allocs[fs_I].fs_Base);
+      cudaMemcpy(fs_ToLive ? fs_Base : fs_Other[fs_I], fs_ToLive ? fs_Other[fs_I] : fs_Base,
+                 fs_Allocs[fs_I].fs_Size, cudaMemcpyDeviceToDevice);
     }
     cudaDeviceSynchronize();
   };
-  cudaEvent_t Start = nullptr, Stop = nullptr;
-  cudaEventCreate(&Start);
-  cudaEventCreate(&Stop);
+  cudaEvent_t fs_Start = nullptr, fs_Stop = nullptr;
+  cudaEventCreate(&fs_Start);
+  cudaEventCreate(&fs_Stop);
   // Each runs three times from the saved state, timed on the launch's own
   // stream; the best of the three counts.
-  auto Best = [&](const std::function<void()> &Run) {
-    float Min = 0;
-    for (int Repeat = 0; Repeat < (Quiet ? 1 : 3); ++Repeat) {
-      CopyAll(true, Saved);
-      cudaEventRecord(Start, Stream);
-      Run();
-      cudaEventRecord(Stop, Stream);
-      cudaEventSynchronize(Stop);
-      float Ms = 0;
-      cudaEventElapsedTime(&Ms, Start, Stop);
+  auto fs_Best = [&](const std::function<void()> &fs_Run) {
+    float fs_Min = 0;
+    for (int fs_Repeat = 0; fs_Repeat < (fs_Quiet ? 1 : 3); ++fs_Repeat) {
+      fs_CopyAll(true, fs_Saved);
+      cudaEventRecord(fs_Start, fs_Stream);
+      fs_Run();
+      cudaEventRecord(fs_Stop, fs_Stream);
+      cudaEventSynchronize(fs_Stop);
+      float fs_Ms = 0;
+      cudaEventElapsedTime(&fs_Ms, fs_Start, fs_Stop);
       cudaDeviceSynchronize();
-      Min = Repeat ? std::min(Min, Ms) : Ms;
+      fs_Min = fs_Repeat ? std::min(fs_Min, fs_Ms) : fs_Ms;
     }
-    return Min;
+    return fs_Min;
   };
-  CopyAll(false, Saved);
-  float OriginalMs = Best(RunOriginal);
-  CopyAll(false, Result);
+  fs_CopyAll(false, fs_Saved);
+  float fs_OriginalMs = fs_Best(fs_RunOriginal);
+  fs_CopyAll(false, fs_Result);
   // The live allocations against the copies Against: the bytes that
   // differ, the allocation and byte of the first.
-  struct Difference {
-    unsigned long long Bytes = 0, FirstAt = 0;
-    int FirstIn = -1;
+  struct fs_Difference {
+    unsigned long long fs_Bytes = 0, fs_FirstAt = 0;
+    int fs_FirstIn = -1;
   };
-  auto Compare = [&](const std::vector<void *> &Against) {
-    Difference D;
-    for (int I = 0; I < Count; ++I) {
-      unsigned long long Host[2] = {0, ~0ull};
+  auto fs_Compare = [&](const std::vector<void *> &fs_Against) {
+    fs_Difference fs_D;
+    for (int fs_I = 0; fs_I < fs_Count; ++fs_I) {
+      unsigned long long fs_Host[2] = {0, ~0ull};
 #ifdef __CUDACC__
-      cudaMemcpy(Counters, Host, sizeof Host, cudaMemcpyHostToDevice);
+      cudaMemcpy(fs_Counters, fs_Host, sizeof fs_Host, cudaMemcpyHostToDevice);
       fs_count_differences<<<1024, 256>>>(
-          reinterpret_cast<const unsigned char *>(Allocs[I].Base),
-          static_cast<const unsigned char *>(Against[I]), Allocs[I].Size,
-          Counters, Counters + 1);
-      cudaMemcpy(Host, Counters, sizeof Host, cudaMemcpyDeviceToHost);
+          reinterpret_cast<const unsigned char *>(fs_Allocs[fs_I].fs_Base),
+          static_cast<const unsigned char *>(fs_Against[fs_I]), fs_Allocs[fs_I].fs_Size,
+          fs_Counters, fs_Counters + 1);
+      cudaMemcpy(fs_Host, fs_Counters, sizeof fs_Host, cudaMemcpyDeviceToHost);
 #else
-      std::vector<unsigned char> Mine(Allocs[I].Size), Theirs(Allocs[I].Size);
-      cudaMemcpy(Mine.data(), reinterpret_cast<void *>(Allocs[I].Base),
-                 Allocs[I].Size, cudaMemcpyDeviceToHost);
-      cudaMemcpy(Theirs.data(), Against[I], Allocs[I].Size,
+      std::vector<unsigned char> fs_Mine(fs_Allocs[fs_I].fs_Size), fs_Theirs(fs_Allocs[fs_I].fs_Size);
+      cudaMemcpy(fs_Mine.data(), reinterpret_cast<void *>(fs_Allocs[fs_I].fs_Base),
+                 fs_Allocs[fs_I].fs_Size, cudaMemcpyDeviceToHost);
+      cudaMemcpy(fs_Theirs.data(), fs_Against[fs_I], fs_Allocs[fs_I].fs_Size,
                  cudaMemcpyDeviceToHost);
-      for (size_t B = 0; B < Allocs[I].Size; ++B)
-        if (Mine[B] != Theirs[B] && Host[0]++ == 0)
-          Host[1] = B;
+      for (size_t fs_B = 0; fs_B < fs_Allocs[fs_I].fs_Size; ++fs_B)
+        if (fs_Mine[fs_B] != fs_Theirs[fs_B] && fs_Host[0]++ == 0)
+          fs_Host[1] = fs_B;
 #endif
-      if (Host[0] && D.FirstIn < 0) {
-        D.FirstIn = I;
-        D.FirstAt = Host[1];
+      if (fs_Host[0] && fs_D.fs_FirstIn < 0) {
+        fs_D.fs_FirstIn = fs_I;
+        fs_D.fs_FirstAt = fs_Host[1];
       }
-      D.Bytes += Host[0];
+      fs_D.fs_Bytes += fs_Host[0];
     }
-    return D;
+    return fs_D;
   };
   // The original from scrambled inputs (in-app candidates): the state with
   // every scrambled allocation filled, and the original's result from it.
-  std::string ScrambleNote;
-  bool ScrambledReady = false;
+  std::string fs_ScrambleNote;
+  bool fs_ScrambledReady = false;
   // (A closing parenthesis before a quote would end this header's text
   // where fs-rewrite holds it.)
-  const std::string Close(1, ')');
-  if (Scrambles) {
-    bool Have = true;
-    for (int I = 0; Have && I < Count; ++I)
-      Have = cudaMalloc(&ScrambledIn[I], Allocs[I].Size) == cudaSuccess &&
-             cudaMalloc(&ScrambledOut[I], Allocs[I].Size) == cudaSuccess;
-    if (!Have) {
+  const std::string fs_Close(1, ')');
+  if (fs_Scrambles) {
+    bool fs_Have = true;
+    for (int fs_I = 0; fs_Have && fs_I < fs_Count; ++fs_I)
+      fs_Have = cudaMalloc(&fs_ScrambledIn[fs_I], fs_Allocs[fs_I].fs_Size) == cudaSuccess &&
+             cudaMalloc(&fs_ScrambledOut[fs_I], fs_Allocs[fs_I].fs_Size) == cudaSuccess;
+    if (!fs_Have) {
       cudaGetLastError();
-      ScrambleNote = "; not from scrambled inputs: no device memory";
+      fs_ScrambleNote = "; not from scrambled inputs: no device memory";
     } else {
-      CopyAll(true, Saved);
-      int Scrambled = 0;
-      for (int I = 0; I < Count; ++I)
-        if (ScrambleBytes[I]) {
-          scramble(Allocs[I], ScrambleBytes[I], Launch * 7919u + unsigned(I));
-          ++Scrambled;
+      fs_CopyAll(true, fs_Saved);
+      int fs_Scrambled = 0;
+      for (int fs_I = 0; fs_I < fs_Count; ++fs_I)
+        if (fs_ScrambleBytes[fs_I]) {
+          scramble(fs_Allocs[fs_I], fs_ScrambleBytes[fs_I], fs_Launch * 7919u + unsigned(fs_I));
+          ++fs_Scrambled;
         }
-      CopyAll(false, ScrambledIn);
-      RunOriginal();
+      fs_CopyAll(false, fs_ScrambledIn);
+      fs_RunOriginal();
       cudaDeviceSynchronize();
-      CopyAll(false, ScrambledOut);
-      ScrambledReady = cudaGetLastError() == cudaSuccess;
-      ScrambleNote = ScrambledReady
+      fs_CopyAll(false, fs_ScrambledOut);
+      fs_ScrambledReady = cudaGetLastError() == cudaSuccess;
+      fs_ScrambleNote = fs_ScrambledReady
                          ? "; also from scrambled inputs (" +
-                               std::to_string(Scrambled) +
-                               " allocation(s) scrambled" + Close
+                               std::to_string(fs_Scrambled) +
+                               " allocation(s) scrambled" + fs_Close
                          : "; not from scrambled inputs: the original failed";
     }
   }
-  for (int C = 0; C < Candidates; ++C) {
-    float CopyMs = Best([&] { RunOurs(C); });
-    Difference D = Compare(Result);
-    std::string From;
-    if (!D.Bytes && ScrambledReady) {
-      CopyAll(true, ScrambledIn);
-      RunOurs(C);
+  for (int fs_C = 0; fs_C < fs_Candidates; ++fs_C) {
+    float fs_CopyMs = fs_Best([&] { fs_RunOurs(fs_C); });
+    fs_Difference fs_D = fs_Compare(fs_Result);
+    std::string fs_From;
+    if (!fs_D.fs_Bytes && fs_ScrambledReady) {
+      fs_CopyAll(true, fs_ScrambledIn);
+      fs_RunOurs(fs_C);
       cudaDeviceSynchronize();
-      D = Compare(ScrambledOut);
-      From = " from scrambled inputs (identical on the app's state" + Close;
+      fs_D = fs_Compare(fs_ScrambledOut);
+      fs_From = " from scrambled inputs (identical on the app's state" + fs_Close;
     }
-    const unsigned long long Differing = D.Bytes;
-    cudaError_t Error = cudaGetLastError();
-    std::string L = Label(C);
-    if (Error != cudaSuccess) {
-      NotCompared(cudaGetErrorString(Error));
+    const unsigned long long fs_Differing = fs_D.fs_Bytes;
+    cudaError_t fs_Error = cudaGetLastError();
+    std::string fs_L = fs_Label(fs_C);
+    if (fs_Error != cudaSuccess) {
+      fs_NotCompared(cudaGetErrorString(fs_Error));
       continue;
     }
-    if (C == 0) {
-      V.Compared = true;
-      V.Identical = !Differing;
-      V.Text = Differing ? "differs" + From + " in " +
-                               std::to_string(Differing) +
+    if (fs_C == 0) {
+      fs_V.fs_Compared = true;
+      fs_V.fs_Identical = !fs_Differing;
+      fs_V.fs_Text = fs_Differing ? "differs" + fs_From + " in " +
+                               std::to_string(fs_Differing) +
                                " byte(s), first at byte " +
-                               std::to_string(D.FirstAt) + " of allocation " +
-                               std::to_string(D.FirstIn + 1) + " of " +
-                               std::to_string(Count)
-                         : "identical (" + std::to_string(Count) +
-                               " allocation(s), " + std::to_string(Bytes) +
-                               " bytes" + ScrambleNote + Close;
+                               std::to_string(fs_D.fs_FirstAt) + " of allocation " +
+                               std::to_string(fs_D.fs_FirstIn + 1) + " of " +
+                               std::to_string(fs_Count)
+                         : "identical (" + std::to_string(fs_Count) +
+                               " allocation(s), " + std::to_string(fs_Bytes) +
+                               " bytes" + fs_ScrambleNote + fs_Close;
     }
-    if (Quiet)
+    if (fs_Quiet)
       continue;
-    if (Differing)
+    if (fs_Differing && fs_RunTimeChecked)
+      std::fprintf(stderr,
+                   "forgestencil verify: %s launch %u: FALLS BACK: differs%s in "
+                   "%llu byte(s), first at byte %llu of allocation %d of %d; "
+                   "the original runs in its place, as under USE_OURS=1\n",
+                   fs_L.c_str(), fs_Launch, fs_From.c_str(), fs_Differing, fs_D.fs_FirstAt,
+                   fs_D.fs_FirstIn + 1, fs_Count);
+    else if (fs_Differing)
       std::fprintf(stderr,
                    "forgestencil verify: %s launch %u: DIFFERS%s in %llu "
                    "byte(s), first at byte %llu of allocation %d of %d; the "
                    "original's result is kept\n",
-                   L.c_str(), Launch, From.c_str(), Differing, D.FirstAt,
-                   D.FirstIn + 1, Count);
+                   fs_L.c_str(), fs_Launch, fs_From.c_str(), fs_Differing, fs_D.fs_FirstAt,
+                   fs_D.fs_FirstIn + 1, fs_Count);
     else
       std::fprintf(stderr,
                    "forgestencil verify: %s launch %u: identical (%d "
                    "allocation(s), %zu bytes%s); original %.4f ms, copy %.4f "
                    "ms\n",
-                   L.c_str(), Launch, Count, Bytes, ScrambleNote.c_str(),
-                   OriginalMs, CopyMs);
-    std::lock_guard<std::mutex> G(T.Lock);
-    ++T.Compared;
-    ++(Differing ? T.Differ : T.Identical);
-    if (!Differing) {
-      T.OriginalMs[L].push_back(OriginalMs);
-      T.CopyMs[L].push_back(CopyMs);
+                   fs_L.c_str(), fs_Launch, fs_Count, fs_Bytes, fs_ScrambleNote.c_str(),
+                   fs_OriginalMs, fs_CopyMs);
+    std::lock_guard<std::mutex> fs_G(fs_T.fs_Lock);
+    ++fs_T.fs_Compared;
+    ++(!fs_Differing ? fs_T.fs_Identical : fs_RunTimeChecked ? fs_T.fs_FellBack : fs_T.fs_Differ);
+    if (!fs_Differing) {
+      fs_T.fs_OriginalMs[fs_L].push_back(fs_OriginalMs);
+      fs_T.fs_CopyMs[fs_L].push_back(fs_CopyMs);
     }
   }
   // The run goes on from the original's result.
-  CopyAll(true, Result);
-  cudaEventDestroy(Start);
-  cudaEventDestroy(Stop);
-  FreeAll();
-  return V;
+  fs_CopyAll(true, fs_Result);
+  cudaEventDestroy(fs_Start);
+  cudaEventDestroy(fs_Stop);
+  fs_FreeAll();
+  return fs_V;
 }
 
 } // namespace checks_detail
 
 /// True when every non-null pointer points into a device allocation of its
 /// own. Asked before every launch of a copy.
-inline bool distinct_allocations(const void *const *Ptrs, int N) {
-  checks_detail::Allocation Allocs[checks_detail::MaxPointers];
-  int Count = 0;
-  return checks_detail::allocations_of(Ptrs, N, Allocs, Count);
+inline bool distinct_allocations(const void *const *fs_Ptrs, int fs_N) {
+  checks_detail::fs_Allocation fs_Allocs[checks_detail::fs_MaxPointers];
+  int fs_Count = 0;
+  return checks_detail::allocations_of(fs_Ptrs, fs_N, fs_Allocs, fs_Count);
 }
 
 /// The block shapes a re-blocked copy may take for one launch: each covers
@@ -532,114 +547,114 @@ inline bool distinct_allocations(const void *const *Ptrs, int N) {
 /// allow, max_threads_per_block) would fail to launch: it is never taken.
 class block_shapes {
 public:
-  block_shapes(dim3 Grid, dim3 Block, unsigned Axes, const unsigned *Chosen,
-               int MaxThreads) {
-    const unsigned Orig[3] = {Block.x, Block.y, Block.z};
-    this->MaxThreads = MaxThreads > 0 ? unsigned(MaxThreads) : 0;
-    Total[0] = 1ull * Grid.x * Block.x;
-    Total[1] = 1ull * Grid.y * Block.y;
-    Total[2] = 1ull * Grid.z * Block.z;
-    this->Axes = Axes;
-    for (int D = 0; D < 3; ++D)
-      Original[D] = Orig[D];
-    if (Chosen) {
-      add(Chosen[0], Chosen[1], Chosen[2]);
+  block_shapes(dim3 fs_Grid, dim3 fs_Block, unsigned fs_Axes, const unsigned *fs_Chosen,
+               int fs_MaxThreads) {
+    const unsigned fs_Orig[3] = {fs_Block.x, fs_Block.y, fs_Block.z};
+    this->fs_MaxThreads = fs_MaxThreads > 0 ? unsigned(fs_MaxThreads) : 0;
+    fs_Total[0] = 1ull * fs_Grid.x * fs_Block.x;
+    fs_Total[1] = 1ull * fs_Grid.y * fs_Block.y;
+    fs_Total[2] = 1ull * fs_Grid.z * fs_Block.z;
+    this->fs_Axes = fs_Axes;
+    for (int fs_D = 0; fs_D < 3; ++fs_D)
+      fs_Original[fs_D] = fs_Orig[fs_D];
+    if (fs_Chosen) {
+      add(fs_Chosen[0], fs_Chosen[1], fs_Chosen[2]);
       return;
     }
-    add(Orig[0], Orig[1], Orig[2]);
+    add(fs_Orig[0], fs_Orig[1], fs_Orig[2]);
     if (!checks_detail::verifying())
       return;
-    static const unsigned Xs[] = {16, 32, 64, 128, 256, 512, 1024};
-    static const unsigned Ys[] = {1, 2, 4, 8, 16, 32, 64};
-    static const unsigned Zs[] = {1, 2, 4};
-    for (unsigned X : Xs)
-      for (unsigned Y : Ys)
-        for (unsigned Z : Zs) {
-          unsigned B[3] = {X, Y, Z};
-          for (int D = 0; D < 3; ++D)
-            if (!(Axes & (1u << D)))
-              B[D] = Orig[D];
-          unsigned long long Threads = 1ull * B[0] * B[1] * B[2];
-          if (Threads >= 64)
-            add(B[0], B[1], B[2]);
+    static const unsigned fs_Xs[] = {16, 32, 64, 128, 256, 512, 1024};
+    static const unsigned fs_Ys[] = {1, 2, 4, 8, 16, 32, 64};
+    static const unsigned fs_Zs[] = {1, 2, 4};
+    for (unsigned fs_X : fs_Xs)
+      for (unsigned fs_Y : fs_Ys)
+        for (unsigned fs_Z : fs_Zs) {
+          unsigned fs_B[3] = {fs_X, fs_Y, fs_Z};
+          for (int fs_D = 0; fs_D < 3; ++fs_D)
+            if (!(fs_Axes & (1u << fs_D)))
+              fs_B[fs_D] = fs_Orig[fs_D];
+          unsigned long long fs_Threads = 1ull * fs_B[0] * fs_B[1] * fs_B[2];
+          if (fs_Threads >= 64)
+            add(fs_B[0], fs_B[1], fs_B[2]);
         }
   }
-  int count() const { return N; }
-  dim3 block(int I) const { return Blocks[I]; }
-  dim3 grid(int I) const { return Grids[I]; }
-  const char *const *names() const { return NamePtrs; }
+  int count() const { return fs_N; }
+  dim3 block(int fs_I) const { return fs_Blocks[fs_I]; }
+  dim3 grid(int fs_I) const { return fs_Grids[fs_I]; }
+  const char *const *names() const { return fs_NamePtrs; }
 
 private:
-  void add(unsigned X, unsigned Y, unsigned Z) {
-    const unsigned B[3] = {X, Y, Z};
-    unsigned long long G[3];
-    if (N == Max || 1ull * X * Y * Z > MaxThreads || Z > 64)
+  void add(unsigned fs_X, unsigned fs_Y, unsigned fs_Z) {
+    const unsigned fs_B[3] = {fs_X, fs_Y, fs_Z};
+    unsigned long long fs_G[3];
+    if (fs_N == fs_Max || 1ull * fs_X * fs_Y * fs_Z > fs_MaxThreads || fs_Z > 64)
       return;
-    for (int D = 0; D < 3; ++D) {
-      if (B[D] == 0 || (!(Axes & (1u << D)) && B[D] != Original[D]) ||
-          Total[D] % B[D] != 0)
+    for (int fs_D = 0; fs_D < 3; ++fs_D) {
+      if (fs_B[fs_D] == 0 || (!(fs_Axes & (1u << fs_D)) && fs_B[fs_D] != fs_Original[fs_D]) ||
+          fs_Total[fs_D] % fs_B[fs_D] != 0)
         return;
-      G[D] = Total[D] / B[D];
+      fs_G[fs_D] = fs_Total[fs_D] / fs_B[fs_D];
     }
-    if (G[0] > 2147483647ull || G[1] > 65535 || G[2] > 65535)
+    if (fs_G[0] > 2147483647ull || fs_G[1] > 65535 || fs_G[2] > 65535)
       return;
-    for (int I = 0; I < N; ++I)
-      if (Blocks[I].x == X && Blocks[I].y == Y && Blocks[I].z == Z)
+    for (int fs_I = 0; fs_I < fs_N; ++fs_I)
+      if (fs_Blocks[fs_I].x == fs_X && fs_Blocks[fs_I].y == fs_Y && fs_Blocks[fs_I].z == fs_Z)
         return;
-    Blocks[N] = dim3(X, Y, Z);
-    Grids[N] = dim3(unsigned(G[0]), unsigned(G[1]), unsigned(G[2]));
-    std::snprintf(Names[N], sizeof Names[N], "%ux%ux%u", X, Y, Z);
-    NamePtrs[N] = Names[N];
-    ++N;
+    fs_Blocks[fs_N] = dim3(fs_X, fs_Y, fs_Z);
+    fs_Grids[fs_N] = dim3(unsigned(fs_G[0]), unsigned(fs_G[1]), unsigned(fs_G[2]));
+    std::snprintf(fs_Names[fs_N], sizeof fs_Names[fs_N], "%ux%ux%u", fs_X, fs_Y, fs_Z);
+    fs_NamePtrs[fs_N] = fs_Names[fs_N];
+    ++fs_N;
   }
-  static constexpr int Max = 64;
-  unsigned long long Total[3];
-  unsigned Original[3];
-  unsigned Axes = 0;
+  static constexpr int fs_Max = 64;
+  unsigned long long fs_Total[3];
+  unsigned fs_Original[3];
+  unsigned fs_Axes = 0;
   /// The most threads a block of the copy can have (its registers).
-  unsigned MaxThreads = 0;
-  dim3 Blocks[Max], Grids[Max];
-  char Names[Max][40];
-  const char *NamePtrs[Max];
-  int N = 0;
+  unsigned fs_MaxThreads = 0;
+  dim3 fs_Blocks[fs_Max], fs_Grids[fs_Max];
+  char fs_Names[fs_Max][40];
+  const char *fs_NamePtrs[fs_Max];
+  int fs_N = 0;
 };
 
 /// The most threads a block of kernel \p F can have on the current device
 /// (its registers decide), or 0 when that cannot be asked.
-template <typename F> int max_threads_per_block(F *Kernel) {
-  cudaFuncAttributes A;
-  if (cudaFuncGetAttributes(&A, reinterpret_cast<const void *>(Kernel)) !=
+template <typename fs_F> int max_threads_per_block(fs_F *fs_Kernel) {
+  cudaFuncAttributes fs_A;
+  if (cudaFuncGetAttributes(&fs_A, reinterpret_cast<const void *>(fs_Kernel)) !=
       cudaSuccess) {
     cudaGetLastError();
     return 0;
   }
-  return A.maxThreadsPerBlock;
+  return fs_A.maxThreadsPerBlock;
 }
 
 /// Runs the copy (candidate 0); with USE_OURS=verify, compares every
 /// candidate with the original first at sampled launches. Names label the
 /// candidates (block shapes) in the report; none for a single copy.
-template <typename Original, typename Ours>
-static void run_ours(const char *Kernel, cudaStream_t Stream,
-                     const void *const *Ptrs, int N, Original RunOriginal,
-                     Ours RunOurs, int Candidates = 1,
-                     const char *const *Names = nullptr) {
+template <typename fs_Original, typename fs_Ours>
+static void run_ours(const char *fs_Kernel, cudaStream_t fs_Stream,
+                     const void *const *fs_Ptrs, int fs_N, fs_Original fs_RunOriginal,
+                     fs_Ours fs_RunOurs, int fs_Candidates = 1,
+                     const char *const *fs_Names = nullptr) {
   if (!checks_detail::verifying()) {
-    RunOurs(0);
+    fs_RunOurs(0);
     return;
   }
-  checks_detail::Tally &T = checks_detail::tally();
-  unsigned Launch;
+  checks_detail::fs_Tally &fs_T = checks_detail::tally();
+  unsigned fs_Launch;
   {
-    std::lock_guard<std::mutex> G(T.Lock);
-    Launch = ++T.Launches[Kernel];
+    std::lock_guard<std::mutex> fs_G(fs_T.fs_Lock);
+    fs_Launch = ++fs_T.fs_Launches[fs_Kernel];
   }
-  if (!checks_detail::sampled(Launch)) {
-    RunOurs(0);
+  if (!checks_detail::sampled(fs_Launch)) {
+    fs_RunOurs(0);
     return;
   }
-  checks_detail::verify_launch(Kernel, Launch, Stream, Ptrs, N, RunOriginal,
-                               RunOurs, Candidates, Names);
+  checks_detail::verify_launch(fs_Kernel, fs_Launch, fs_Stream, fs_Ptrs, fs_N, fs_RunOriginal,
+                               fs_RunOurs, fs_Candidates, fs_Names);
 }
 
 )";
@@ -649,28 +664,28 @@ static void run_ours(const char *Kernel, cudaStream_t Stream,
 /// USE_OURS=verify, on the app's own state, as body copies are. The
 /// original runs at every launch that is not compared, and always outside
 /// USE_OURS=verify: such a patch measures, it never changes a result.
-template <typename Original, typename Candidate>
-static void compare_candidates(const char *Kernel, cudaStream_t Stream,
-                               const void *const *Ptrs, int N,
-                               Original RunOriginal, Candidate RunCandidate,
-                               int Candidates, const char *const *Names,
-                               const unsigned char *Scramble = nullptr) {
+template <typename fs_Original, typename fs_Candidate>
+static void compare_candidates(const char *fs_Kernel, cudaStream_t fs_Stream,
+                               const void *const *fs_Ptrs, int fs_N,
+                               fs_Original fs_RunOriginal, fs_Candidate fs_RunCandidate,
+                               int fs_Candidates, const char *const *fs_Names,
+                               const unsigned char *fs_Scramble = nullptr) {
   if (!checks_detail::verifying()) {
-    RunOriginal();
+    fs_RunOriginal();
     return;
   }
-  checks_detail::Tally &T = checks_detail::tally();
-  unsigned Launch;
+  checks_detail::fs_Tally &fs_T = checks_detail::tally();
+  unsigned fs_Launch;
   {
-    std::lock_guard<std::mutex> G(T.Lock);
-    Launch = ++T.Launches[Kernel];
+    std::lock_guard<std::mutex> fs_G(fs_T.fs_Lock);
+    fs_Launch = ++fs_T.fs_Launches[fs_Kernel];
   }
-  if (!checks_detail::sampled(Launch)) {
-    RunOriginal();
+  if (!checks_detail::sampled(fs_Launch)) {
+    fs_RunOriginal();
     return;
   }
-  checks_detail::verify_launch(Kernel, Launch, Stream, Ptrs, N, RunOriginal,
-                               RunCandidate, Candidates, Names, Scramble);
+  checks_detail::verify_launch(fs_Kernel, fs_Launch, fs_Stream, fs_Ptrs, fs_N, fs_RunOriginal,
+                               fs_RunCandidate, fs_Candidates, fs_Names, fs_Scramble);
 }
 
 )";
@@ -688,74 +703,74 @@ static void compare_candidates(const char *Kernel, cudaStream_t Stream,
 /// Under USE_OURS=verify it is compared at sampled launches as body copies
 /// are, and at the others it runs only while every comparison found it
 /// identical.
-template <typename Original, typename Ours>
-static void run_checked(const char *Kernel, cudaStream_t Stream,
-                        const void *const *Ptrs, int N, Original RunOriginal,
-                        Ours RunOurs, const char *Variant,
-                        const unsigned char *Scramble) {
-  static std::mutex Lock;
-  static std::map<std::string, bool> Passed;
-  int Device = 0;
-  cudaGetDevice(&Device);
-  const std::string Key = std::string(Kernel) + "@" + std::to_string(Device);
-  checks_detail::Tally &T = checks_detail::tally();
+template <typename fs_Original, typename fs_Ours>
+static void run_checked(const char *fs_Kernel, cudaStream_t fs_Stream,
+                        const void *const *fs_Ptrs, int fs_N, fs_Original fs_RunOriginal,
+                        fs_Ours fs_RunOurs, const char *fs_Variant,
+                        const unsigned char *fs_Scramble) {
+  static std::mutex fs_Lock;
+  static std::map<std::string, bool> fs_Passed;
+  int fs_Device = 0;
+  cudaGetDevice(&fs_Device);
+  const std::string fs_Key = std::string(fs_Kernel) + "@" + std::to_string(fs_Device);
+  checks_detail::fs_Tally &fs_T = checks_detail::tally();
   if (checks_detail::verifying()) {
-    unsigned Launch;
+    unsigned fs_Launch;
     {
-      std::lock_guard<std::mutex> G(T.Lock);
-      Launch = ++T.Launches[Kernel];
+      std::lock_guard<std::mutex> fs_G(fs_T.fs_Lock);
+      fs_Launch = ++fs_T.fs_Launches[fs_Kernel];
     }
-    if (!checks_detail::sampled(Launch)) {
-      bool Runs;
+    if (!checks_detail::sampled(fs_Launch)) {
+      bool fs_Runs;
       {
-        std::lock_guard<std::mutex> G(Lock);
-        Runs = Passed[Key];
+        std::lock_guard<std::mutex> fs_G(fs_Lock);
+        fs_Runs = fs_Passed[fs_Key];
       }
-      if (Runs)
-        RunOurs();
+      if (fs_Runs)
+        fs_RunOurs();
       else
-        RunOriginal();
+        fs_RunOriginal();
       return;
     }
-    checks_detail::Verdict V = checks_detail::verify_launch(
-        Kernel, Launch, Stream, Ptrs, N, RunOriginal, [&](int) { RunOurs(); },
-        1, &Variant, Scramble);
-    std::lock_guard<std::mutex> G(Lock);
-    auto It = Passed.find(Key);
-    Passed[Key] = V.Compared && V.Identical && (It == Passed.end() || It->second);
+    checks_detail::fs_Verdict fs_V = checks_detail::verify_launch(
+        fs_Kernel, fs_Launch, fs_Stream, fs_Ptrs, fs_N, fs_RunOriginal, [&](int) { fs_RunOurs(); },
+        1, &fs_Variant, fs_Scramble, /*Quiet=*/false, /*RunTimeChecked=*/true);
+    std::lock_guard<std::mutex> fs_G(fs_Lock);
+    auto fs_It = fs_Passed.find(fs_Key);
+    fs_Passed[fs_Key] = fs_V.fs_Compared && fs_V.fs_Identical && (fs_It == fs_Passed.end() || fs_It->second);
     return;
   }
   {
-    std::lock_guard<std::mutex> G(Lock);
-    auto It = Passed.find(Key);
-    if (It != Passed.end()) {
-      if (It->second)
-        RunOurs();
+    std::lock_guard<std::mutex> fs_G(fs_Lock);
+    auto fs_It = fs_Passed.find(fs_Key);
+    if (fs_It != fs_Passed.end()) {
+      if (fs_It->second)
+        fs_RunOurs();
       else
-        RunOriginal();
+        fs_RunOriginal();
       return;
     }
   }
-  checks_detail::Verdict V = checks_detail::verify_launch(
-      Kernel, 1, Stream, Ptrs, N, RunOriginal, [&](int) { RunOurs(); }, 1,
-      &Variant, Scramble, /*Quiet=*/true);
-  const bool Runs = V.Compared && V.Identical;
+  checks_detail::fs_Verdict fs_V = checks_detail::verify_launch(
+      fs_Kernel, 1, fs_Stream, fs_Ptrs, fs_N, fs_RunOriginal, [&](int) { fs_RunOurs(); }, 1,
+      &fs_Variant, fs_Scramble, /*Quiet=*/true);
+  const bool fs_Runs = fs_V.fs_Compared && fs_V.fs_Identical;
   std::fprintf(stderr,
                "forgestencil: %s[%s] on device %d, checked against the "
                "original at its first launch: %s; %s\n",
-               Kernel, Variant, Device, V.Text.c_str(),
-               Runs ? "it runs from now on" : "the original runs from now on");
-  std::lock_guard<std::mutex> G(Lock);
-  Passed[Key] = Runs;
+               fs_Kernel, fs_Variant, fs_Device, fs_V.fs_Text.c_str(),
+               fs_Runs ? "it runs from now on" : "the original runs from now on");
+  std::lock_guard<std::mutex> fs_G(fs_Lock);
+  fs_Passed[fs_Key] = fs_Runs;
 }
 
 )";
   if (InAppCandidates || CheckedVariants)
     S += R"(/// The element width a comparison may scramble an array of: 4 for float, 8
 /// for double, 0 (leave it) for anything else.
-template <typename T> constexpr unsigned char scramble_bytes(T *) {
-  return std::is_same<typename std::remove_cv<T>::type, float>::value    ? 4
-         : std::is_same<typename std::remove_cv<T>::type, double>::value ? 8
+template <typename fs_T> constexpr unsigned char scramble_bytes(fs_T *) {
+  return std::is_same<typename std::remove_cv<fs_T>::type, float>::value    ? 4
+         : std::is_same<typename std::remove_cv<fs_T>::type, double>::value ? 8
                                                                          : 0;
 }
 

@@ -150,6 +150,31 @@ TEST(OutputParsingTest, InAppVerificationDifferenceFromScrambledInputs) {
             0u);
 }
 
+TEST(OutputParsingTest, InAppVerificationFallBack) {
+  // A variant checked at run time that differed: the original ran in its
+  // place; counted apart from the differences that refuse a measurement.
+  auto V = parseInAppVerification(
+      "forgestencil verify: k[a] launch 1: identical (2 allocation(s), 64 "
+      "bytes); original 0.0100 ms, copy 0.0090 ms\n"
+      "forgestencil verify: z[b] launch 1: FALLS BACK: differs in 8 byte(s), "
+      "first at byte 4 of allocation 2 of 2; the original runs in its place, "
+      "as under USE_OURS=1\n"
+      "forgestencil verify: 2 launch(es) compared: 1 identical, 0 differ; 0 "
+      "not compared; 1 fell back to the original\n");
+  ASSERT_TRUE(V) << V.error();
+  EXPECT_EQ(V->Compared, 2u);
+  EXPECT_EQ(V->Differ, 0u);
+  EXPECT_EQ(V->FellBack, 1u);
+  ASSERT_EQ(V->FallingBack.size(), 1u);
+  EXPECT_EQ(V->FallingBack[0].rfind("z[b] launch 1: FALLS BACK", 0), 0u);
+  EXPECT_TRUE(V->Differing.empty());
+  // A count that disagrees with the lines is refused.
+  auto Wrong = parseInAppVerification(
+      "forgestencil verify: 2 launch(es) compared: 1 identical, 0 differ; 0 "
+      "not compared; 1 fell back to the original\n");
+  EXPECT_FALSE(Wrong);
+}
+
 TEST(OutputParsingTest, InAppVerificationNeedsItsSummary) {
   auto Missing = parseInAppVerification(
       "forgestencil verify: k launch 1: identical (1 allocation(s), 8 bytes)\n");

@@ -59,6 +59,8 @@ KernelVariant wrapVariant() {
   V.Params.Strategy = "naive";
   V.Params.BlockX = 32;
   V.Params.BlockY = 4;
+  // Verified on a GPU: launched directly where its conditions hold.
+  V.GpuVerified = true;
   return V;
 }
 
@@ -77,6 +79,25 @@ TEST(LauncherConditions, AtLeastIsCheckedOnTheArguments) {
   // Elsewhere the original runs.
   EXPECT_TRUE(contains(H, "fs_ref_star3d_r2_wrap<<<fs_grid, fs_block, "
                           "fs_shmem, fs_stream>>>(in, out, nx, ny, nz);"));
+}
+
+TEST(LauncherConditions, AVariantNoGpuVerifiedIsCheckedWhereItsConditionsHold) {
+  KernelVariant V = wrapVariant();
+  V.GpuVerified = false;
+  std::vector<HeaderVariant> Variants = {{"", &V, ""}};
+  std::string H = kernelHeader(wrapKernel(false), "forgestencil/fs_k.cuh",
+                               "G", "k.cu", "1", Variants);
+  ASSERT_EQ(Variants[0].Error, "");
+  EXPECT_TRUE(contains(H, "    if ((long long)((nx - 1) - (0) + 1) >= 2) {\n"
+                          "      {\n"))
+      << H;
+  EXPECT_TRUE(contains(H, "        forgestencil::run_checked(\n"
+                          "            \"star3d_r2_wrap\", fs_stream, fs_ptrs, 2,\n"
+                          "            [&] { fs_ref_star3d_r2_wrap<<<fs_grid, "
+                          "fs_block, fs_shmem, fs_stream>>>(in, out, nx, ny, nz); },\n"
+                          "            [&] { fs_sm90_star3d_r2_wrap(fs_grid, "
+                          "fs_block, fs_shmem, fs_stream, in, out, nx, ny, nz); },\n"))
+      << H;
 }
 
 TEST(LauncherConditions, ATemplatesTableNamesTheArgumentsAtLeastReads) {

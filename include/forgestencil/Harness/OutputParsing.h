@@ -85,6 +85,12 @@ Expected<CheckVerdict> parseCheck(const std::string &Output,
 /// and the launches that differed.
 struct InAppVerification {
   unsigned Compared = 0, Identical = 0, Differ = 0, NotCompared = 0;
+  /// Compared launches of variants checked at run time (checks.h,
+  /// run_checked) that differed: the original ran in their place, as it
+  /// does under USE_OURS=1, so they do not refuse the measurement.
+  unsigned FellBack = 0;
+  /// "k[v] launch 1: FALLS BACK: differs ..." for each that did.
+  std::vector<std::string> FallingBack;
   /// The program holds none of the patch's code (a build variant the patch
   /// does not touch): nothing to compare, both modes run the same code.
   bool Untouched = false;
