@@ -355,7 +355,8 @@ static std::string launcherSignature(const KernelDefinition &K) {
 }
 
 /// The kernel's parameters of pointer type, as the IR lists them (an
-/// instantiation's, for a template): what the in-app comparison saves.
+/// instantiation's, for a template): what a comparison with the original
+/// saves and compares.
 static std::vector<std::string> pointerParams(const ir::StencilIR &IR) {
   std::vector<std::string> Out;
   for (const ir::Param &P : IR.Params)

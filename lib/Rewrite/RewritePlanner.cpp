@@ -523,10 +523,16 @@ private:
                                   includePathFrom(DefFile, Out.HeaderName) +
                                   "\""));
       needUseOurs(DefFile, K.Begin);
-      if (takesBodyCopy(K) || !inAppCandidatesOf(K).empty() ||
+      // A variant no GPU verified is checked at its first launch: checks.h
+      // gets run_checked (and is written even if the variant then cannot
+      // be generated, so that the include finds it).
+      const bool Checked =
           any_of(variantsFor(K), [](const HeaderVariant &HV) {
             return !HV.InApp && !HV.Variant->GpuVerified;
-          }))
+          });
+      if (Checked)
+        NeedChecks = NeedChecked = true;
+      if (takesBodyCopy(K) || !inAppCandidatesOf(K).empty() || Checked)
         ChecksFiles.insert(DefFile.str());
       for (const LaunchStatement *L : Out.Launches) {
         const std::string &Content = content(L->Pos.File);
@@ -676,11 +682,8 @@ private:
                    HV.Error});
         else if (HV.InApp)
           Plan.InAppCandidates[Name].push_back(HV.Variant->Params.id());
-        else {
+        else
           Plan.Variants[Name] = HV.Variant;
-          if (!HV.Variant->GpuVerified)
-            NeedChecks = NeedChecked = true;
-        }
       }
       if (any_of(Variants, [](const HeaderVariant &HV) {
             return HV.InApp && HV.Error.empty();
