@@ -694,24 +694,29 @@ static void compare_candidates(const char *fs_Kernel, cudaStream_t fs_Stream,
 /// CPU only; the CPU check computes without floating-point contraction, a
 /// GPU contracts multiplies and adds into FMAs as the code around them
 /// lets it, and the two may round differently). At the first launch of
-/// each kernel on each device the variant is compared with the original
-/// byte for byte, from the app's state and from scrambled inputs; that
-/// launch keeps the original's result. The variant runs from then on only
-/// if it was identical; otherwise, or where the comparison cannot be made,
-/// the original runs at every launch. One line on stderr says which.
-/// Under USE_OURS=verify it is compared at sampled launches as body copies
-/// are, and at the others it runs only while every comparison found it
-/// identical.
+/// each kernel on each device in each configuration (launch_key: what
+/// decides which of the variant's code paths run) the variant is compared
+/// with the original byte for byte, from the app's state and from
+/// scrambled inputs; that launch keeps the original's result. The variant
+/// runs in that configuration from then on only if it was identical;
+/// otherwise, or where the comparison cannot be made, the original runs.
+/// One line on stderr says which. Under USE_OURS=verify it is compared at
+/// sampled launches as body copies are, and at the others it runs only
+/// while every comparison in its configuration found it identical.
 template <typename fs_Original, typename fs_Ours>
 static void run_checked(const char *fs_Kernel, cudaStream_t fs_Stream,
                         const void *const *fs_Ptrs, int fs_N, fs_Original fs_RunOriginal,
                         fs_Ours fs_RunOurs, const char *fs_Variant,
-                        const unsigned char *fs_Scramble) {
+                        const unsigned char *fs_Scramble,
+                        unsigned long long fs_Config) {
   static std::mutex fs_Lock;
   static std::map<std::string, bool> fs_Passed;
   int fs_Device = 0;
   cudaGetDevice(&fs_Device);
-  const std::string fs_Key = std::string(fs_Kernel) + "@" + std::to_string(fs_Device);
+  char fs_ConfigText[20];
+  std::snprintf(fs_ConfigText, sizeof fs_ConfigText, "%016llx", fs_Config);
+  const std::string fs_Key = std::string(fs_Kernel) + "@" +
+                             std::to_string(fs_Device) + "/" + fs_ConfigText;
   checks_detail::fs_Tally &fs_T = checks_detail::tally();
   if (checks_detail::verifying()) {
     unsigned fs_Launch;
@@ -756,11 +761,54 @@ static void run_checked(const char *fs_Kernel, cudaStream_t fs_Stream,
   const bool fs_Runs = fs_V.fs_Compared && fs_V.fs_Identical;
   std::fprintf(stderr,
                "forgestencil: %s[%s] on device %d, checked against the "
-               "original at its first launch: %s; %s\n",
-               fs_Kernel, fs_Variant, fs_Device, fs_V.fs_Text.c_str(),
-               fs_Runs ? "it runs from now on" : "the original runs from now on");
+               "original at its first launch in configuration %s: %s; %s\n",
+               fs_Kernel, fs_Variant, fs_Device, fs_ConfigText,
+               fs_V.fs_Text.c_str(),
+               fs_Runs ? "it runs in it from now on"
+                       : "the original runs in it from now on");
   std::lock_guard<std::mutex> fs_G(fs_Lock);
   fs_Passed[fs_Key] = fs_Runs;
+}
+
+)";
+  if (CheckedVariants)
+    S += R"(namespace checks_detail {
+inline void mix(unsigned long long &fs_H, unsigned long long fs_V) {
+  fs_H ^= fs_V + 0x9E3779B97F4A7C15ull + (fs_H << 6) + (fs_H >> 2);
+}
+/// A pointer counts by its alignment (its address modulo 256): which of a
+/// variant's code paths runs depends on it, and ping-pong buffers share it.
+template <typename fs_T> inline void mix_arg(unsigned long long &fs_H, fs_T *fs_P) {
+  mix(fs_H, static_cast<unsigned long long>(
+                reinterpret_cast<std::uintptr_t>(fs_P) % 256));
+}
+/// Any other argument by its bytes.
+template <typename fs_T>
+inline void mix_arg(unsigned long long &fs_H, const fs_T &fs_V) {
+  unsigned char fs_B[sizeof(fs_T)];
+  std::memcpy(fs_B, &fs_V, sizeof(fs_T));
+  for (unsigned char fs_C : fs_B)
+    mix(fs_H, fs_C);
+}
+} // namespace checks_detail
+
+/// A key for what decides which code of a variant a launch runs: the grid,
+/// the block, the dynamic shared memory, the bytes of every argument that
+/// is no pointer and every pointer's alignment. run_checked checks a
+/// variant once per key.
+template <typename... fs_Args>
+inline unsigned long long launch_key(dim3 fs_Grid, dim3 fs_Block,
+                                     size_t fs_Shmem,
+                                     const fs_Args &...fs_A) {
+  unsigned long long fs_H = 0;
+  const unsigned fs_Dims[] = {fs_Grid.x,  fs_Grid.y,  fs_Grid.z,
+                              fs_Block.x, fs_Block.y, fs_Block.z};
+  for (unsigned fs_D : fs_Dims)
+    checks_detail::mix(fs_H, fs_D);
+  checks_detail::mix(fs_H, fs_Shmem);
+  const int fs_Each[] = {0, (checks_detail::mix_arg(fs_H, fs_A), 0)...};
+  (void)fs_Each;
+  return fs_H;
 }
 
 )";

@@ -390,7 +390,9 @@ static std::string variantLaunch(const EmittedVariant &E,
   S += I + "{\n";
   S += I + "  // Not verified on a GPU for this app: compared with the original "
            "at its\n" +
-       I + "  // first launch on each device, and run only if identical.\n";
+       I + "  // first launch on each device in each configuration, and run "
+           "only if\n" +
+       I + "  // identical.\n";
   S += I + "  const void *const fs_ptrs[] = {" + join(Ptrs, ", ") + "};\n";
   S += I + "  const unsigned char fs_scramble[] = {" + join(Scramble, ", ") +
        "};\n";
@@ -399,7 +401,10 @@ static std::string variantLaunch(const EmittedVariant &E,
        std::to_string(Ptrs.size()) + ",\n";
   S += I + "      [&] { " + ReferenceLaunch.str() + " },\n";
   S += I + "      [&] { " + forwardingCall(E.Launcher, ParamNames) + "; },\n";
-  S += I + "      \"" + E.Variant->Variant->Params.id() + "\", fs_scramble);\n";
+  S += I + "      \"" + E.Variant->Variant->Params.id() + "\", fs_scramble,\n";
+  S += I + "      forgestencil::launch_key(fs_grid, fs_block, fs_shmem" +
+       (ParamNames.empty() ? std::string() : ", " + join(ParamNames, ", ")) +
+       "));\n";
   S += I + "}\n";
   return S;
 }

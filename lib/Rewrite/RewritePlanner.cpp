@@ -882,8 +882,9 @@ Expected<std::string> buildPatch(const RewritePlan &Plan,
                                 ? ""
                                 : " Its launcher compares it with the "
                                   "original byte for byte at its first launch "
-                                  "on each GPU (from the app's state and from "
-                                  "scrambled inputs) and runs it only if "
+                                  "on each GPU in each launch configuration "
+                                  "(from the app's state and from scrambled "
+                                  "inputs) and runs it there only if "
                                   "identical (forgestencil/checks.h, "
                                   "run_checked)."));
   }

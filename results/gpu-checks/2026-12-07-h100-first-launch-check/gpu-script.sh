@@ -18,12 +18,12 @@ for a in $(ls "$apps"); do
     USE_OURS=verify ./app > $o/$a-out-verify.txt 2> $o/$a-err-verify.txt
     rm -rf /tmp/direct && mkdir /tmp/direct && cp -r app.cu forgestencil /tmp/direct/
     sed -i 's/forgestencil::run_checked(/forgestencil::run_direct(/' /tmp/direct/forgestencil/*.cuh
-    sed -i 's|^#endif // FORGESTENCIL_CHECKS_H|namespace forgestencil { template <typename O, typename U> static void run_direct(const char *, cudaStream_t, const void *const *, int, O, U RunOurs, const char *, const unsigned char *) { RunOurs(); } }\n#endif|' /tmp/direct/forgestencil/checks.h
+    sed -i 's|^#endif // FORGESTENCIL_CHECKS_H|namespace forgestencil { template <typename O, typename U> static void run_direct(const char *, cudaStream_t, const void *const *, int, O, U RunOurs, const char *, const unsigned char *, unsigned long long) { RunOurs(); } }\n#endif|' /tmp/direct/forgestencil/checks.h
     (cd /tmp/direct && nvcc -arch=sm_90 -O3 -o app app.cu > $o/$a-build-direct.txt 2>&1 && USE_OURS=1 ./app > $o/$a-out-direct.txt 2>&1)
     s01=no; cmp -s $o/$a-out-0.txt $o/$a-out-1.txt && s01=yes
     s0v=no; cmp -s $o/$a-out-0.txt $o/$a-out-verify.txt && s0v=yes
     s0d=no; cmp -s $o/$a-out-0.txt $o/$a-out-direct.txt && s0d=yes
-    echo "$a: out 0=1 $s01, 0=verify $s0v, 0=direct $s0d; checked: $(grep -c 'it runs from now on' $o/$a-err-1.txt) run, $(grep -c 'the original runs from now on' $o/$a-err-1.txt) fall back; verify: $(grep 'launch(es) compared' $o/$a-err-verify.txt | tail -1 | sed 's/forgestencil verify: //')"
+    echo "$a: out 0=1 $s01, 0=verify $s0v, 0=direct $s0d; checked: $(grep -c 'it runs in it from now on' $o/$a-err-1.txt) run, $(grep -c 'the original runs in it from now on' $o/$a-err-1.txt) fall back; verify: $(grep 'launch(es) compared' $o/$a-err-verify.txt | tail -1 | sed 's/forgestencil verify: //')"
     if [ -f check.cu ]; then
       nvcc -arch=sm_90 -O3 -o check check.cu > $o/$a-build-check.txt 2>&1 && USE_OURS=1 ./check > $o/$a-check-out.txt 2> $o/$a-check-err.txt
       cat $o/$a-check-out.txt; cut -c1-160 $o/$a-check-err.txt
@@ -31,7 +31,7 @@ for a in $(ls "$apps"); do
     if [ $a = chunked-loops ]; then
       nvcc -arch=sm_90 -O3 -fmad=false -o app-nofma app.cu > $o/$a-build-nofma.txt 2>&1
       USE_OURS=1 ./app-nofma > $o/$a-out-1-nofma.txt 2> $o/$a-err-1-nofma.txt
-      echo "$a -fmad=false: checked: $(grep -c 'it runs from now on' $o/$a-err-1-nofma.txt) run, $(grep -c 'the original runs from now on' $o/$a-err-1-nofma.txt) fall back"
+      echo "$a -fmad=false: checked: $(grep -c 'it runs in it from now on' $o/$a-err-1-nofma.txt) run, $(grep -c 'the original runs in it from now on' $o/$a-err-1-nofma.txt) fall back"
     fi )
 done
 cat $o/gpu.txt
