@@ -64,12 +64,18 @@ KernelVariant wrapVariant() {
   return V;
 }
 
-TEST(LauncherConditions, AtLeastIsCheckedOnTheArguments) {
-  KernelVariant V = wrapVariant();
-  std::vector<HeaderVariant> Variants = {{"", &V, ""}};
-  std::string H = kernelHeader(wrapKernel(false), "forgestencil/fs_k.cuh",
+/// The header of the wrap kernel with variant \p V (of its float
+/// instantiation when \p Template); empty, and a failure, if V was refused.
+std::string headerWith(const KernelVariant &V, bool Template) {
+  std::vector<HeaderVariant> Variants = {{Template ? "float" : "", &V, ""}};
+  std::string H = kernelHeader(wrapKernel(Template), "forgestencil/fs_k.cuh",
                                "G", "k.cu", "1", Variants);
-  ASSERT_EQ(Variants[0].Error, "");
+  EXPECT_EQ(Variants[0].Error, "");
+  return Variants[0].Error.empty() ? H : "";
+}
+
+TEST(LauncherConditions, AtLeastIsCheckedOnTheArguments) {
+  std::string H = headerWith(wrapVariant(), false);
   EXPECT_TRUE(contains(H, "//   (nx - 1) - (0) + 1 >= 2: reads along 'i' "
                           "reach 2 past its periodic boundary"))
       << H;
@@ -84,10 +90,7 @@ TEST(LauncherConditions, AtLeastIsCheckedOnTheArguments) {
 TEST(LauncherConditions, AVariantNoGpuVerifiedIsCheckedWhereItsConditionsHold) {
   KernelVariant V = wrapVariant();
   V.GpuVerified = false;
-  std::vector<HeaderVariant> Variants = {{"", &V, ""}};
-  std::string H = kernelHeader(wrapKernel(false), "forgestencil/fs_k.cuh",
-                               "G", "k.cu", "1", Variants);
-  ASSERT_EQ(Variants[0].Error, "");
+  std::string H = headerWith(V, false);
   EXPECT_TRUE(contains(H, "    if ((long long)((nx - 1) - (0) + 1) >= 2) {\n"
                           "      {\n"))
       << H;
@@ -101,11 +104,7 @@ TEST(LauncherConditions, AVariantNoGpuVerifiedIsCheckedWhereItsConditionsHold) {
 }
 
 TEST(LauncherConditions, ATemplatesTableNamesTheArgumentsAtLeastReads) {
-  KernelVariant V = wrapVariant();
-  std::vector<HeaderVariant> Variants = {{"float", &V, ""}};
-  std::string H = kernelHeader(wrapKernel(true), "forgestencil/fs_k.cuh",
-                               "G", "k.cu", "1", Variants);
-  ASSERT_EQ(Variants[0].Error, "");
+  std::string H = headerWith(wrapVariant(), true);
   EXPECT_TRUE(contains(H, "struct fs_variants_star3d_r2_wrap<float> {\n"
                           "  static bool launch(dim3 fs_grid, dim3 fs_block, "
                           "size_t fs_shmem,\n"

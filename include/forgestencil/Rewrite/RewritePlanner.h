@@ -65,8 +65,9 @@ struct KernelVariant {
   /// A GPU compared it with this app's kernel byte for byte (fs-tune, or
   /// the app's own run under USE_OURS=verify). Otherwise (a best known
   /// strategy, CPU-checked at most) its launcher compares it with the
-  /// original on the GPU at its first launch and runs it only if identical
-  /// (forgestencil/checks.h, run_checked).
+  /// original on the GPU at its first launch in each launch configuration
+  /// and runs it there only if identical (forgestencil/checks.h,
+  /// run_checked).
   bool GpuVerified = false;
 };
 
