@@ -365,10 +365,23 @@ static std::vector<std::string> pointerParams(const ir::StencilIR &IR) {
   return Out;
 }
 
-/// Whether \p HV's launcher compares it with the original on the GPU first
-/// (checks.h, run_checked): a generated variant no GPU has verified.
-static bool checkedFirst(const HeaderVariant &HV) {
-  return !HV.InApp && !HV.Variant->GpuVerified;
+/// The arrays a comparison with the original takes, declared at \p Indent:
+/// fs_ptrs, the pointers \p Pointers whose allocations it saves, and
+/// fs_scramble, how wide their elements are for the scrambled inputs;
+/// \p Between goes between the two.
+static std::string comparedArrays(ArrayRef<std::string> Pointers,
+                                  StringRef Indent, StringRef Between = "") {
+  std::vector<std::string> Ptrs, Scramble;
+  for (const std::string &P : Pointers) {
+    Ptrs.push_back("(const void *)" + P);
+    Scramble.push_back("forgestencil::scramble_bytes(" + P + ")");
+  }
+  std::string I = Indent.str();
+  return I + "const void *const fs_ptrs[] = {" +
+         (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n" +
+         Between.str() + I + "const unsigned char fs_scramble[] = {" +
+         (Scramble.empty() ? std::string("0") : join(Scramble, ", ")) +
+         "};\n";
 }
 
 /// The launch statement of \p E, forwarding \p ParamNames, at \p Indent:
@@ -379,13 +392,9 @@ static std::string variantLaunch(const EmittedVariant &E,
                                  ArrayRef<std::string> ParamNames,
                                  StringRef ReferenceLaunch, StringRef Indent) {
   std::string I = Indent.str();
-  if (!checkedFirst(*E.Variant))
+  if (!E.Variant->checkedAtRunTime())
     return I + forwardingCall(E.Launcher, ParamNames) + ";\n";
-  std::vector<std::string> Ptrs, Scramble;
-  for (const std::string &P : pointerParams(E.Variant->Variant->IR)) {
-    Ptrs.push_back("(const void *)" + P);
-    Scramble.push_back("forgestencil::scramble_bytes(" + P + ")");
-  }
+  std::vector<std::string> Ptrs = pointerParams(E.Variant->Variant->IR);
   std::string S;
   S += I + "{\n";
   S += I + "  // Not verified on a GPU for this app: compared with the original "
@@ -393,9 +402,7 @@ static std::string variantLaunch(const EmittedVariant &E,
        I + "  // first launch on each device in each configuration, and run "
            "only if\n" +
        I + "  // identical.\n";
-  S += I + "  const void *const fs_ptrs[] = {" + join(Ptrs, ", ") + "};\n";
-  S += I + "  const unsigned char fs_scramble[] = {" + join(Scramble, ", ") +
-       "};\n";
+  S += comparedArrays(Ptrs, I + "  ");
   S += I + "  forgestencil::run_checked(\n";
   S += I + "      \"" + Label.str() + "\", fs_stream, fs_ptrs, " +
        std::to_string(Ptrs.size()) + ",\n";
@@ -457,11 +464,7 @@ static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames
                                StringRef ReferenceLaunch,
                                ArrayRef<const EmittedVariant *> Emitted,
                                StringRef Indent) {
-  std::vector<std::string> Ptrs, Names, Scramble;
-  for (const std::string &P : PointerNames) {
-    Ptrs.push_back("(const void *)" + P);
-    Scramble.push_back("forgestencil::scramble_bytes(" + P + ")");
-  }
+  std::vector<std::string> Names;
   for (const EmittedVariant *E : Emitted)
     Names.push_back("\"" + E->Variant->Variant->Params.id() + "\"");
   std::string I = Indent.str();
@@ -470,16 +473,13 @@ static std::string compareCall(StringRef Label, ArrayRef<std::string> ParamNames
            "with the original\n" +
        I + "// and timed at sampled launches; the original runs at every "
            "other launch.\n";
-  S += I + "const void *const fs_ptrs[] = {" +
-       (Ptrs.empty() ? std::string("nullptr") : join(Ptrs, ", ")) + "};\n";
-  S += I + "static const char *const fs_names[] = {" + join(Names, ", ") +
-       "};\n";
   // Float and double arrays are scrambled for a second comparison.
-  S += I + "const unsigned char fs_scramble[] = {" +
-       (Scramble.empty() ? std::string("0") : join(Scramble, ", ")) + "};\n";
+  S += comparedArrays(PointerNames, I,
+                      I + "static const char *const fs_names[] = {" +
+                          join(Names, ", ") + "};\n");
   S += I + "forgestencil::compare_candidates(\n";
   S += I + "    \"" + Label.str() + "\", fs_stream, fs_ptrs, " +
-       std::to_string(Ptrs.size()) + ",\n";
+       std::to_string(PointerNames.size()) + ",\n";
   S += I + "    [&] { " + ReferenceLaunch.str() + " },\n";
   S += I + "    [&](int fs_i) {\n";
   S += I + "      switch (fs_i) {\n";
@@ -554,7 +554,7 @@ static std::string variantTable(const KernelDefinition &K,
     // original's launch.
     bool InApp = Variants.front()->Variant->InApp;
     bool Named = InApp || any_of(Variants, [](const EmittedVariant *E) {
-                   return checkedFirst(*E->Variant);
+                   return E->Variant->checkedAtRunTime();
                  });
     for (const EmittedVariant *E : Variants)
       for (const ir::Assumption &A : E->Variant->Variant->IR.Assumptions)
@@ -657,7 +657,7 @@ std::string kernelHeader(const KernelDefinition &K, StringRef HeaderPath,
   std::set<std::string> Launchers;
   for (HeaderVariant &HV : Variants) {
     HV.Error.clear();
-    const bool Compared = HV.InApp || checkedFirst(HV);
+    const bool Compared = HV.InApp || HV.checkedAtRunTime();
     // What the comparison is, for the reasons below.
     const std::string Comparison =
         HV.InApp ? "in-app candidates are compared"

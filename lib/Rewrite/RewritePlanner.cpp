@@ -528,7 +528,7 @@ private:
       // be generated, so that the include finds it).
       const bool Checked =
           any_of(variantsFor(K), [](const HeaderVariant &HV) {
-            return !HV.InApp && !HV.Variant->GpuVerified;
+            return HV.checkedAtRunTime();
           });
       if (Checked)
         NeedChecks = NeedChecked = true;

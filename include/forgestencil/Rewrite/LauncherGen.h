@@ -54,6 +54,9 @@ struct HeaderVariant {
   /// and runs the original otherwise (forgestencil/checks.h,
   /// compare_candidates). Either every variant of a header is one, or none.
   bool InApp = false;
+  /// A generated variant no GPU has verified: its launcher compares it with
+  /// the original first (forgestencil/checks.h, run_checked).
+  bool checkedAtRunTime() const { return !InApp && !Variant->GpuVerified; }
 };
 
 /// What a body copy changes (lib/Rewrite/BodyTransform.h): restrict,
