@@ -527,11 +527,14 @@ public:
     return ((unsigned long long)threadIdx.z * blockDim.y + threadIdx.y) *
                blockDim.x + threadIdx.x;
   }
-  dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
-  dim3 thread_index() const {
+  // Static, as the toolkit's: `block.group_index()` and
+  // `cooperative_groups::thread_block::group_index()` both compile.
+  static dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static dim3 thread_index() {
     return dim3(threadIdx.x, threadIdx.y, threadIdx.z);
   }
-  dim3 group_dim() const { return blockDim; }
+  static dim3 group_dim() { return blockDim; }
+  static dim3 dim_threads() { return blockDim; }
 };
 inline thread_block this_thread_block() { return thread_block(); }
 inline void sync(const thread_block &B) { B.sync(); }

@@ -22,6 +22,25 @@ namespace forgestencil {
 namespace analysis {
 namespace detail {
 
+namespace {
+
+/// \p E past parentheses, implicit casts and the cleanups of a full
+/// expression: `i += grid.dim_blocks().x * block.dim_threads().x`
+/// materialises temporaries, and the increment is then an ExprWithCleanups
+/// around the compound assignment.
+const Expr *fullExprCore(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    const auto *C = dyn_cast<ExprWithCleanups>(E);
+    if (!C)
+      break;
+    E = C->getSubExpr();
+  }
+  return E;
+}
+
+} // namespace
+
 void Interpreter::execFor(const ForStmt *F) {
   // for (int v = A; v OP B; v += S)
   const VarDecl *Var = nullptr;
@@ -37,15 +56,15 @@ void Interpreter::execFor(const ForStmt *F) {
       Var = dyn_cast<VarDecl>(DR->getDecl());
     Init = eval(BO->getRHS());
   }
-  const auto *Cond =
-      dyn_cast_or_null<BinaryOperator>(F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(fullExprCore(F->getCond()));
+  const Expr *Inc = fullExprCore(F->getInc());
   Value Step;
-  if (const auto *U = dyn_cast_or_null<UnaryOperator>(F->getInc())) {
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
     if (U->isIncrementOp())
       Step = Value::index(Poly::constant(1));
     else if (U->isDecrementOp())
       Step = Value::index(Poly::constant(-1));
-  } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(F->getInc())) {
+  } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
     Value S = eval(CA->getRHS());
     if (S.K == Value::Index)
       Step = Value::index(CA->getOpcode() == BO_AddAssign ? S.Idx
@@ -84,8 +103,7 @@ void Interpreter::execWhile(const Expr *CondE, const Stmt *BodyS, bool Do) {
   // when the increment is the body's last statement and the only one. So is
   // do { ...; ++k; } while (k OP B); where k OP B holds at the start.
   const char *What = Do ? "do" : "while";
-  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-      CondE ? CondE->IgnoreParenImpCasts() : nullptr);
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(fullExprCore(CondE));
   const auto *Body = dyn_cast_or_null<CompoundStmt>(BodyS);
   const VarDecl *Var = nullptr;
   if (Cond && Cond->isComparisonOp())
@@ -99,6 +117,8 @@ void Interpreter::execWhile(const Expr *CondE, const Stmt *BodyS, bool Do) {
   Value Step;
   if (Var && Body && !Body->body_empty()) {
     const Stmt *Last = Body->body_back();
+    if (const auto *E = dyn_cast<Expr>(Last))
+      Last = fullExprCore(E);
     if (const auto *U = dyn_cast<UnaryOperator>(Last);
         U && U->isIncrementDecrementOp() && IsVar(U->getSubExpr()))
       Step = Value::index(Poly::constant(U->isIncrementOp() ? 1 : -1));

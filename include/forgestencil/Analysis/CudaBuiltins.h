@@ -3,7 +3,8 @@
 /// \file
 /// Recognises a read of one axis of the CUDA index builtins in clang's AST,
 /// where `threadIdx.x` is a property reference wrapped in a pseudo-object
-/// expression.
+/// expression, and the same values read through cooperative groups
+/// (`block.thread_index().x`, `block.group_index().y`, `block.group_dim().z`).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,9 @@ struct CudaBuiltinRef {
 const char *cudaBuiltinName(CudaBuiltin B);
 
 /// The builtin and axis \p E reads (past parentheses and implicit casts),
-/// or none.
+/// or none. Cooperative groups: thread_block's group_index() (blockIdx),
+/// thread_index() (threadIdx), group_dim() and dim_threads() (blockDim);
+/// grid_group's block_index() (blockIdx) and dim_blocks() (gridDim).
 std::optional<CudaBuiltinRef> cudaBuiltinRef(const clang::Expr *E);
 
 /// Whether \p C is a barrier of the thread block: __syncthreads(),
