@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <cctype>
 #include <cmath>
 #include <numeric>
@@ -81,11 +82,76 @@ bool sameValue(const Value &A, const Value &B) {
   return false;
 }
 
+/// Whether \p S is `V = e;` with e free of V (past a full expression's
+/// cleanups).
+static bool plainAssignmentTo(const Stmt *S, const VarDecl *V) {
+  if (const auto *EW = dyn_cast_or_null<ExprWithCleanups>(S))
+    S = EW->getSubExpr();
+  const auto *B = dyn_cast_or_null<BinaryOperator>(S);
+  if (!B || B->getOpcode() != BO_Assign)
+    return false;
+  const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
+  return DR && DR->getDecl() == V && !namesVar(B->getRHS(), V);
+}
+
+/// Whether \p Cond has one value in every iteration of the loop over
+/// \p Loop whose body is \p Body: it names neither the loop's variable nor
+/// any variable the body assigns, reads no memory and calls nothing (a
+/// thread's bounds, `x < nx && y < ny`).
+static bool loopInvariant(const Expr *Cond, const Stmt *Body,
+                          const VarDecl *Loop) {
+  std::set<const VarDecl *> Assigned;
+  std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
+    if (!S)
+      return;
+    const Expr *Target = nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
+      Target = B->getLHS();
+    else if (const auto *U = dyn_cast<UnaryOperator>(S);
+             U && U->isIncrementDecrementOp())
+      Target = U->getSubExpr();
+    if (Target)
+      if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+          Assigned.insert(VD);
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D))
+          Assigned.insert(VD);
+    for (const Stmt *C : S->children())
+      Collect(C);
+  };
+  Collect(Body);
+  bool Invariant = true;
+  std::function<void(const Stmt *)> Check = [&](const Stmt *S) {
+    if (!S || !Invariant)
+      return;
+    if (isa<ArraySubscriptExpr>(S) || isa<CallExpr>(S) ||
+        (isa<UnaryOperator>(S) && cast<UnaryOperator>(S)->getOpcode() == UO_Deref))
+      Invariant = false;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+          VD && (VD == Loop || Assigned.count(VD)))
+        Invariant = false;
+    for (const Stmt *C : S->children())
+      Check(C);
+  };
+  Check(Cond);
+  return Invariant;
+}
+
 /// Whether the body's first statement that names \p V, in its top-level
 /// order, is a plain assignment V = e with e free of V: the value V holds
 /// when an iteration starts is never read (below = here; at the top of a
-/// z loop, whatever below was set to before the loop).
-static bool assignedBeforeRead(const Stmt *Body, const VarDecl *V) {
+/// z loop, whatever below was set to before the loop). So is
+/// `if (c) V = e;` (or `if (c) { ...; V = e; ... }` with V first named
+/// there) when c has one value in every iteration (a thread's bounds, as
+/// a kernel whose threads all reach a barrier writes `if (x < nx && y < ny)
+/// above = in[...]`): where c holds, every iteration sets V before it
+/// reads it; where it does not, no iteration sets V, and V keeps the value
+/// it had before the loop, which is the value the body sees.
+static bool assignedBeforeRead(const Stmt *Body, const VarDecl *V,
+                               const VarDecl *Loop) {
   auto Names = [&](const Stmt *S) { return namesVar(S, V); };
   std::vector<const Stmt *> Top;
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Body))
@@ -93,14 +159,18 @@ static bool assignedBeforeRead(const Stmt *Body, const VarDecl *V) {
   else if (Body)
     Top.push_back(Body);
   for (const Stmt *S : Top) {
-    const Stmt *E = S;
-    if (const auto *EW = dyn_cast<ExprWithCleanups>(E))
-      E = EW->getSubExpr();
-    if (const auto *B = dyn_cast<BinaryOperator>(E);
-        B && B->getOpcode() == BO_Assign) {
-      const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
-      if (DR && DR->getDecl() == V)
-        return !Names(B->getRHS());
+    if (plainAssignmentTo(S, V))
+      return true;
+    if (const auto *If = dyn_cast<IfStmt>(S);
+        If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+        !Names(If->getCond()) && loopInvariant(If->getCond(), Body, Loop)) {
+      const Stmt *Then = If->getThen();
+      if (plainAssignmentTo(Then, V))
+        return true;
+      if (const auto *CS = dyn_cast<CompoundStmt>(Then))
+        for (const Stmt *T : CS->body())
+          if (Names(T))
+            return plainAssignmentTo(T, V);
     }
     if (Names(S))
       return false;
@@ -131,7 +201,7 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   // Nor does one the body sets before it reads it, whatever its value before.
   auto Add = [&](Slot S) {
     const Value &Now = S.V ? Env[S.V] : LocalElems[S.Array][S.Elem];
-    if (Now.K != Value::Unknown && !(S.V && assignedBeforeRead(Body, S.V)) &&
+    if (Now.K != Value::Unknown && !(S.V && assignedBeforeRead(Body, S.V, Var)) &&
         Seen.insert(S.name()).second)
       Carried.push_back(std::move(S));
   };
