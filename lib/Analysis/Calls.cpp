@@ -95,6 +95,17 @@ Value Interpreter::member(const MemberExpr *M) {
       return Value::unset("the member '" + text(M) + "' is used before it is set");
     }
   }
+  // A member of the struct a member function runs on (this->a, or a).
+  if (M->isArrow() && isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts())) {
+    if (ThisRecord && ThisRecord->K == Value::Record) {
+      auto It = ThisRecord->Fields->find(M->getMemberDecl()->getName().str());
+      if (It != ThisRecord->Fields->end())
+        return It->second;
+    }
+    if (ThisStruct)
+      return structMember(ThisStruct, M);
+    return Value::unknown("the member '" + text(M) + "' is not followed");
+  }
   const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
   // A helper's parameter that stands for a struct the kernel takes by
   // value (passed on by value or by reference): the kernel's parameter.
@@ -103,6 +114,13 @@ Value Interpreter::member(const MemberExpr *M) {
     P = It->second;
   if (!P || M->isArrow() || !P->getType()->isRecordType())
     return Value::unknown("the member '" + text(M) + "' is not followed");
+  return structMember(P, M);
+}
+
+/// Member \p M of the kernel's struct parameter \p P: an integer is a size
+/// symbol, a floating-point value a scalar coefficient, a pointer an array
+/// ("g.nx", "g.u").
+Value Interpreter::structMember(const ParmVarDecl *P, const MemberExpr *M) {
   std::string Name = P->getName().str() + "." +
                      M->getMemberDecl()->getName().str();
   QualType T = M->getType();
@@ -221,7 +239,26 @@ void Interpreter::setMember(const VarDecl *VD, const std::string &Field,
 
 Interpreter::HelperScope::HelperScope(Interpreter &I, const CallExpr *C,
                                       const InlineHelper &H)
-    : I(I), Aliases(I.StructAliases) {
+    : I(I), Aliases(I.StructAliases), SavedThisStruct(I.ThisStruct),
+      SavedThisRecord(I.ThisRecord) {
+  // A member function: the struct it is called on is `this` in its body.
+  // (A lambda's call operator reads its copies, not a struct.)
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(H.Def);
+      MD && !MD->isStatic() && !MD->getParent()->isLambda()) {
+    const Expr *Object = nullptr;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(C))
+      Object = MC->getImplicitObjectArgument();
+    else if (isa<CXXOperatorCallExpr>(C) && C->getNumArgs() > 0)
+      Object = C->getArg(0);
+    I.ThisStruct = nullptr;
+    I.ThisRecord.reset();
+    if (Object) {
+      if (const ParmVarDecl *K = I.kernelStruct(Object))
+        I.ThisStruct = K;
+      else if (const VarDecl *VD = I.localStruct(Object, I.Env))
+        I.ThisRecord = I.Env[VD];
+    }
+  }
   I.bindHelperArgs(C, H.Def, H.First, Bound, Aliases);
   ++I.InlineDepth;
   I.BodiesRun.push_back(H.Def->getSourceRange());
@@ -235,6 +272,8 @@ Interpreter::HelperScope::HelperScope(Interpreter &I, const CallExpr *C,
 }
 
 Interpreter::HelperScope::~HelperScope() {
+  I.ThisStruct = SavedThisStruct;
+  I.ThisRecord = std::move(SavedThisRecord);
   std::swap(I.StructAliases, Aliases);
   I.Env = std::move(Saved);
   --I.InlineDepth;

@@ -239,6 +239,7 @@ private:
   Value builtinIndex(const Expr *E);
   Value castPointer(Value V, QualType To);
   Value member(const MemberExpr *M);
+  Value structMember(const ParmVarDecl *P, const MemberExpr *M);
   /// The kernel's struct parameter (passed by value) that Arg, an argument
   /// of a helper call, is or stands for; null for anything else.
   const ParmVarDecl *kernelStruct(const Expr *Arg) const;
@@ -286,6 +287,8 @@ private:
     std::map<const VarDecl *, Value> Saved;
     std::vector<std::pair<const VarDecl *, Value>> Bound;
     std::map<const ParmVarDecl *, const ParmVarDecl *> Aliases;
+    const ParmVarDecl *SavedThisStruct = nullptr;
+    std::optional<Value> SavedThisRecord;
   };
   /// The local struct variable \p E names (a variable whose value in
   /// \p In is a struct value), if any.
@@ -299,6 +302,12 @@ private:
   /// A helper's struct parameters bound to the kernel's (by value or by
   /// reference), while the helper runs.
   std::map<const ParmVarDecl *, const ParmVarDecl *> StructAliases;
+  /// While a member function of a struct runs inline (a functor's
+  /// operator(), op.eval(...)): the kernel's struct parameter it was called
+  /// on, or the value of the local struct it was called on; `this->a` (or
+  /// plain `a`) in its body is that struct's member.
+  const ParmVarDecl *ThisStruct = nullptr;
+  std::optional<Value> ThisRecord;
   unsigned elementBytes(const std::string &Array);
 
   // __shared__ tiles.
