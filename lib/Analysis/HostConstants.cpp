@@ -3,6 +3,7 @@
 #include "HostConstants.h"
 
 #include "forgestencil/Analysis/Poly.h"
+#include "forgestencil/IR/StencilIR.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -510,6 +511,16 @@ std::map<const VarDecl *, ConstantMultiple> constantMultiples(ASTContext &Ctx) {
       Out.emplace(A, std::move(R));
   }
   return Out;
+}
+
+std::string deviceValuesOnHost(const ir::StencilIR &IR,
+                               const std::set<std::string> &ConstantSymbols) {
+  const std::string Name = ir::hostNameIn(IR, ConstantSymbols);
+  if (Name.empty())
+    return "";
+  return "'" + Name + "' is a __constant__ variable that the launcher would read on the "
+         "host (the domain, strides or checks), where only its host-side copy is "
+         "visible, not the value the app copied to the device";
 }
 
 } // namespace detail

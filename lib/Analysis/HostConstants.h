@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 namespace clang {
@@ -34,6 +35,9 @@ class VarDecl;
 } // namespace clang
 
 namespace forgestencil {
+namespace ir {
+struct StencilIR;
+} // namespace ir
 namespace analysis {
 namespace detail {
 
@@ -50,6 +54,14 @@ struct ConstantMultiple {
 /// itself a multiple of another (chains are followed to their end).
 std::map<const clang::VarDecl *, ConstantMultiple>
 constantMultiples(clang::ASTContext &Ctx);
+
+/// Why no variant can be generated from \p IR when an expression the
+/// launcher evaluates on the host (ir::hostExpressions) names one of the
+/// kernel's integer `__constant__` variables \p ConstantSymbols: the host
+/// reads its host-side shadow there, not what the app copied to the
+/// device (a domain bound of 0, a stride of 0). "" when none does.
+std::string deviceValuesOnHost(const ir::StencilIR &IR,
+                               const std::set<std::string> &ConstantSymbols);
 
 } // namespace detail
 } // namespace analysis

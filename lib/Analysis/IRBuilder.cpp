@@ -987,10 +987,10 @@ KernelAnalysis Interpreter::finish() {
   }
   IR.Reductions = Slices.Reductions;
   IR.DeviceCalls = DeviceCalls;
-  if (KA.NotRewritten.empty())
-    KA.NotRewritten = mixedElementTypes(IR);
-  if (KA.NotRewritten.empty())
-    KA.NotRewritten = ir::whyNoGenerator(IR);
+  for (std::string Why : {mixedElementTypes(IR), ir::whyNoGenerator(IR),
+                          deviceValuesOnHost(IR, ConstantSymbols)})
+    if (KA.NotRewritten.empty())
+      KA.NotRewritten = std::move(Why);
   KA.IR = std::move(IR);
   return Verdict();
 }

@@ -22,6 +22,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -425,6 +426,18 @@ std::string whyOutputBoxes(const StencilIR &IR);
 /// (whyReadsChosenByData) or a block reduction fused into the kernel, whose
 /// result a generated kernel would not compute. Empty when one can.
 std::string whyNoGenerator(const StencilIR &IR);
+
+/// The C expressions of \p IR that a generated launcher or a tuning driver
+/// evaluates on the host: the axes' bounds, extents, offsets, linear steps
+/// and clamp or wrap bounds; the strides, the arrays' own strides, fields
+/// and output boxes; the frame's box; the assumptions' expressions and
+/// values.
+std::vector<std::string> hostExpressions(const StencilIR &IR);
+
+/// The first of \p Names (identifiers, e.g. the kernel's `__constant__`
+/// integers) that one of hostExpressions(IR) names, not as a member
+/// (`g.n`); "" when none does.
+std::string hostNameIn(const StencilIR &IR, const std::set<std::string> &Names);
 
 nlohmann::json toJson(const StencilIR &IR);
 /// Parses an IR document; throws nothing: an error message is returned in
