@@ -430,8 +430,51 @@ bool Interpreter::comparison(const Expr *E, bool Negate,
     default: break;
     }
   }
-  // Normalise to D OP 0 with D = L - R, then to Sym (<|>=) Bound.
-  Poly D = L.Idx - R.Idx;
+  // An order compared in an unsigned type: a side that is negative as a
+  // number wraps to a huge value. Written X < Y (or X <= Y): where X may be
+  // negative (i - 1 at i == 0), it holds only where X >= 0 too, which is
+  // stated; where Y may be negative, it also holds where Y < 0, a
+  // disjunction no constraint states, and nothing is concluded. (Sizes
+  // without a position in them are taken as not negative, as everywhere.)
+  if (B->getLHS()->getType()->isUnsignedIntegerType() && Op != BO_EQ &&
+      Op != BO_NE) {
+    Poly X = L.Idx, Y = R.Idx;
+    if (Op == BO_GT || Op == BO_GE) {
+      std::swap(X, Y);
+      Op = Op == BO_GT ? BO_LT : BO_LE;
+    }
+    if (mayWrapNegative(Y))
+      return false;
+    if (mayWrapNegative(X)) {
+      std::vector<Constraint> NonNegative;
+      if (!orderConstraint(X, BO_GE, NonNegative))
+        return false;
+      if (!orderConstraint(X - Y, Op, Out))
+        return false;
+      Out.insert(Out.end(), NonNegative.begin(), NonNegative.end());
+      return true;
+    }
+    return orderConstraint(X - Y, Op, Out);
+  }
+  return orderConstraint(L.Idx - R.Idx, Op, Out);
+}
+
+/// Whether \p P, a position-dependent index, can be negative as a number:
+/// it has a position in it and a term with a negative coefficient.
+bool Interpreter::mayWrapNegative(const Poly &P) {
+  if (!P.mentionsPrefix("@") && !P.mentionsPrefix("mod[") &&
+      !P.mentionsPrefix("div["))
+    return false;
+  for (const auto &[M, C] : P.terms())
+    if (C < 0)
+      return true;
+  return false;
+}
+
+/// D OP 0 as a constraint on the one position symbol D moves with.
+bool Interpreter::orderConstraint(const Poly &D, BinaryOperatorKind Op,
+                                  std::vector<Constraint> &Out) {
+  // Normalise to D OP 0, then to Sym (<|>=) Bound.
   std::string Sym;
   int64_t Coef = 0;
   for (const auto &[M, C] : D.terms()) {

@@ -448,6 +448,9 @@ private:
   std::optional<bool>
   inHelperCondition(const Expr *E, const std::function<bool(const Expr *)> &Fn);
   bool comparison(const Expr *E, bool Negate, std::vector<Constraint> &Out);
+  static bool mayWrapNegative(const Poly &P);
+  bool orderConstraint(const Poly &D, BinaryOperatorKind Op,
+                       std::vector<Constraint> &Out);
 
   // Finalisation.
   /// The IR's named constants and the assumptions its launcher must check.

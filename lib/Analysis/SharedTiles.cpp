@@ -34,6 +34,11 @@ std::optional<Poly> Interpreter::comparedDifference(const BinaryOperator *B) {
   Reads.resize(ReadsBefore);
   if (L.K != Value::Index || R.K != Value::Index)
     return std::nullopt;
+  // An order compared in an unsigned type with a side that may be negative
+  // as a number (i - 1 < n - 2): not the difference's sign (comparison()).
+  if (B->getLHS()->getType()->isUnsignedIntegerType() && B->isRelationalOp() &&
+      (mayWrapNegative(L.Idx) || mayWrapNegative(R.Idx)))
+    return std::nullopt;
   return L.Idx - R.Idx;
 }
 
