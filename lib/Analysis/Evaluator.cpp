@@ -712,6 +712,12 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
       }
       return Value::index(registerSplit(X, A, Op == BO_Div));
     }
+    case BO_Shl:
+      // A shift by a number of bits (j << LOG_NX, a compile-time constant
+      // whose value is then assumed): the multiplication by its power of 2.
+      if (auto RC = numberOf(R.Idx); RC && *RC >= 0 && *RC < 62)
+        return Fold(L.Idx * Poly::constant(int64_t(1) << *RC));
+      [[fallthrough]];
     default:
       return Value::unknown("integer operator " +
                             BinaryOperator::getOpcodeStr(Op).str());
