@@ -491,6 +491,7 @@ Value Interpreter::eval(const Expr *E) {
         Value Idx = eval(AS->getIdx());
         if (Base.K == Value::Pointer && Idx.K == Value::Index)
           return Base.movedTo(Base.Idx + Idx.Idx);
+        indirectIndex(Idx);
       }
       return Value::unknown("address of " + text(Sub));
     }
@@ -549,9 +550,11 @@ Value Interpreter::eval(const Expr *E) {
     Value Idx = eval(AS->getIdx());
     if (Base.K != Value::Pointer)
       return Base;
-    if (Idx.K == Value::Data)
+    if (Idx.K == Value::Data) {
+      indirectIndex(Idx);
       return Value::unknown("an index computed from loaded data (indirect "
                             "access " + text(AS) + ")");
+    }
     // A load lost: the reads left (at the centre only, say) do not make
     // the kernel pointwise.
     if (Idx.K != Value::Index) {
@@ -727,9 +730,11 @@ Value Interpreter::evalBinary(const BinaryOperator *B) {
     return L;
   if (R.K == Value::Unknown)
     return R;
-  if (L.K == Value::Pointer || R.K == Value::Pointer)
+  if (L.K == Value::Pointer || R.K == Value::Pointer) {
+    indirectIndex(L.K == Value::Pointer ? R : L);
     return Value::unknown("pointer arithmetic the analysis does not follow",
                           ReasonKind::Untracked);
+  }
   DPtr LD = asData(L, B->getLHS()), RD = asData(R, B->getRHS());
   if (!LD || !RD)
     return Value::unknown("");

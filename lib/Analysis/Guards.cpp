@@ -599,6 +599,41 @@ std::optional<bool> Interpreter::inHelperCondition(
   return Fn(Ret->getRetValue());
 }
 
+void keepTightest(std::vector<Poly> &Bounds, bool Upper) {
+  std::vector<Poly> Kept;
+  for (const Poly &B : Bounds) {
+    auto Same = std::find_if(Kept.begin(), Kept.end(), [&](const Poly &K) {
+      return (B - K).constantValue().has_value();
+    });
+    if (Same == Kept.end()) {
+      Kept.push_back(B);
+      continue;
+    }
+    const int64_t D = *(B - *Same).constantValue();
+    if (Upper ? D < 0 : D > 0)
+      *Same = B;
+  }
+  Bounds = std::move(Kept);
+}
+
+/// The bounds \p Guards put on the symbol \p S, the tightest of each kind
+/// where they differ by a number (i < n && i < n - 1, an outer guard and
+/// the update's own), and the points they exclude (i != v).
+void boundsOn(const std::vector<Constraint> &Guards,
+                     const std::string &S, std::vector<Poly> &Lowers,
+                     std::vector<Poly> &Uppers, std::vector<Poly> &Excluded) {
+  for (const Constraint &C : Guards) {
+    if (C.Symbol != S)
+      continue;
+    if (C.NotEqual)
+      Excluded.push_back(C.Bound);
+    else
+      (C.Upper ? Uppers : Lowers).push_back(C.Bound);
+  }
+  keepTightest(Lowers, false);
+  keepTightest(Uppers, true);
+}
+
 } // namespace detail
 } // namespace analysis
 } // namespace forgestencil

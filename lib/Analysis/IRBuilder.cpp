@@ -25,41 +25,6 @@ std::string typeName(QualType T, ASTContext &Ctx) {
   return T.getAsString(PP);
 }
 
-void keepTightest(std::vector<Poly> &Bounds, bool Upper) {
-  std::vector<Poly> Kept;
-  for (const Poly &B : Bounds) {
-    auto Same = std::find_if(Kept.begin(), Kept.end(), [&](const Poly &K) {
-      return (B - K).constantValue().has_value();
-    });
-    if (Same == Kept.end()) {
-      Kept.push_back(B);
-      continue;
-    }
-    const int64_t D = *(B - *Same).constantValue();
-    if (Upper ? D < 0 : D > 0)
-      *Same = B;
-  }
-  Bounds = std::move(Kept);
-}
-
-/// The bounds \p Guards put on the symbol \p S, the tightest of each kind
-/// where they differ by a number (i < n && i < n - 1, an outer guard and
-/// the update's own), and the points they exclude (i != v).
-static void boundsOn(const std::vector<Constraint> &Guards,
-                     const std::string &S, std::vector<Poly> &Lowers,
-                     std::vector<Poly> &Uppers, std::vector<Poly> &Excluded) {
-  for (const Constraint &C : Guards) {
-    if (C.Symbol != S)
-      continue;
-    if (C.NotEqual)
-      Excluded.push_back(C.Bound);
-    else
-      (C.Upper ? Uppers : Lowers).push_back(C.Bound);
-  }
-  keepTightest(Lowers, false);
-  keepTightest(Uppers, true);
-}
-
 KernelAnalysis Interpreter::finish() {
   KernelAnalysis KA;
   KA.Kernel = Kernel.getQualifiedNameAsString();
@@ -93,6 +58,11 @@ KernelAnalysis Interpreter::finish() {
         notStencil(ReasonKind::Pointwise, "each array is read at a single point per thread (a "
                    "pointwise update, copy or injection), not a stencil" + modesNote());
     }
+    // Integers loaded from memory are data only in a kernel read whole as
+    // a stencil; in any other they may be indices the analysis lost.
+    if (!IntegerLoads.empty() && !(HardReasons.empty() && PartialReasons.empty()))
+      notStencil(ReasonKind::Indirect, "an index loaded from memory ('" +
+                 *IntegerLoads.begin() + "'): an indirect access whose footprint depends on data");
     KA.Reasons.assign(HardReasons.begin(), HardReasons.end());
     if (!HardReasons.empty()) {
       KA.Result = KernelAnalysis::NotStencil;

@@ -707,6 +707,14 @@ private:
   /// Integer __constant__ variables read as symbols (d_yline_1): set by
   /// the host, the same for every thread of a launch.
   std::set<std::string> ConstantSymbols;
+  /// Global arrays of integers the kernel loads (image pixels, flags):
+  /// data where used as numbers, an indirect access where used as an index
+  /// (indirectIndex), and the reason a kernel that is not a stencil
+  /// otherwise is not one either way (finish()).
+  std::set<std::string> IntegerLoads;
+  /// Where \p V, used as an index, is an integer loaded from memory: the
+  /// kernel is no stencil (an indirect access), said once; true then.
+  bool indirectIndex(const Value &V);
   /// The integer __constant__ variables the host always sets to a multiple
   /// of another (HostConstants.h), found on first use: in the store the
   /// runs of one kernel share (hostMultiplesIn), else in this run's own.
@@ -861,6 +869,12 @@ bool atLeast0(const Poly &P);
 /// Of bounds a number apart (i < n && i < n - 1: an outer guard and the
 /// update's own), keeps only the tighter one (IRBuilder.cpp).
 void keepTightest(std::vector<Poly> &Bounds, bool Upper);
+/// The bounds \p Guards put on the symbol \p S, the tightest of each kind
+/// where they differ by a number (i < n && i < n - 1, an outer guard and
+/// the update's own), and the points they exclude (i != v) (Guards.cpp).
+void boundsOn(const std::vector<Constraint> &Guards, const std::string &S,
+              std::vector<Poly> &Lowers, std::vector<Poly> &Uppers,
+              std::vector<Poly> &Excluded);
 /// Whether a position P may go below 0: a term with a negative coefficient.
 bool mayBeNegative(const Poly &P);
 /// Whether the comparison is made in unsigned arithmetic of a position that

@@ -11,6 +11,8 @@
 
 #include "KernelInterpreter.h"
 
+#include <functional>
+
 #include <numeric>
 
 namespace forgestencil {
@@ -26,6 +28,20 @@ std::string Interpreter::mixedElementTypes(const ir::StencilIR &IR) {
   auto Canonical = [](QualType T) {
     return T.isNull() ? T : T.getCanonicalType().getUnqualifiedType();
   };
+  // Integer data (pixels, counts): generators write floating-point
+  // arithmetic only.
+  for (const ir::InputArray &In : IR.Inputs)
+    if (ArrayInfo *A = arrayOf(In.Param);
+        A && !A->ElemType.isNull() && A->ElemType->isIntegerType())
+      return "the input '" + In.Param + "' holds integers ('" +
+             A->ElemType.getAsString() + "'): no generator follows integer "
+             "arithmetic yet";
+  for (const ir::OutputArray &O : IR.Outputs)
+    if (ArrayInfo *A = arrayOf(O.Param);
+        A && !A->ElemType.isNull() && A->ElemType->isIntegerType())
+      return "the output '" + O.Param + "' holds integers ('" +
+             A->ElemType.getAsString() + "'): no generator follows integer "
+             "arithmetic yet";
   QualType Elem;
   for (const ir::OutputArray &O : IR.Outputs)
     if (ArrayInfo *A = arrayOf(O.Param); A && !A->ElemType.isNull()) {
@@ -160,11 +176,9 @@ Value Interpreter::load(const Value &At, QualType T, bool Ldg) {
   if (Ptr.UnitBytes != 0)
     return Value::unknown("a load through a pointer cast to another element "
                           "type than the array's");
-  if (T->isIntegerType() && A->Kind == ArrayKind::Global) {
-    notStencil(ReasonKind::Indirect, "an index loaded from memory ('" + Ptr.Array +
-               "'): an indirect access whose footprint depends on data");
-    return Value::unknown("an integer loaded from memory (indirect index)");
-  }
+  const bool Integer = T->isIntegerType() && A->Kind == ArrayKind::Global;
+  if (Integer)
+    IntegerLoads.insert(Ptr.Array);
   if (A->Kind == ArrayKind::Constant) {
     std::optional<int64_t> Element = numberOf(Ptr.Idx);
     if (!Element) {
@@ -186,6 +200,7 @@ Value Interpreter::load(const Value &At, QualType T, bool Ldg) {
   N->Name = Ptr.Array;
   N->Index = Index;
   N->Ldg = Ldg;
+  N->Integer = Integer;
   N->Clamps.push_back(ClampSet());
   N->Clamps.back().Ids = ClampIds;
   Reads.push_back({Ptr.Array, Index, Ldg});
@@ -198,6 +213,25 @@ Value Interpreter::evalSubscriptBase(const Expr *E) {
     return Value::unknown("subscript of an untracked base: " + text(E),
                           ReasonKind::Untracked);
   return B;
+}
+
+bool Interpreter::indirectIndex(const Value &V) {
+  if (V.K != Value::Data || !V.D)
+    return false;
+  std::string Array;
+  std::function<void(const DNode &)> Find = [&](const DNode &N) {
+    if (N.K == DNode::Read && N.Integer && Array.empty())
+      Array = N.Name;
+    for (const DPtr &A : N.Args)
+      if (A)
+        Find(*A);
+  };
+  Find(*V.D);
+  if (Array.empty())
+    return false;
+  notStencil(ReasonKind::Indirect, "an index loaded from memory ('" + Array +
+             "'): an indirect access whose footprint depends on data");
+  return true;
 }
 
 } // namespace detail

@@ -110,6 +110,7 @@ struct DNode {
   Poly Index;     // Read: element index; Coef: element (constant) index
   bool Ldg = false;
   bool Shared = false; // Read of a __shared__ tile, resolved in finish()
+  bool Integer = false; // Read of global memory holding integers (pixels)
   // A tile read's place: the barriers before it, and the tile stores
   // (SharedStore::Seq) made before it by the reading thread's program.
   unsigned Phase = 0;
