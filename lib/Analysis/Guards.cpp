@@ -619,9 +619,9 @@ void keepTightest(std::vector<Poly> &Bounds, bool Upper) {
 /// The bounds \p Guards put on the symbol \p S, the tightest of each kind
 /// where they differ by a number (i < n && i < n - 1, an outer guard and
 /// the update's own), and the points they exclude (i != v).
-void boundsOn(const std::vector<Constraint> &Guards,
-                     const std::string &S, std::vector<Poly> &Lowers,
-                     std::vector<Poly> &Uppers, std::vector<Poly> &Excluded) {
+void boundsOn(const std::vector<Constraint> &Guards, const std::string &S,
+              std::vector<Poly> &Lowers, std::vector<Poly> &Uppers,
+              std::vector<Poly> &Excluded) {
   for (const Constraint &C : Guards) {
     if (C.Symbol != S)
       continue;

@@ -12,7 +12,6 @@
 #include "KernelInterpreter.h"
 
 #include <functional>
-
 #include <numeric>
 
 namespace forgestencil {
