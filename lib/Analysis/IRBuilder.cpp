@@ -59,8 +59,12 @@ KernelAnalysis Interpreter::finish() {
                    "pointwise update, copy or injection), not a stencil" + modesNote());
     }
     // Integers loaded from memory are data only in a kernel read whole as
-    // a stencil; in any other they may be indices the analysis lost.
-    if (!IntegerLoads.empty() && !(HardReasons.empty() && PartialReasons.empty()))
+    // a stencil; in one the analysis lost track of (a partial kernel, a
+    // loop it did not follow) they may be indices.
+    const bool Lost = std::all_of(HardReasons.begin(), HardReasons.end(), [](const Reason &R) {
+      return R.Kind == ReasonKind::Loop || R.Kind == ReasonKind::LoopNotFollowed;
+    });
+    if (!IntegerLoads.empty() && Lost && !(HardReasons.empty() && PartialReasons.empty()))
       notStencil(ReasonKind::Indirect, "an index loaded from memory ('" +
                  *IntegerLoads.begin() + "'): an indirect access whose footprint depends on data");
     KA.Reasons.assign(HardReasons.begin(), HardReasons.end());
