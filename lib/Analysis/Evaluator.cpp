@@ -200,12 +200,7 @@ void Interpreter::seedAssignedParameters() {
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
-    const Expr *Target = nullptr;
-    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
-      Target = B->getLHS();
-    else if (const auto *U = dyn_cast<UnaryOperator>(S);
-             U && U->isIncrementDecrementOp())
-      Target = U->getSubExpr();
+    const Expr *Target = assignedBy(S);
     if (const auto *DR =
             Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts())
                    : nullptr)

@@ -974,6 +974,9 @@ const std::pair<const Monomial, int64_t> &leadingTerm(const Poly &S);
 std::string extentBetween(const Poly &Lo, const Poly &Hi);
 /// Whether \p S names \p V anywhere in it.
 bool namesVar(const Stmt *S, const VarDecl *V);
+/// The variable a statement `V = e;` (e free of V; also alone in braces)
+/// assigns; null for another statement (LoopPrefetch.cpp).
+const VarDecl *plainAssignment(const Stmt *S);
 /// A layout's strides as the IR spells them ("0" for an axis it does not
 /// move along).
 std::vector<std::string> layoutText(const std::vector<Poly> &Strides);

@@ -82,18 +82,6 @@ bool sameValue(const Value &A, const Value &B) {
   return false;
 }
 
-/// Whether \p S is `V = e;` with e free of V (past a full expression's
-/// cleanups).
-static bool plainAssignmentTo(const Stmt *S, const VarDecl *V) {
-  if (const auto *EW = dyn_cast_or_null<ExprWithCleanups>(S))
-    S = EW->getSubExpr();
-  const auto *B = dyn_cast_or_null<BinaryOperator>(S);
-  if (!B || B->getOpcode() != BO_Assign)
-    return false;
-  const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
-  return DR && DR->getDecl() == V && !namesVar(B->getRHS(), V);
-}
-
 /// Whether \p Cond has one value in every iteration of the loop over
 /// \p Loop whose body is \p Body: it names neither the loop's variable nor
 /// any variable the body assigns, reads no memory and calls nothing (a
@@ -104,13 +92,7 @@ static bool loopInvariant(const Expr *Cond, const Stmt *Body,
   std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
     if (!S)
       return;
-    const Expr *Target = nullptr;
-    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
-      Target = B->getLHS();
-    else if (const auto *U = dyn_cast<UnaryOperator>(S);
-             U && U->isIncrementDecrementOp())
-      Target = U->getSubExpr();
-    if (Target)
+    if (const Expr *Target = assignedBy(S))
       if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
         if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
           Assigned.insert(VD);
@@ -159,18 +141,18 @@ static bool assignedBeforeRead(const Stmt *Body, const VarDecl *V,
   else if (Body)
     Top.push_back(Body);
   for (const Stmt *S : Top) {
-    if (plainAssignmentTo(S, V))
+    if (plainAssignment(S) == V)
       return true;
     if (const auto *If = dyn_cast<IfStmt>(S);
         If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
         !Names(If->getCond()) && loopInvariant(If->getCond(), Body, Loop)) {
       const Stmt *Then = If->getThen();
-      if (plainAssignmentTo(Then, V))
+      if (plainAssignment(Then) == V)
         return true;
       if (const auto *CS = dyn_cast<CompoundStmt>(Then))
         for (const Stmt *T : CS->body())
           if (Names(T))
-            return plainAssignmentTo(T, V);
+            return plainAssignment(T) == V;
     }
     if (Names(S))
       return false;

@@ -46,10 +46,6 @@ bool namesVar(const Stmt *S, const VarDecl *V) {
   return false;
 }
 
-namespace {
-
-/// The variable a statement `V = e;` (e free of V) assigns; null for
-/// another statement.
 const VarDecl *plainAssignment(const Stmt *S) {
   if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S)) {
     if (CS->size() != 1)
@@ -65,6 +61,8 @@ const VarDecl *plainAssignment(const Stmt *S) {
   const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
   return V && !namesVar(B->getRHS(), V) ? V : nullptr;
 }
+
+namespace {
 
 /// The variable `if (c) V = e;` assigns, alone in its then-side (an else
 /// that only sets V too: its value, kept at the last iteration, is never
