@@ -29,18 +29,20 @@ std::string Interpreter::mixedElementTypes(const ir::StencilIR &IR) {
   };
   // Integer data (pixels, counts): generators write floating-point
   // arithmetic only.
+  auto Integers = [&](const std::string &Name, const char *Role) -> std::string {
+    ArrayInfo *A = arrayOf(Name);
+    if (!A || A->ElemType.isNull() || !A->ElemType->isIntegerType())
+      return "";
+    return std::string("the ") + Role + " '" + Name + "' holds integers ('" +
+           A->ElemType.getAsString() + "'): no generator follows integer "
+           "arithmetic yet";
+  };
   for (const ir::InputArray &In : IR.Inputs)
-    if (ArrayInfo *A = arrayOf(In.Param);
-        A && !A->ElemType.isNull() && A->ElemType->isIntegerType())
-      return "the input '" + In.Param + "' holds integers ('" +
-             A->ElemType.getAsString() + "'): no generator follows integer "
-             "arithmetic yet";
+    if (std::string Why = Integers(In.Param, "input"); !Why.empty())
+      return Why;
   for (const ir::OutputArray &O : IR.Outputs)
-    if (ArrayInfo *A = arrayOf(O.Param);
-        A && !A->ElemType.isNull() && A->ElemType->isIntegerType())
-      return "the output '" + O.Param + "' holds integers ('" +
-             A->ElemType.getAsString() + "'): no generator follows integer "
-             "arithmetic yet";
+    if (std::string Why = Integers(O.Param, "output"); !Why.empty())
+      return Why;
   QualType Elem;
   for (const ir::OutputArray &O : IR.Outputs)
     if (ArrayInfo *A = arrayOf(O.Param); A && !A->ElemType.isNull()) {
