@@ -65,8 +65,7 @@ KernelAnalysis Interpreter::finish() {
       return R.Kind == ReasonKind::Loop || R.Kind == ReasonKind::LoopNotFollowed;
     });
     if (!IntegerLoads.empty() && Lost && !(HardReasons.empty() && PartialReasons.empty()))
-      notStencil(ReasonKind::Indirect, "an index loaded from memory ('" +
-                 *IntegerLoads.begin() + "'): an indirect access whose footprint depends on data");
+      loadedIndex(*IntegerLoads.begin());
     KA.Reasons.assign(HardReasons.begin(), HardReasons.end());
     if (!HardReasons.empty()) {
       KA.Result = KernelAnalysis::NotStencil;

@@ -715,6 +715,8 @@ private:
   /// Where \p V, used as an index, is an integer loaded from memory: the
   /// kernel is no stencil (an indirect access), said once; true then.
   bool indirectIndex(const Value &V);
+  /// The kernel is no stencil: it indexes by integers loaded from \p Array.
+  void loadedIndex(const std::string &Array);
   /// The integer __constant__ variables the host always sets to a multiple
   /// of another (HostConstants.h), found on first use: in the store the
   /// runs of one kernel share (hostMultiplesIn), else in this run's own.

@@ -96,14 +96,13 @@ static bool loopInvariant(const Expr *Cond, const Stmt *Body,
       if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
         if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
           Assigned.insert(VD);
-    if (const auto *DS = dyn_cast<DeclStmt>(S))
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D))
-          Assigned.insert(VD);
     for (const Stmt *C : S->children())
       Collect(C);
   };
   Collect(Body);
+  // The body's own locals take a new value in every iteration.
+  for (const VarDecl *VD : declaredIn(Body))
+    Assigned.insert(VD);
   bool Invariant = true;
   std::function<void(const Stmt *)> Check = [&](const Stmt *S) {
     if (!S || !Invariant)

@@ -29,14 +29,7 @@ namespace {
 /// materialises temporaries, and the increment is then an ExprWithCleanups
 /// around the compound assignment.
 const Expr *fullExprCore(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    const auto *C = dyn_cast<ExprWithCleanups>(E);
-    if (!C)
-      break;
-    E = C->getSubExpr();
-  }
-  return E;
+  return E ? E->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr;
 }
 
 } // namespace

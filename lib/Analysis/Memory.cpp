@@ -230,9 +230,13 @@ bool Interpreter::indirectIndex(const Value &V) {
   Find(*V.D);
   if (Array.empty())
     return false;
+  loadedIndex(Array);
+  return true;
+}
+
+void Interpreter::loadedIndex(const std::string &Array) {
   notStencil(ReasonKind::Indirect, "an index loaded from memory ('" + Array +
              "'): an indirect access whose footprint depends on data");
-  return true;
 }
 
 } // namespace detail
