@@ -456,7 +456,19 @@ Value Interpreter::evalCall(const CallExpr *C) {
       setMember(Rec, Field, std::move(V));
     return Result;
   }
-  return Value::unknown(Why.empty() ? "a call to '" + Name + "'" : Why);
+  // A call the analysis does not follow (a __device__ function defined in
+  // another unit, a lambda the kernel takes as a parameter, helpers nested
+  // too deep) may store anywhere: through its pointer or reference
+  // arguments, a lambda's captures, __device__ variables. A variant built
+  // from the stores the analysis saw would leave those out, so the kernel
+  // is no stencil a generator may rebuild, even where its own stores are
+  // clear. (printf and assert are DeviceCalls: recorded, not rewritten.)
+  std::string What = Why.empty() ? "a call to '" + Name + "'" : Why;
+  if (!hasOutsideEffect(FD->getName()))
+    partial(ReasonKind::Untracked,
+            "a call the analysis does not follow, whose stores it would not "
+            "see: " + What);
+  return Value::unknown(What);
 }
 
 } // namespace detail

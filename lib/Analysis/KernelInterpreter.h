@@ -889,6 +889,9 @@ std::optional<int64_t> scalarsIn(QualType T, ASTContext &Ctx);
 /// The scalar element type of an array or pointer type.
 QualType scalarType(QualType T, ASTContext &Ctx);
 bool isAtomicName(StringRef N);
+/// Calls whose effect is outside the arrays: printing, assertions, the
+/// device heap, traps (Statements.cpp; such a kernel is not rewritten).
+bool hasOutsideEffect(StringRef N);
 /// The C spelling of a comparison operator ("<", "==", ...), or null
 /// (UniformBranches.cpp).
 const char *comparisonSpelling(BinaryOperatorKind Op);

@@ -903,9 +903,7 @@ void Interpreter::exec(const Stmt *S) {
   }
 }
 
-/// Calls whose effect is outside the arrays: printing, assertions, the
-/// device heap, traps.
-static bool hasOutsideEffect(StringRef N) {
+bool hasOutsideEffect(StringRef N) {
   return N == "printf" || N == "vprintf" || N == "__assertfail" ||
          N == "__assert_fail" || N == "malloc" || N == "free" ||
          N == "__trap" || N == "__brkpt";
