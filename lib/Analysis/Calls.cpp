@@ -106,6 +106,10 @@ Value Interpreter::member(const MemberExpr *M) {
       return structMember(ThisStruct, M);
     return Value::unknown("the member '" + text(M) + "' is not followed");
   }
+  if (const auto *V = Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+      V && !M->isArrow() && V->hasAttr<CUDAConstantAttr>() &&
+      V->getType()->isRecordType())
+    return constantMember(V, M);
   const auto *P = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
   // A helper's parameter that stands for a struct the kernel takes by
   // value (passed on by value or by reference): the kernel's parameter.
@@ -134,6 +138,36 @@ Value Interpreter::structMember(const ParmVarDecl *P, const MemberExpr *M) {
     return Value::pointer(Name, Poly());
   }
   return Value::unknown("the member '" + text(M) + "' is not followed");
+}
+
+/// A `__constant__` struct of run parameters (`__constant__ Grid g;` set
+/// with cudaMemcpyToSymbol): an integer member is a size symbol, as an
+/// integer `__constant__` is (valueOf), a floating-point member a
+/// coefficient read from constant memory, named by its member path
+/// ("g.nx", "g.dt"). Both are device values: a launcher that would read an
+/// integer one on the host keeps the original launch (deviceValuesOnHost,
+/// which looks for the struct's name), and no generated driver can set a
+/// member yet (ir::whyNoGenerator). Arrays and structs inside it stay
+/// unknown.
+Value Interpreter::constantMember(const VarDecl *V, const MemberExpr *M) {
+  const std::string Name =
+      V->getName().str() + "." + M->getMemberDecl()->getName().str();
+  QualType T = M->getType();
+  if (T->isIntegerType() || T->isEnumeralType()) {
+    ConstantSymbols.insert(Name);
+    ConstantSymbols.insert(V->getName().str());
+    return Value::index(Poly::symbol(Name));
+  }
+  if (T->isRealFloatingType()) {
+    DPtr N = node(DNode::Coef);
+    N->Name = Name;
+    N->Index = Poly::constant(-1);
+    return Value::data(N);
+  }
+  return Value::unknown("the member '" + text(M) + "' of the __constant__ struct '" +
+                        V->getName().str() +
+                        "' is not followed (only its integer and floating-point "
+                        "scalars are)");
 }
 
 /// __mul24(a, b) (__umul24) multiplies the low 24 bits of a and b: it is

@@ -240,6 +240,9 @@ private:
   Value castPointer(Value V, QualType To);
   Value member(const MemberExpr *M);
   Value structMember(const ParmVarDecl *P, const MemberExpr *M);
+  /// Member \p M of the file-scope `__constant__` struct \p V (`g.nx`,
+  /// `g.dt`): parameters the app copied to the device.
+  Value constantMember(const VarDecl *V, const MemberExpr *M);
   /// The kernel's struct parameter (passed by value) that Arg, an argument
   /// of a helper call, is or stands for; null for anything else.
   const ParmVarDecl *kernelStruct(const Expr *Arg) const;

@@ -419,6 +419,13 @@ std::string whyNoGenerator(const StencilIR &IR) {
     return Why;
   if (std::string Why = whyReadsChosenByData(IR); !Why.empty())
     return Why;
+  for (const Coefficient &C : IR.Coefficients)
+    if (C.Kind == Coefficient::ConstantScalar &&
+        C.Name.find('.') != std::string::npos)
+      return "the update reads '" + C.Name + "', a member of the __constant__ struct '" +
+             C.Name.substr(0, C.Name.find('.')) +
+             "': the tuning drivers and the float64 reference set only "
+             "__constant__ variables of their own, not members of the app's struct";
   if (!IR.DeviceCalls.empty())
     return "the kernel calls " + IR.DeviceCalls.front() +
            ", whose effect is outside the arrays (a generated kernel would "

@@ -357,12 +357,17 @@ private:
         fail(memberPath(Where, "name"),
              "a parameter array is named by a parameter or a field of one, "
              "not " + shown(C.Name));
-      else if ((C.Kind == Coefficient::ConstantArray ||
-                C.Kind == Coefficient::ConstantScalar) &&
-               !isIdentifier(C.Name))
+      else if (C.Kind == Coefficient::ConstantArray && !isIdentifier(C.Name))
         fail(memberPath(Where, "name"),
-             "a __constant__ coefficient is named by a C identifier, not " +
+             "a __constant__ array is named by a C identifier, not " +
                  shown(C.Name));
+      else if (C.Kind == Coefficient::ConstantScalar &&
+               !isIdentifier(C.Name) &&
+               !(isMemberAccess(C.Name) &&
+                 C.Name.find("->") == std::string::npos))
+        fail(memberPath(Where, "name"),
+             "a __constant__ scalar is named by a C identifier or a member of "
+             "a __constant__ struct (g.dt), not " + shown(C.Name));
       if (ok() && !C.Shape.empty()) {
         unsigned long long Product = 1;
         for (unsigned E : C.Shape) {

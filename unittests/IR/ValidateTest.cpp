@@ -620,6 +620,38 @@ json stageWeightedStar() {
   return Doc;
 }
 
+TEST(IRValidate, ConstantScalarsAreVariablesOrMembersOfAConstantStruct) {
+  // c0 read from a __constant__ struct of run parameters: `g.c0`.
+  json Doc = star();
+  Doc["coefficients"][0] = {{"kind", "constant-scalar"}, {"name", "g.c0"},
+                            {"size", 1}, {"type", "float"}};
+  value(Doc)["args"][0]["args"][0]["name"] = "g.c0";
+  EXPECT_EQ(refusal(Doc), "");
+  std::string Error;
+  auto IR = ir::fromJson(Doc, Error);
+  ASSERT_TRUE(IR.has_value()) << Error;
+  // No generated driver sets a member of the app's struct.
+  EXPECT_NE(ir::whyNoGenerator(*IR).find("the update reads 'g.c0', a member of "
+                                         "the __constant__ struct 'g'"),
+            std::string::npos)
+      << ir::whyNoGenerator(*IR);
+  // Not through a pointer, and not a __constant__ array.
+  json Arrow = Doc;
+  Arrow["coefficients"][0]["name"] = "g->c0";
+  value(Arrow)["args"][0]["args"][0]["name"] = "g->c0";
+  EXPECT_NE(refusal(Arrow).find("a __constant__ scalar is named by a C "
+                                "identifier or a member of a __constant__ "
+                                "struct (g.dt), not 'g->c0'"),
+            std::string::npos)
+      << refusal(Arrow);
+  json Array = Doc;
+  Array["coefficients"][0]["kind"] = "constant-array";
+  EXPECT_NE(refusal(Array).find("a __constant__ array is named by a C "
+                                "identifier, not 'g.c0'"),
+            std::string::npos)
+      << refusal(Array);
+}
+
 TEST(IRValidate, ParamArraysAreReadAtAnIndexExpression) {
   json Doc = stageWeightedStar();
   std::string Error;
