@@ -30,7 +30,31 @@ function(fs_add_library name)
   target_link_libraries(FS${name} PUBLIC ${ARG_DEPENDS})
   if(ARG_LLVM)
     fs_use_llvm(FS${name})
+    fs_precompile_clang_headers(FS${name} ${ARG_SOURCES})
   endif()
+endfunction()
+
+# fs_precompile_clang_headers(target sources...)
+#   A library of several units that read clang's AST parses the same few
+#   thousand lines of clang and LLVM headers in each unit: half of each unit's
+#   compile time. With FS_PRECOMPILE_HEADERS (default ON) they are parsed
+#   once per library, into a precompiled header every unit starts with.
+#   Measured with g++ 12 -O3 on 2 cores: lib/Analysis's 50 units took 538 s
+#   of compiling without it, 324 s with it plus 20 s for the header; the
+#   header costs as much as it saves in a library of 4 to 8 units (Driver,
+#   Rewrite, Pipeline), which are left alone.
+function(fs_precompile_clang_headers target)
+  list(LENGTH ARGN units)
+  if(NOT FS_PRECOMPILE_HEADERS OR units LESS 16)
+    return()
+  endif()
+  target_precompile_headers(${target} PRIVATE
+    <clang/AST/ASTContext.h> <clang/AST/Attr.h> <clang/AST/Decl.h>
+    <clang/AST/DeclCXX.h> <clang/AST/DeclTemplate.h> <clang/AST/Expr.h>
+    <clang/AST/ExprCXX.h> <clang/AST/RecursiveASTVisitor.h> <clang/AST/Stmt.h>
+    <clang/AST/StmtCXX.h> <clang/AST/TypeLoc.h> <clang/Basic/SourceManager.h>
+    <clang/Lex/Lexer.h> <llvm/ADT/StringRef.h> <llvm/Support/raw_ostream.h>
+    <functional> <map> <memory> <optional> <set> <string> <vector>)
 endfunction()
 
 # Link the shared clang-cpp and LLVM libraries: the build stays small and
