@@ -67,10 +67,15 @@ verification cases (--case, default three 2-D/3-D sizes, odd and aligned,
 one with a partial grid) instead of the bundle's GPU-sized ones. Prints
 `PASS <kernel> <id>` or `FAIL <kernel> <id>: <reason>` per candidate.
 
+With FS_EMU_CACHE set to a directory, the precompiled shim and its runtime
+unit, the same for every emulation with the same compiler and flags, are
+compiled once into it and linked from there (the test suite sets it).
+
 Python 3 standard library only.
 """
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -538,16 +543,58 @@ def write_sources(units, work):
     return sources
 
 
+def cache_key(cxx, flags, what):
+    """A name for what the shim compiles to with cxx and flags: the shim's
+    text, the compiler's identity and the flags decide it."""
+    h = hashlib.sha256()
+    with open(SHIM, "rb") as f:
+        h.update(f.read())
+    try:
+        version = subprocess.run([cxx, "--version"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT).stdout
+    except OSError:
+        version = b""
+    h.update(version)
+    h.update(("\0".join([shutil.which(cxx) or cxx, what] + list(flags)))
+             .encode())
+    return h.hexdigest()[:32]
+
+
+def from_cache(cxx, flags, what, dest, produce):
+    """Makes dest (a file the shim compiles to with flags) with produce(path),
+    or, with FS_EMU_CACHE set to a directory, links the copy made there
+    before: every emulation compiles the same shim with the same flags.
+    Written to a temporary name and renamed, so that emulations running side
+    by side never see half a file."""
+    cache = os.environ.get("FS_EMU_CACHE")
+    if not cache:
+        produce(dest)
+        return
+    os.makedirs(cache, exist_ok=True)
+    kept = os.path.join(cache, "%s.%s" % (cache_key(cxx, flags, what),
+                                          os.path.basename(dest)))
+    if not os.path.exists(kept):
+        tmp = "%s.%d.tmp" % (kept, os.getpid())
+        produce(tmp)
+        os.replace(tmp, kept)
+    if os.path.lexists(dest):
+        os.remove(dest)
+    os.symlink(kept, dest)
+
+
 def precompile_shim(cxx, work):
     """Precompiles the shim: every unit starts with it, and parsing its
     standard headers again for each would be a third of the build."""
     header = os.path.join(work, "include", SHIM_NAME)
-    r = subprocess.run([cxx] + CXXFLAGS + ["-x", "c++-header", header, "-o",
-                                           header + ".gch"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True)
-    if r.returncode != 0:
-        raise EmulationError("the shim does not compile:\n" + r.stdout)
+
+    def produce(out):
+        r = subprocess.run([cxx] + CXXFLAGS + ["-x", "c++-header", header,
+                                               "-o", out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            raise EmulationError("the shim does not compile:\n" + r.stdout)
+    from_cache(cxx, CXXFLAGS, "pch", header + ".gch", produce)
 
 
 RUNTIME_UNIT = "fs-emu-runtime.cpp"
@@ -571,9 +618,25 @@ def compile_unit(cxx, source, work, extra=()):
         # runtime itself is not instrumented (the kernels it runs are).
         flags = [f for f in CXXFLAGS if f not in ASAN_FLAGS]
     cmd = [cxx] + flags + ["-I", os.path.join(work, "include")] + list(
-        extra) + pch + ["-c", source, "-o", obj]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True)
+        extra) + pch + ["-c", source]
+    if source.endswith(RUNTIME_UNIT):
+        # The same unit for every emulation: compiled once where cached.
+        failed = []
+
+        def produce(out):
+            r = subprocess.run(cmd + ["-o", out], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+            if r.returncode != 0:
+                failed.append(r)
+                raise EmulationError("the shim's runtime does not compile")
+        try:
+            from_cache(cxx, flags + list(extra), "runtime", obj, produce)
+        except EmulationError:
+            return obj, failed[0].returncode, failed[0].stdout
+        return obj, 0, ""
+    r = subprocess.run(cmd + ["-o", obj], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
     return obj, r.returncode, r.stdout
 
 
