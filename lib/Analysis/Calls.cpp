@@ -242,7 +242,12 @@ Interpreter::inlineHelper(const CallExpr *C, std::string &Why) const {
     Why = "a lambda not defined in the kernel: " + text(C);
     return std::nullopt;
   }
-  if (!Def || !Def->hasBody() || InlineDepth >= 8 ||
+  if (Def && Def->hasBody() && InlineDepth >= 8) {
+    Why = "a helper called through more than 8 nested helpers (" + text(C) +
+          "), deeper than the analysis follows";
+    return std::nullopt;
+  }
+  if (!Def || !Def->hasBody() ||
       !(Def->hasAttr<CUDADeviceAttr>() || Def->isConstexpr() || Lambda))
     return std::nullopt;
   InlineHelper H;
