@@ -159,6 +159,7 @@ Value Interpreter::constantMember(const VarDecl *V, const MemberExpr *M) {
     return Value::index(Poly::symbol(Name));
   }
   if (T->isRealFloatingType()) {
+    ConstantScalarTypes[Name] = T.getUnqualifiedType();
     DPtr N = node(DNode::Coef);
     N->Name = Name;
     N->Index = Poly::constant(-1);

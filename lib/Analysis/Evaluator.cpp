@@ -251,6 +251,7 @@ Value Interpreter::valueOf(const VarDecl *VD) {
       return Value::pointer(Name, Poly());
     }
     if (IsConst && T->isRealFloatingType()) {
+      ConstantScalarTypes[Name] = T.getUnqualifiedType();
       DPtr N = node(DNode::Coef);
       N->Name = Name;
       N->Index = Poly::constant(-1);

@@ -38,7 +38,11 @@ void Interpreter::stateCoefficients(ir::StencilIR &IR) {
       const ArrayInfo *AI = arrayOf(E.Name);
       C.Kind = AI ? ir::Coefficient::ConstantArray
                   : ir::Coefficient::ConstantScalar;
-      C.Type = AI ? typeName(AI->ElemType, Ctx) : IR.ElementType;
+      auto Declared = ConstantScalarTypes.find(E.Name);
+      C.Type = AI ? typeName(AI->ElemType, Ctx)
+               : Declared != ConstantScalarTypes.end()
+                   ? typeName(Declared->second, Ctx)
+                   : IR.ElementType;
       C.Size = AI ? AI->ConstSize : 1;
       if (AI)
         C.Shape = AI->ConstShape;

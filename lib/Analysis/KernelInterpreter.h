@@ -710,6 +710,10 @@ private:
   /// Integer __constant__ variables read as symbols (d_yline_1): set by
   /// the host, the same for every thread of a launch.
   std::set<std::string> ConstantSymbols;
+  /// The declared type of each floating-point `__constant__` scalar (or
+  /// member of a `__constant__` struct) the update reads, by name: a
+  /// `double` symbol in a `float` kernel is set as a `double`.
+  std::map<std::string, QualType> ConstantScalarTypes;
   /// Global arrays of integers the kernel loads (image pixels, flags):
   /// data where used as numbers, an indirect access where used as an index
   /// (indirectIndex), and the reason a kernel that is not a stencil

@@ -151,10 +151,11 @@ std::string driverGlue(const BundleKernel &K, const std::string &Launcher) {
      << ") {\n  fs_f64::fs_reference_impl(fs_g, fs_b, fs_sh, fs_s"
      << (Args.empty() ? "" : ", ") << Args << ");\n}\n";
   for (const ir::Coefficient *C : constantSymbols(IR)) {
+    // The app's own symbol, in the type the app declared it with.
     for (const char *V : {"fs_original", "fs_cand_0"})
-      OS << "cudaError_t " << V << "_set_" << C->Name
-         << "(const void *fs_h, size_t fs_n) {\n  return cudaMemcpyToSymbol("
-         << C->Name << ", fs_h, fs_n);\n}\n";
+      OS << constantSetter(std::string(V) + "_set_" + C->Name, *C, C->Name,
+                           C->Type.empty() ? IR.ElementType : C->Type,
+                           IR.ElementType);
     OS << "cudaError_t fs_reference_set_" << C->Name
        << "(const void *fs_h, size_t fs_n) {\n  return "
           "fs_f64::fs_reference_impl_set_"

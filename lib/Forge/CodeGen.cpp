@@ -546,6 +546,29 @@ std::string defineNamedConstants(const StencilIR &IR) {
   return OS.str();
 }
 
+std::string constantSetter(const std::string &Fn, const ir::Coefficient &C,
+                           const std::string &Symbol,
+                           const std::string &SymbolType,
+                           const std::string &ValueType) {
+  std::ostringstream OS;
+  OS << "cudaError_t " << Fn << "(const void *host, size_t bytes) {\n";
+  if (SymbolType == ValueType) {
+    OS << "  return cudaMemcpyToSymbol(" << Symbol << ", host, bytes);\n}\n";
+    return OS.str();
+  }
+  const unsigned N = C.Size ? C.Size : 1;
+  OS << "  // The values come as " << ValueType << "; the symbol is "
+     << SymbolType << ".\n"
+     << "  if (bytes != " << N << " * sizeof(" << ValueType << "))\n"
+     << "    return cudaErrorInvalidValue;\n"
+     << "  " << SymbolType << " fs_v[" << N << "];\n"
+     << "  for (int fs_k = 0; fs_k < " << N << "; ++fs_k)\n"
+     << "    fs_v[fs_k] = (" << SymbolType << ")static_cast<const " << ValueType
+     << " *>(host)[fs_k];\n"
+     << "  return cudaMemcpyToSymbol(" << Symbol << ", fs_v, sizeof fs_v);\n}\n";
+  return OS.str();
+}
+
 std::string emitConstants(const StencilView &V, const GenerateOptions &O) {
   std::ostringstream OS;
   if (O.Constants != ConstantMode::UseExisting)
@@ -569,9 +592,8 @@ std::string emitConstants(const StencilView &V, const GenerateOptions &O) {
     else if (IsArray)
       OS << "[" << C.Size << "]";
     OS << ";\n";
-    OS << "cudaError_t " << O.LauncherName << "_set_" << C.Name
-       << "(const void *host, size_t bytes) {\n"
-       << "  return cudaMemcpyToSymbol(" << C.Name << ", host, bytes);\n}\n";
+    OS << constantSetter(O.LauncherName + "_set_" + C.Name, C, C.Name, T,
+                         V.elementType());
   }
   return OS.str();
 }
@@ -692,9 +714,7 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
     else if (C.Kind == ir::Coefficient::ConstantArray)
       OS << "[" << C.Size << "]";
     OS << ";\n";
-    OS << "cudaError_t " << O.LauncherName << "_set_" << C.Name
-       << "(const void *host, size_t bytes) {\n"
-       << "  return cudaMemcpyToSymbol(" << C.Name << ", host, bytes);\n}\n";
+    OS << constantSetter(O.LauncherName + "_set_" + C.Name, C, C.Name, T, To);
   }
   // The kernel indexes every array flat, so a pointer to arrays becomes a
   // pointer to its elements.

@@ -117,7 +117,7 @@ TEST(Bundle, DriverCallsTheAppsKernelAndSymbols) {
   EXPECT_NE(D.find(K.IR.Kernel + "<<<fs_g, fs_b, fs_sh, fs_s>>>("),
             std::string::npos);
   // Coefficients go to the app's own __constant__ symbol.
-  EXPECT_NE(D.find("return cudaMemcpyToSymbol(c, fs_h, fs_n);"),
+  EXPECT_NE(D.find("return cudaMemcpyToSymbol(c, host, bytes);"),
             std::string::npos)
       << D.substr(0, 4000);
   // The candidate uses the existing symbols rather than defining copies.

@@ -129,6 +129,19 @@ std::string defineNamedConstants(const ir::StencilIR &IR);
 /// __constant__ coefficient arrays (and their setters) as O asks.
 std::string emitConstants(const StencilView &V, const GenerateOptions &O);
 
+/// The setter `cudaError_t Fn(const void *host, size_t bytes)` of the
+/// `__constant__` coefficient \p C, whose symbol \p Symbol is declared with
+/// the type \p SymbolType. The drivers hand its C.Size values in
+/// \p ValueType (the kernel's element type; double for a float64
+/// reference); where the symbol is of another type (a `double` scalar in a
+/// `float` kernel) each value is converted to it, as the app's own
+/// cudaMemcpyToSymbol of a variable of that type would hold it, and a
+/// byte count that is not C.Size values is refused.
+std::string constantSetter(const std::string &Fn, const ir::Coefficient &C,
+                           const std::string &Symbol,
+                           const std::string &SymbolType,
+                           const std::string &ValueType);
+
 /// One point's updates: computes every value first, then stores them,
 /// indexing with the flat index IndexVar and strides s0, s1, s2. With
 /// BoundaryReads, reads along the IR's clamped or wrapped axes take the
