@@ -140,6 +140,16 @@ Value Interpreter::structMember(const ParmVarDecl *P, const MemberExpr *M) {
   return Value::unknown("the member '" + text(M) + "' is not followed");
 }
 
+/// CUDA's texture fetches and cache-hinted loads: calls that read and store
+/// nothing (their value, where used, is what the analysis refuses).
+static bool isReadOnlyIntrinsic(StringRef N) {
+  for (StringRef P : {"tex1D", "tex2D", "tex3D", "texCubemap"})
+    if (N.starts_with(P))
+      return true;
+  return N == "__ldca" || N == "__ldcg" || N == "__ldcs" || N == "__ldlu" ||
+         N == "__ldcv";
+}
+
 /// A `__constant__` struct of run parameters (`__constant__ Grid g;` set
 /// with cudaMemcpyToSymbol): an integer member is a size symbol, as an
 /// integer `__constant__` is (valueOf), a floating-point member a
@@ -504,7 +514,7 @@ Value Interpreter::evalCall(const CallExpr *C) {
   // is no stencil a generator may rebuild, even where its own stores are
   // clear. (printf and assert are DeviceCalls: recorded, not rewritten.)
   std::string What = Why.empty() ? "a call to '" + Name + "'" : Why;
-  if (!hasOutsideEffect(FD->getName()))
+  if (!hasOutsideEffect(FD->getName()) && !isReadOnlyIntrinsic(FD->getName()))
     partial(ReasonKind::Untracked,
             "a call the analysis does not follow, whose stores it would not "
             "see: " + What);
