@@ -75,6 +75,7 @@ Python 3 standard library only.
 """
 import argparse
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
@@ -543,58 +544,74 @@ def write_sources(units, work):
     return sources
 
 
-def cache_key(cxx, flags, what):
-    """A name for what the shim compiles to with cxx and flags: the shim's
-    text, the compiler's identity and the flags decide it."""
-    h = hashlib.sha256()
-    with open(SHIM, "rb") as f:
-        h.update(f.read())
+@functools.lru_cache(maxsize=None)
+def compiler_identity(cxx):
+    """What `cxx --version` says and where cxx is: asked once a run."""
     try:
         version = subprocess.run([cxx, "--version"], stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT).stdout
     except OSError:
         version = b""
-    h.update(version)
-    h.update(("\0".join([shutil.which(cxx) or cxx, what] + list(flags)))
-             .encode())
+    return version + (shutil.which(cxx) or cxx).encode()
+
+
+@functools.lru_cache(maxsize=None)
+def shim_text():
+    with open(SHIM, "rb") as f:
+        return f.read()
+
+
+def cache_key(cxx, flags, what):
+    """A name for what the shim compiles to with cxx and flags: the shim's
+    text, the compiler's identity and the flags decide it."""
+    h = hashlib.sha256(shim_text())
+    h.update(compiler_identity(cxx))
+    h.update("\0".join([what] + list(flags)).encode())
     return h.hexdigest()[:32]
+
+
+def compile_log(cmd):
+    """None when cmd compiles, else the compiler's output."""
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return None if r.returncode == 0 else r.stdout
 
 
 def from_cache(cxx, flags, what, dest, produce):
     """Makes dest (a file the shim compiles to with flags) with produce(path),
-    or, with FS_EMU_CACHE set to a directory, links the copy made there
-    before: every emulation compiles the same shim with the same flags.
-    Written to a temporary name and renamed, so that emulations running side
-    by side never see half a file."""
+    which returns compile_log's answer; or, with FS_EMU_CACHE set to a
+    directory, links the copy made there before: every emulation compiles
+    the same shim with the same flags. Written to a temporary name and
+    renamed, so that emulations running side by side never see half a file;
+    a failed compile keeps nothing. Returns produce's log where it failed."""
     cache = os.environ.get("FS_EMU_CACHE")
     if not cache:
-        produce(dest)
-        return
+        return produce(dest)
     os.makedirs(cache, exist_ok=True)
     kept = os.path.join(cache, "%s.%s" % (cache_key(cxx, flags, what),
                                           os.path.basename(dest)))
     if not os.path.exists(kept):
         tmp = "%s.%d.tmp" % (kept, os.getpid())
-        produce(tmp)
+        log = produce(tmp)
+        if log is not None:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            return log
         os.replace(tmp, kept)
     if os.path.lexists(dest):
         os.remove(dest)
     os.symlink(kept, dest)
+    return None
 
 
 def precompile_shim(cxx, work):
     """Precompiles the shim: every unit starts with it, and parsing its
     standard headers again for each would be a third of the build."""
     header = os.path.join(work, "include", SHIM_NAME)
-
-    def produce(out):
-        r = subprocess.run([cxx] + CXXFLAGS + ["-x", "c++-header", header,
-                                               "-o", out],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           universal_newlines=True)
-        if r.returncode != 0:
-            raise EmulationError("the shim does not compile:\n" + r.stdout)
-    from_cache(cxx, CXXFLAGS, "pch", header + ".gch", produce)
+    log = from_cache(cxx, CXXFLAGS, "pch", header + ".gch", lambda out: compile_log(
+        [cxx] + CXXFLAGS + ["-x", "c++-header", header, "-o", out]))
+    if log is not None:
+        raise EmulationError("the shim does not compile:\n" + log)
 
 
 RUNTIME_UNIT = "fs-emu-runtime.cpp"
@@ -621,20 +638,9 @@ def compile_unit(cxx, source, work, extra=()):
         extra) + pch + ["-c", source]
     if source.endswith(RUNTIME_UNIT):
         # The same unit for every emulation: compiled once where cached.
-        failed = []
-
-        def produce(out):
-            r = subprocess.run(cmd + ["-o", out], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               universal_newlines=True)
-            if r.returncode != 0:
-                failed.append(r)
-                raise EmulationError("the shim's runtime does not compile")
-        try:
-            from_cache(cxx, flags + list(extra), "runtime", obj, produce)
-        except EmulationError:
-            return obj, failed[0].returncode, failed[0].stdout
-        return obj, 0, ""
+        log = from_cache(cxx, flags + list(extra), "runtime", obj,
+                         lambda out: compile_log(cmd + ["-o", out]))
+        return obj, 0 if log is None else 1, log or ""
     r = subprocess.run(cmd + ["-o", obj], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True)
     return obj, r.returncode, r.stdout
