@@ -662,9 +662,20 @@ private:
         RHS = Sum->getLHS();
       }
     }
+    // So is a fused multiply-add onto x (`x = fmaf(c, e, x)`): its update
+    // is the product of its first two arguments.
+    const CallExpr *Fma = Accumulates ? nullptr : fmaOnto(LHS, RHS);
+    Accumulates |= Fma != nullptr;
     std::vector<Val> Reads;
     bool Arithmetic = false;
-    Val Deepest = eval(RHS, S, Reads, Arithmetic);
+    Val Deepest;
+    if (Fma) {
+      Deepest = eval(Fma->getArg(0), S, Reads, Arithmetic);
+      Deepest = combine(Deepest, eval(Fma->getArg(1), S, Reads, Arithmetic));
+      Arithmetic = true;
+    } else {
+      Deepest = eval(RHS, S, Reads, Arithmetic);
+    }
     Val V = produce(Deepest, Reads, Arithmetic, RHS);
     if (Accumulates) {
       std::vector<Val> Old;
@@ -715,6 +726,21 @@ private:
     const auto *DA = dyn_cast_or_null<DeclRefExpr>(strip(A));
     const auto *DB = dyn_cast_or_null<DeclRefExpr>(strip(B));
     return DA && DB && DA->getDecl() == DB->getDecl();
+  }
+
+  /// \p RHS as a call of a floating-point fused multiply-add (fma, fmaf,
+  /// std::fma, the __fma*_r* intrinsics) whose addend is \p LHS, else null.
+  static const CallExpr *fmaOnto(const Expr *LHS, const Expr *RHS) {
+    const auto *C = dyn_cast_or_null<CallExpr>(strip(RHS));
+    const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+    if (!F || C->getNumArgs() != 3 || !F->getIdentifier())
+      return nullptr;
+    const StringRef Name = F->getName();
+    const bool IsFma = Name == "fma" || Name == "fmaf" ||
+                       (Name.starts_with("__fma") &&
+                        (Name.ends_with("_rn") || Name.ends_with("_rz") ||
+                         Name.ends_with("_ru") || Name.ends_with("_rd")));
+    return IsFma && sameVariable(LHS, C->getArg(2)) ? C : nullptr;
   }
 
   /// The value an assignment produces from what its right-hand side read.
