@@ -142,10 +142,17 @@ Value Interpreter::structMember(const ParmVarDecl *P, const MemberExpr *M) {
 
 /// CUDA's texture fetches and cache-hinted loads: calls that read and store
 /// nothing (their value, where used, is what the analysis refuses).
-static bool isReadOnlyIntrinsic(StringRef N) {
+/// A texture fetch (tex1Dfetch, tex2D<T>, tex3DLod, texCubemap, ...).
+static bool isTextureFetch(StringRef N) {
   for (StringRef P : {"tex1D", "tex2D", "tex3D", "texCubemap"})
     if (N.starts_with(P))
       return true;
+  return false;
+}
+
+static bool isReadOnlyIntrinsic(StringRef N) {
+  if (isTextureFetch(N))
+    return true;
   return N == "__ldca" || N == "__ldcg" || N == "__ldcs" || N == "__ldlu" ||
          N == "__ldcv";
 }
@@ -435,6 +442,20 @@ Value Interpreter::evalCall(const CallExpr *C) {
       N->Args.push_back(D);
     }
     return Value::data(N);
+  }
+  // A read through a texture object (tex2D<float>(t, x - 1, y)): which
+  // array it reads, and how it addresses and filters, is set on the host
+  // (cudaCreateTextureObject); the header's body is no index to follow.
+  if (isTextureFetch(FD->getName())) {
+    const std::string Tex =
+        C->getNumArgs() ? "the texture '" + text(C->getArg(0)) + "'"
+                        : std::string("a texture");
+    partial(ReasonKind::Untracked,
+            "a read through " + Tex + " (" + FD->getName().str() +
+                "): the array it reads and its addressing and filtering "
+                "modes are set on the host, which the analysis does not "
+                "follow");
+    return Value::unknown("a value read through " + Tex);
   }
   // An inline __device__ helper, or a lambda defined in the kernel
   // (auto idx = [=](int x, int y) { return y * nx + x; }): interpret its
