@@ -32,6 +32,28 @@ const Expr *fullExprCore(const Expr *E) {
   return E ? E->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr;
 }
 
+/// How many times `for (v = Init; v OP Bound; v += Step)` runs, counted up
+/// to 65 (more is more than any radius).
+/// Whether `V OP Bound` holds.
+bool holds(int64_t V, BinaryOperatorKind Op, int64_t Bound) {
+  switch (Op) {
+  case BO_LT: return V < Bound;
+  case BO_LE: return V <= Bound;
+  case BO_GT: return V > Bound;
+  case BO_GE: return V >= Bound;
+  case BO_NE: return V != Bound;
+  default: return false;
+  }
+}
+
+int64_t constantTrips(int64_t Init, int64_t Step, BinaryOperatorKind Op,
+                      int64_t Bound) {
+  int64_t Trips = 0;
+  for (int64_t V = Init; holds(V, Op, Bound) && Trips <= 64; V += Step)
+    ++Trips;
+  return Trips;
+}
+
 } // namespace
 
 void Interpreter::execFor(const ForStmt *F) {
@@ -288,23 +310,19 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     return;
   }
 
-  // A loop with a small constant trip count (a radius sum): unroll it.
-  if (VarOnLeft && InitC && StepC && *StepC != 0 && BoundC) {
-    BinaryOperatorKind Op = Cond->getOpcode();
-    const int64_t Last = *BoundC;
-    auto Holds = [Op, Last](int64_t V) {
-      switch (Op) {
-      case BO_LT: return V < Last;
-      case BO_LE: return V <= Last;
-      case BO_GT: return V > Last;
-      case BO_GE: return V >= Last;
-      case BO_NE: return V != Last;
-      default: return false;
-      }
-    };
-    int64_t Trips = 0;
-    for (int64_t V = *InitC; Holds(V) && Trips <= 64; V += *StepC)
-      ++Trips;
+  // A loop with a small constant trip count (a radius sum): unroll it. A
+  // unit-step loop of more constant iterations than a radius has is read
+  // as a loop over an axis of a size fixed at compile time
+  // (for (k = 1; k < N - 1; ++k) with #define N 256), as it would be were
+  // its bound a parameter.
+  const bool Constant = InitC && StepC && BoundC;
+  const int64_t First = Constant ? *InitC : 0, By = Constant ? *StepC : 0,
+                Last = Constant ? *BoundC : 0;
+  const BinaryOperatorKind Op = Cond->getOpcode();
+  const bool AxisOfFixedSize =
+      Constant && (By == 1 || By == -1) && constantTrips(First, By, Op, Last) > 64;
+  if (VarOnLeft && Constant && By != 0 && !AxisOfFixedSize) {
+    const int64_t Trips = constantTrips(First, By, Op, Last);
     if (Trips > 64) {
       notStencil(ReasonKind::Loop, "a loop of more than 64 constant iterations inside the "
                  "kernel (not a stencil radius)");
@@ -328,7 +346,7 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     std::vector<Poly> Firsts[2];
     const std::vector<const VarDecl *> Own =
         Observe ? declaredIn(Body) : std::vector<const VarDecl *>();
-    for (int64_t V = *InitC; Holds(V); V += *StepC) {
+    for (int64_t V = First; holds(V, Op, Last); V += By) {
       Starts.push_back(Writes.size());
       Env[Var] = Value::index(Poly::constant(V));
       execLoopBody(Body);
@@ -377,7 +395,6 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
   if (VarOnLeft && StepC && (*StepC == 1 || *StepC == -1) &&
       Bound.K == Value::Index && !Init.Idx.mentionsPrefix("@") &&
       !Init.Idx.mentionsPrefix("tid.")) {
-    const BinaryOperatorKind Op = Cond->getOpcode();
     const Poly One = Poly::constant(1);
     AxisSym A;
     A.Symbol = "@loop:" + Var->getName().str();
