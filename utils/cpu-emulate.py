@@ -65,7 +65,10 @@ host calls like the driver's; headers it includes from its own directory
 are found there but are not rewritten), and the driver runs the given small
 verification cases (--case, default three 2-D/3-D sizes, odd and aligned,
 one with a partial grid) instead of the bundle's GPU-sized ones. Prints
-`PASS <kernel> <id>` or `FAIL <kernel> <id>: <reason>` per candidate.
+`PASS <kernel> <id>` or `FAIL <kernel> <id>: <reason>` per candidate, and
+`SKIP <kernel> <id>: no driver: <why>` for a candidate the bundle has no
+driver for (the summary counts those apart; exit status 2 when no
+candidate had one, so that nothing emulated never reads as a pass).
 
 With FS_EMU_CACHE set to a directory, the precompiled shim and its runtime
 unit, the same for every emulation with the same compiler and flags, are
@@ -973,11 +976,18 @@ def emulate_bundle(args, work):
     precompile_shim(args.cxx, work)
     runtime = compile_all(args.cxx, [write_runtime(work)], work, 1,
                           precompile=False)[0]
-    passed = failed = 0
+    passed = failed = skipped = 0
     for k in kernels:
         name = k.get("name", "?")
         for n, c in enumerate(k.get("candidates", [])):
             cid = c.get("id", "?")
+            if not c.get("driver"):
+                # fs-rewrite wrote no driver for it and says why: nothing
+                # runs it, here or in fs-tune.
+                skipped += 1
+                print("SKIP %s %s: no driver: %s" % (
+                    name, cid, c.get("skipped") or "the bundle has none"))
+                continue
             try:
                 ok, detail = emulate_bundle_candidate(args, work, runtime, k,
                                                       c, n)
@@ -990,8 +1000,12 @@ def emulate_bundle(args, work):
             else:
                 failed += 1
                 print("FAIL %s %s: %s" % (name, cid, detail))
-    print("emulated %d candidates: %d passed, %d failed"
-          % (passed + failed, passed, failed))
+    print("emulated %d candidates: %d passed, %d failed%s"
+          % (passed + failed, passed, failed,
+             ", %d without a driver" % skipped if skipped else ""))
+    if skipped and not passed + failed:
+        raise EmulationError("no candidate of the bundle has a driver: "
+                             "nothing was emulated")
     return 1 if failed else 0
 
 
