@@ -149,6 +149,14 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
     }
     if (Launch && R.Result != KernelAnalysis::Stencil) {
       std::set<int> Wanted = I.blockSizesWanted();
+      // A kernel that indexes blocks by a multiple of the threads its
+      // launches give (blockIdx.x * 128 + threadIdx.x in blocks of 16) has
+      // each thread compute points a block apart: read it with the
+      // launch's block, where the coarsening shows.
+      for (const auto &[D, B] : I.blockSizes())
+        if (!FromLaunch.count(D) && Launch->Dims[D] > 1 &&
+            B > Launch->Dims[D] && B % Launch->Dims[D] == 0)
+          Wanted.insert(D);
       bool New = false;
       for (int D : Wanted)
         New |= FromLaunch.emplace(D, Launch->Dims[D]).second;
