@@ -140,8 +140,6 @@ Value Interpreter::structMember(const ParmVarDecl *P, const MemberExpr *M) {
   return Value::unknown("the member '" + text(M) + "' is not followed");
 }
 
-/// CUDA's texture fetches and cache-hinted loads: calls that read and store
-/// nothing (their value, where used, is what the analysis refuses).
 /// A texture fetch (tex1Dfetch, tex2D<T>, tex3DLod, texCubemap, ...).
 static bool isTextureFetch(StringRef N) {
   for (StringRef P : {"tex1D", "tex2D", "tex3D", "texCubemap"})
@@ -150,6 +148,8 @@ static bool isTextureFetch(StringRef N) {
   return false;
 }
 
+/// CUDA's texture fetches and cache-hinted loads: calls that read and store
+/// nothing (their value, where used, is what the analysis refuses).
 static bool isReadOnlyIntrinsic(StringRef N) {
   if (isTextureFetch(N))
     return true;

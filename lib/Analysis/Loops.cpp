@@ -32,8 +32,6 @@ const Expr *fullExprCore(const Expr *E) {
   return E ? E->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr;
 }
 
-/// How many times `for (v = Init; v OP Bound; v += Step)` runs, counted up
-/// to 65 (more is more than any radius).
 /// Whether `V OP Bound` holds.
 bool holds(int64_t V, BinaryOperatorKind Op, int64_t Bound) {
   switch (Op) {
@@ -46,6 +44,8 @@ bool holds(int64_t V, BinaryOperatorKind Op, int64_t Bound) {
   }
 }
 
+/// How many times `for (v = Init; v OP Bound; v += Step)` runs, counted up
+/// to 65 (more is more than any radius).
 int64_t constantTrips(int64_t Init, int64_t Step, BinaryOperatorKind Op,
                       int64_t Bound) {
   int64_t Trips = 0;
