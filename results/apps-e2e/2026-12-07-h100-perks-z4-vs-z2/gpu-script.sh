@@ -1,10 +1,9 @@
 #!/bin/bash
-# Any GPU: perks-2d9pt (patch chosen from the in-app record of 2026-12-07)
-# end to end, 5 rounds; every record in one tarball.
+# perks-2d9pt end to end with the patch in patches/perks-2d9pt/, 5 rounds, on
+# whatever GPU the host has (its name first); every record in one tarball.
 set -u
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
 echo "$gpu" | tee $OUT/gpu.txt
-true
 t0=$(date +%s)
 mkdir -p /tmp/e2e
 OUT=/tmp/e2e FS_WORK_DIR=$PWD/build-gpu/work-e2e scripts/gpu/apps-e2e.sh --rounds 5 perks-2d9pt > /tmp/e2e/e2e.log 2>&1
