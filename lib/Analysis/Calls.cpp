@@ -148,11 +148,10 @@ static bool isTextureFetch(StringRef N) {
   return false;
 }
 
-/// CUDA's texture fetches and cache-hinted loads: calls that read and store
-/// nothing (their value, where used, is what the analysis refuses).
+/// CUDA's cache-hinted loads: calls that read and store nothing (their
+/// value, where used, is what the analysis refuses). Texture fetches, which
+/// read only too, are refused before as reads through a texture.
 static bool isReadOnlyIntrinsic(StringRef N) {
-  if (isTextureFetch(N))
-    return true;
   return N == "__ldca" || N == "__ldcg" || N == "__ldcs" || N == "__ldlu" ||
          N == "__ldcv";
 }

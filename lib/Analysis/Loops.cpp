@@ -319,10 +319,10 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
   const int64_t First = Constant ? *InitC : 0, By = Constant ? *StepC : 0,
                 Last = Constant ? *BoundC : 0;
   const BinaryOperatorKind Op = Cond->getOpcode();
-  const bool AxisOfFixedSize =
-      Constant && (By == 1 || By == -1) && constantTrips(First, By, Op, Last) > 64;
+  const int64_t Trips =
+      Constant && By != 0 ? constantTrips(First, By, Op, Last) : 0;
+  const bool AxisOfFixedSize = (By == 1 || By == -1) && Trips > 64;
   if (VarOnLeft && Constant && By != 0 && !AxisOfFixedSize) {
-    const int64_t Trips = constantTrips(First, By, Op, Last);
     if (Trips > 64) {
       notStencil(ReasonKind::Loop, "a loop of more than 64 constant iterations inside the "
                  "kernel (not a stencil radius)");
