@@ -145,6 +145,7 @@ KernelAnalysis Interpreter::finish() {
   }
   applySplits();
   mergePeeledPlanes();
+  dropUnusedCarriedReads();
 
   // Kernels that read no neighbourhood at all are not stencils, whatever
   // else was not understood about them (as long as no load was lost).

@@ -75,6 +75,11 @@ struct ReadRecord {
   std::string Array;
   Poly Index;
   bool Ldg = false;
+  /// A value a loop carries into an iteration (a register queue's slot),
+  /// read where it was loaded in an earlier one: part of the footprint only
+  /// where some store's value uses it (a slot the body overwrites before it
+  /// reads it holds a value no iteration uses).
+  bool Carried = false;
 };
 
 /// A pair X = mod[X|A] + A * div[X|A] created by a 1-D index split.

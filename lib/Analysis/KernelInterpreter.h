@@ -318,7 +318,10 @@ private:
   ThreadCond threadCond(const Expr *Cond);
   std::optional<Poly> comparedDifference(const BinaryOperator *B);
   void resolveSharedReads(DPtr &N);
-  void recordReads(const DPtr &N);
+  void recordReads(const DPtr &N, bool Carried = false);
+  /// Drops the reads of values a loop carried into an iteration that no
+  /// store's value uses (ReadRecord::Carried).
+  void dropUnusedCarriedReads();
   /// Only: the reading threads to trace for (all where empty); a null
   /// DPtr where none of them reads.
   using ThreadFilter = std::function<bool(const std::array<int64_t, 3> &)>;

@@ -319,11 +319,31 @@ bool Interpreter::carryValues(const Stmt *Body, const VarDecl *Var,
   for (size_t I = 0; I < Carried.size(); ++I) {
     if (Before[I].K == Value::Data) {
       Drop(Before[I].D);
-      recordReads(Start[I].D);
+      recordReads(Start[I].D, /*Carried=*/true);
     }
     Get(Carried[I]) = Start[I];
   }
   return true;
+}
+
+void Interpreter::dropUnusedCarriedReads() {
+  std::set<std::pair<std::string, std::string>> Used;
+  std::function<void(const DPtr &)> Collect = [&](const DPtr &N) {
+    if (!N)
+      return;
+    if (N->K == DNode::Read && !N->Shared)
+      Used.insert({N->Name, N->Index.str()});
+    for (const DPtr &A : N->Args)
+      Collect(A);
+  };
+  for (const Write &W : Writes)
+    Collect(W.Value);
+  Reads.erase(std::remove_if(Reads.begin(), Reads.end(),
+                             [&](const ReadRecord &R) {
+                               return R.Carried &&
+                                      !Used.count({R.Array, R.Index.str()});
+                             }),
+              Reads.end());
 }
 
 } // namespace detail

@@ -793,13 +793,13 @@ Interpreter::tileBlockGuesses(std::map<int, std::string> &Why) {
 
 /// Records the global reads of the tree N (a value whose loads were not
 /// recorded where they happened) as reads of the stencil.
-void Interpreter::recordReads(const DPtr &N) {
+void Interpreter::recordReads(const DPtr &N, bool Carried) {
   if (!N)
     return;
   if (N->K == DNode::Read && !N->Shared)
-    Reads.push_back({N->Name, N->Index, N->Ldg});
+    Reads.push_back({N->Name, N->Index, N->Ldg, Carried});
   for (const DPtr &A : N->Args)
-    recordReads(A);
+    recordReads(A, Carried);
 }
 
 /// Replaces every tile read in the tree by the global value it sees.
