@@ -3,7 +3,8 @@
 // A limiter or a switch of formula on the data (if (limiter > 0 || div >=
 // 0.0) visc[p] = 0.0; else visc[p] = ...;  if (diffuw * diffdw > 0.0) lim =
 // ...; else lim = 0.0;) computes, at every point, cond ? A : B with cond a
-// comparison of values the thread loaded. Where both sides store the same
+// comparison of values the thread loaded (or a loaded integer taken as a
+// truth value). Where both sides store the same
 // element (or only set locals the store then uses), the IR states that as a
 // select whose condition compares data; generated code evaluates it per
 // point as the original does. A generated kernel reads its whole footprint
@@ -47,11 +48,21 @@ DPtr Interpreter::dataCondition(const Expr *Cond) {
           E, [&](const Expr *X) { return dataCondition(X); }))
     return *N;
   const auto *B = dyn_cast<BinaryOperator>(E);
-  if (!B)
-    return nullptr;
+  if (!B || !comparisonSpelling(B->getOpcode())) {
+    // A loaded integer tested as a truth value (alive && n == 2): x != 0.
+    if (!E->getType()->isIntegerType())
+      return nullptr;
+    Value V = eval(E);
+    if (V.K != Value::Data || !V.D || !loads(*V.D))
+      return nullptr;
+    DPtr Zero = node(DNode::Literal);
+    Zero->Value = "0";
+    DPtr N = node(DNode::Binary);
+    N->Op = "!=";
+    N->Args = {V.D, Zero};
+    return N;
+  }
   const char *Op = comparisonSpelling(B->getOpcode());
-  if (!Op)
-    return nullptr;
   // Each side: a data value, or an integer constant (limiter > 0). At
   // least one side loads from memory: a test of parameters alone is a mode
   // switch (one on a floating-point parameter is not taken yet), and one of
@@ -109,8 +120,14 @@ Interpreter::comparisonAsNumber(const ImplicitCastExpr *C) {
 
 std::optional<Value>
 Interpreter::selectedValue(const ConditionalOperator *CO) {
-  if (!CO->getType()->isRealFloatingType())
-    return std::nullopt; // Indices chosen by a test are not selects.
+  // Indices chosen by a test are not selects; whole numbers chosen by a
+  // test on loaded data between two constants are (a cellular automaton's
+  // rule: n == 3 ? 1 : 0).
+  const bool Whole = CO->getType()->isIntegerType();
+  if (!CO->getType()->isRealFloatingType() && !Whole)
+    return std::nullopt;
+  if (Whole && !readsData(CO->getCond()))
+    return std::nullopt;
   size_t ReadsBefore = Reads.size();
   DPtr Cond = readsData(CO->getCond()) ? dataCondition(CO->getCond())
                                        : uniformCondition(CO->getCond());
@@ -118,6 +135,8 @@ Interpreter::selectedValue(const ConditionalOperator *CO) {
     auto Arm = [&](const Expr *X) -> DPtr {
       Value V = eval(X);
       if (V.K == Value::Index && !V.Idx.isConstant())
+        return nullptr;
+      if (Whole && !(V.K == Value::Index && V.Idx.isConstant()))
         return nullptr;
       return asData(V, X);
     };

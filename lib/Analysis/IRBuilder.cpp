@@ -60,11 +60,19 @@ KernelAnalysis Interpreter::finish() {
     }
     // Integers loaded from memory are data only in a kernel read whole as
     // a stencil; in one the analysis lost track of (a partial kernel, a
-    // loop it did not follow) they may be indices.
+    // loop it did not follow) they may be indices. A kernel partial only
+    // for how it computes or stores its values (a conversion to a whole
+    // number) followed every value and every load's index, and an integer
+    // used as an index would have been seen there (indirectIndex).
     const bool Lost = std::all_of(HardReasons.begin(), HardReasons.end(), [](const Reason &R) {
       return R.Kind == ReasonKind::Loop || R.Kind == ReasonKind::LoopNotFollowed;
     });
-    if (!IntegerLoads.empty() && Lost && !(HardReasons.empty() && PartialReasons.empty()))
+    const bool ValuesFollowed =
+        HardReasons.empty() && !ReadsLost &&
+        std::all_of(PartialReasons.begin(), PartialReasons.end(), [](const Reason &R) {
+          return R.Kind == ReasonKind::Update || R.Kind == ReasonKind::Store;
+        });
+    if (!IntegerLoads.empty() && Lost && !ValuesFollowed)
       loadedIndex(*IntegerLoads.begin());
     KA.Reasons.assign(HardReasons.begin(), HardReasons.end());
     if (!HardReasons.empty()) {
