@@ -136,6 +136,41 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
   return linearChoice(Cmp, L, R, T, F, text(CO));
 }
 
+std::optional<Value> Interpreter::readChoice(const ConditionalOperator *CO) {
+  const auto *Cmp =
+      dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
+  if (!Cmp || !Cmp->isComparisonOp() || readsData(Cmp))
+    return std::nullopt;
+  const auto *TA = dyn_cast<ArraySubscriptExpr>(CO->getTrueExpr()->IgnoreParenImpCasts());
+  const auto *FA = dyn_cast<ArraySubscriptExpr>(CO->getFalseExpr()->IgnoreParenImpCasts());
+  if (!TA || !FA || !TA->getType()->isRealFloatingType() ||
+      TA->getType().getCanonicalType().getUnqualifiedType() !=
+          FA->getType().getCanonicalType().getUnqualifiedType())
+    return std::nullopt;
+  // The element each side reads, as an index into the array.
+  auto Element = [&](const ArraySubscriptExpr *A) -> std::optional<Value> {
+    if (A->getType()->isArrayType())
+      return std::nullopt;
+    Value B = eval(A->getBase()), I = eval(A->getIdx());
+    if (B.K != Value::Pointer || I.K != Value::Index)
+      return std::nullopt;
+    return B.movedTo(B.Idx + I.Idx);
+  };
+  std::optional<Value> TE = Element(TA), FE = Element(FA);
+  if (!TE || !FE || TE->Array != FE->Array || TE->UnitBytes != FE->UnitBytes)
+    return std::nullopt;
+  Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
+  const Value T = Value::index(TE->Idx), F = Value::index(FE->Idx);
+  std::optional<Value> Chosen = choiceClamp(Cmp, L, R, T, F, text(CO));
+  if (!Chosen)
+    Chosen = choiceWrap(Cmp, L, R, T, F, text(CO));
+  if (!Chosen)
+    Chosen = linearChoice(Cmp, L, R, T, F, text(CO));
+  if (!Chosen || Chosen->K != Value::Index)
+    return std::nullopt;
+  return load(TE->movedTo(Chosen->Idx), TA->getType(), false);
+}
+
 /// c ? x : x + m*s with x a linear index (i + j*nx), c an equality of a
 /// position p of it with a bound (or an inequality asEquality makes one)
 /// and m a number, as in W = (i == 0) ? c : c - 1 or S = (j < ny - 1) ?

@@ -603,6 +603,8 @@ Value Interpreter::eval(const Expr *E) {
   if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
     if (std::optional<Value> V = ternaryClamp(CO))
       return *V;
+    if (std::optional<Value> V = readChoice(CO))
+      return *V;
     if (std::optional<Value> V = guardedLoad(CO))
       return *V;
     if (std::optional<Value> V = selectedValue(CO))

@@ -595,6 +595,10 @@ private:
   /// c ? p : b (or c ? b : p) that chooses exactly as max(p, b), min(p, b)
   /// or a periodic wrap (choiceWrap) does; nullopt for any other choice.
   std::optional<Value> ternaryClamp(const ConditionalOperator *CO);
+  /// c ? a[i] : a[j], a test on positions choosing between two elements of
+  /// one array (x > 0 ? in[x - 1] : in[x]): the element a[c ? i : j], read
+  /// through the clamp or wrap ternaryClamp makes of the index choice.
+  std::optional<Value> readChoice(const ConditionalOperator *CO);
   /// The same choice with the comparison's operands \p L, \p R and the
   /// values \p T (where it holds) and \p F already evaluated: also an
   /// if (c) v = t; that leaves v as it was where c does not hold.
