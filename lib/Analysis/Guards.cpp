@@ -47,10 +47,14 @@ std::optional<Value> Interpreter::guardedLoad(const ConditionalOperator *CO) {
 }
 
 bool isLiteralFill(const Expr *X) {
-  X = X->IgnoreParenImpCasts();
+  // Explicit conversions of a literal are the literal in the value's type:
+  // T(0) in a template, (float)0, static_cast<real>(0); T() is zero.
+  X = X->IgnoreParenCasts();
+  if (isa<CXXScalarValueInitExpr>(X))
+    return true;
   if (const auto *U = dyn_cast<UnaryOperator>(X);
       U && U->getOpcode() == UO_Minus)
-    X = U->getSubExpr()->IgnoreParenImpCasts();
+    X = U->getSubExpr()->IgnoreParenCasts();
   return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
 }
 
