@@ -82,6 +82,36 @@ std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
   return Value::data(D);
 }
 
+std::optional<Value> Interpreter::guardedAccumulation(const Expr *Cond,
+                                                      const Value &Then,
+                                                      const Value &Else) {
+  // One side is the other plus (or minus) a term: the term's global reads
+  // carry the test, as a guarded load's do.
+  auto Guarded = [&](const Value &Grown, const Value &Base,
+                     bool GrownThen) -> std::optional<Value> {
+    if (Grown.K != Value::Data || !Grown.D || Grown.D->K != DNode::Binary ||
+        (Grown.D->Op != "+" && Grown.D->Op != "-") ||
+        Grown.D->Args.size() != 2 || Base.K != Value::Data || !Base.D)
+      return std::nullopt;
+    const DPtr &Old = Grown.D->Args[0];
+    if (!Old || (Old != Base.D && !sameTree(*Old, *Base.D)))
+      return std::nullopt;
+    std::vector<PosGuard> Gs;
+    if (!positionGuards(Cond, /*Negate=*/!GrownThen, Gs))
+      return std::nullopt;
+    bool Any = false;
+    DPtr Term = withInBounds(Grown.D->Args[1], Gs, &Any);
+    if (!Any)
+      return std::nullopt;
+    auto N = std::make_shared<DNode>(*Grown.D);
+    N->Args = {Base.D, Term};
+    return Value::data(N);
+  };
+  if (std::optional<Value> V = Guarded(Then, Else, /*GrownThen=*/true))
+    return V;
+  return Guarded(Else, Then, /*GrownThen=*/false);
+}
+
 DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs,
                   bool *Guarded) {
   // A copy: the value may be shared with other uses that are not guarded.

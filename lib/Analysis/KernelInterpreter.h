@@ -599,6 +599,14 @@ private:
   /// one array (x > 0 ? in[x - 1] : in[x]): the element a[c ? i : j], read
   /// through the clamp or wrap ternaryClamp makes of the index choice.
   std::optional<Value> readChoice(const ConditionalOperator *CO);
+  /// What a variable holds after if (Cond) when one side left it the other
+  /// side's value plus or minus a term (if (r >= 0 && r < h) sum += w *
+  /// in[r * nx + c];): that sum with the term's global reads guarded by
+  /// Cond, as a guarded load's are (the IR uses them only where the domain
+  /// never fails the test; a zero boundary stays partial). Cond must bound
+  /// positions only.
+  std::optional<Value> guardedAccumulation(const Expr *Cond, const Value &Then,
+                                           const Value &Else);
   /// The same choice with the comparison's operands \p L, \p R and the
   /// values \p T (where it holds) and \p F already evaluated: also an
   /// if (c) v = t; that leaves v as it was where c does not hold.

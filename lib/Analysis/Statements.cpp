@@ -441,6 +441,10 @@ void Interpreter::mergeBranches(
         if (DPtr G = withInBounds(Taken.D, Gs, &Guarded); Guarded)
           return Value::data(G);
     }
+    // An accumulation made only where a test on positions holds.
+    if (!ReadsData)
+      if (std::optional<Value> V = guardedAccumulation(Cond, T, E))
+        return *V;
     return Value::unknown("'" + Name + "' is set differently on the two sides of '" +
                               text(Cond) + "'",
                           ReadsData ? ReasonKind::DataBranch : ReasonKind::Guard);
