@@ -64,32 +64,43 @@ const VarDecl *varOf(const Expr *E) {
 struct Found {
   int Dim = 0;
   int64_t Start = 0, End = 0;
+  int64_t Step = 0; ///< A constant step (the launch's block), 0 for blockDim.
   const VarDecl *Var = nullptr;
   const ForStmt *Loop = nullptr;
 };
 
-/// for (int v = threadIdx.D + c; v < N; v += blockDim.D): the loop, or
-/// null; \p Stepped is the dimension of the blockDim it steps by, -1 for
-/// none.
+/// for (int v = threadIdx.D + c; v < N; v += blockDim.D), or the same
+/// stepping by a constant that is the launches' block size along D
+/// (\p LaunchDims, when known): the loop, or null; \p Stepped is the
+/// dimension it steps along, -1 for none.
 std::optional<Found> match(const ForStmt *F, const ASTContext &Ctx,
+                           const std::array<int64_t, 3> *LaunchDims,
                            int &Stepped) {
   Stepped = -1;
   const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(F->getInc());
   int StepDim = -1;
+  int64_t Step = 0;
   if (Inc && Inc->getOpcode() == BO_AddAssign)
     for (int D = 0; D < 3; ++D)
       if (isBuiltin(Inc->getRHS(), CudaBuiltin::BlockDim, D))
         StepDim = D;
-  if (StepDim < 0)
-    return std::nullopt;
-  Stepped = StepDim;
   const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
   const auto *V = DS && DS->isSingleDecl()
                       ? dyn_cast<VarDecl>(DS->getSingleDecl())
                       : nullptr;
-  if (!V || !V->getType()->isIntegerType() || varOf(Inc->getLHS()) != V)
+  if (!V || !V->getType()->isIntegerType() || !Inc ||
+      varOf(Inc->getLHS()) != V)
     return std::nullopt;
   auto S = threadStart(V->getInit(), Ctx);
+  if (StepDim < 0 && Inc->getOpcode() == BO_AddAssign && S && LaunchDims)
+    if (auto N = intConstant(Inc->getRHS(), Ctx);
+        N && *N > 1 && (*LaunchDims)[S->first] == *N) {
+      StepDim = S->first;
+      Step = *N;
+    }
+  if (StepDim < 0)
+    return std::nullopt;
+  Stepped = StepDim;
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
   if (!S || S->first != StepDim || !Cond || varOf(Cond->getLHS()) != V ||
@@ -100,6 +111,7 @@ std::optional<Found> match(const ForStmt *F, const ASTContext &Ctx,
     return std::nullopt;
   Found R;
   R.Dim = StepDim;
+  R.Step = Step;
   R.Start = S->second;
   R.End = Cond->getOpcode() == BO_LE ? *N + 1 : *N;
   R.Var = V;
@@ -221,8 +233,9 @@ std::set<const VarDecl *> taintedBy(const Stmt *Body, int D) {
 
 } // namespace
 
-std::map<int, BlockLoopDim> blockStrideLoops(const FunctionDecl &Kernel,
-                                             ASTContext &Ctx) {
+std::map<int, BlockLoopDim>
+blockStrideLoops(const FunctionDecl &Kernel, ASTContext &Ctx,
+                 const std::array<int64_t, 3> *LaunchDims) {
   const Stmt *Body = Kernel.getBody();
   std::map<int, BlockLoopDim> Out;
   if (!Body)
@@ -234,7 +247,7 @@ std::map<int, BlockLoopDim> blockStrideLoops(const FunctionDecl &Kernel,
       return;
     if (const auto *F = dyn_cast<ForStmt>(S)) {
       int Stepped = -1;
-      if (auto L = match(F, Ctx, Stepped))
+      if (auto L = match(F, Ctx, LaunchDims, Stepped))
         Loops.push_back(*L);
       else if (Stepped >= 0)
         Refused.insert(Stepped);
@@ -251,8 +264,9 @@ std::map<int, BlockLoopDim> blockStrideLoops(const FunctionDecl &Kernel,
     if (New) {
       B.Start = L.Start;
       B.End = L.End;
+      B.Step = L.Step;
       B.Var = L.Var->getName().str();
-    } else if (B.Start != L.Start || B.End != L.End) {
+    } else if (B.Start != L.Start || B.End != L.End || B.Step != L.Step) {
       Refused.insert(L.Dim);
       continue;
     }
@@ -261,8 +275,10 @@ std::map<int, BlockLoopDim> blockStrideLoops(const FunctionDecl &Kernel,
   for (auto It = Out.begin(); It != Out.end();) {
     const int D = It->first;
     std::set<const FunctionDecl *> Seen;
-    bool Ok = !Refused.count(D) &&
-              countBlockDim(Body, D, 4, Seen) == It->second.Bodies.size();
+    // blockDim.D only as the loops' steps (none where they step by a
+    // constant).
+    const size_t Steps = It->second.Step ? 0 : It->second.Bodies.size();
+    bool Ok = !Refused.count(D) && countBlockDim(Body, D, 4, Seen) == Steps;
     if (Ok) {
       const std::set<const VarDecl *> Tainted = taintedBy(Body, D);
       for (const auto &[LoopBody, Var] : It->second.Bodies)

@@ -30,6 +30,7 @@
 #ifndef FORGESTENCIL_LIB_ANALYSIS_BLOCKLOOPS_H
 #define FORGESTENCIL_LIB_ANALYSIS_BLOCKLOOPS_H
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -50,6 +51,10 @@ namespace detail {
 struct BlockLoopDim {
   int64_t Start = 0; ///< The variable starts at threadIdx.D + Start ...
   int64_t End = 0;   ///< ... and runs while below End.
+  /// 0: the loops step by blockDim.D. Otherwise the constant they step by,
+  /// the launches' block size along D: read the same way, exact only for
+  /// that block (a block-dim assumption the launcher checks).
+  int64_t Step = 0;
   /// The loops' bodies, with each loop's variable.
   std::map<const clang::Stmt *, const clang::VarDecl *> Bodies;
   std::string Var; ///< The first loop's variable, for the IR's notes.
@@ -59,8 +64,12 @@ struct BlockLoopDim {
 
 /// By thread dimension (0 = x), those along which the kernel's loops may be
 /// read with a block that runs each body once; empty where none may.
-std::map<int, BlockLoopDim> blockStrideLoops(const clang::FunctionDecl &Kernel,
-                                             clang::ASTContext &Ctx);
+/// \p LaunchDims, when given, is the block the kernel's launches use:
+/// loops stepping by a constant equal to it along their dimension count too
+/// (for (dy = threadIdx.y; dy < 32; dy += 8) launched with 8 rows).
+std::map<int, BlockLoopDim>
+blockStrideLoops(const clang::FunctionDecl &Kernel, clang::ASTContext &Ctx,
+                 const std::array<int64_t, 3> *LaunchDims = nullptr);
 
 } // namespace detail
 } // namespace analysis

@@ -120,7 +120,22 @@ KernelAnalysis Interpreter::finish() {
                   "xyz"[D] + ", but " + Why);
       continue;
     }
+    if (L.Step && *Least > L.Step) {
+      partial(ReasonKind::LoopNotFollowed,
+              "the loops over '" + L.Var + "' step by " + std::to_string(L.Step) +
+                  ", the launches' block along " + "xyz"[D] + ", but the kernel needs " +
+                  std::to_string(*Least) + " threads there to fill a tile");
+      continue;
+    }
     BlockLoopLeast[D] = *Least;
+    if (L.Step) {
+      Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
+                         std::to_string(L.Step) + " (the loops over '" + L.Var +
+                         "' step by " + std::to_string(L.Step) +
+                         ", the launches' block: such a block covers " +
+                         std::to_string(L.span()) + " points)");
+      continue;
+    }
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] +
                        " >= " + std::to_string(*Least) + " (the loops over '" +
                        L.Var + "' step by blockDim." + "xyz"[D] + ": a block covers " +

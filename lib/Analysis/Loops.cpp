@@ -229,6 +229,11 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
     BinaryOperatorKind Op = Cond->getOpcode();
     auto StepN = atThread(resolved(Step.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
                      .constantValue();
+    // A block loop stepping by the launches' block as a constant is read,
+    // as one stepping by blockDim, with a block of its span.
+    for (const auto &[D, L] : BlockLoops)
+      if (L.Step && L.Bodies.count(Body) && BlockSizes.count(D))
+        StepN = BlockSizes.at(D);
     auto BoundN = atThread(resolved(Bound.Idx), {0, 0, 0}, BlockSizes, ThreadFns)
                       .constantValue();
     if (!inBlock(InitInBlock) || !StepN || *StepN <= 0 || !BoundN ||

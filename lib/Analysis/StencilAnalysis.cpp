@@ -86,7 +86,7 @@ KernelAnalysis analyzeKernel(const FunctionDecl &Kernel, ASTContext &Ctx,
   // Block-stride loops (BlockLoops.h): those the kernel has, and those the
   // current reading runs once a thread in a block of their span.
   const std::map<int, detail::BlockLoopDim> KernelLoops =
-      detail::blockStrideLoops(Kernel, Ctx);
+      detail::blockStrideLoops(Kernel, Ctx, Launch ? &Launch->Dims : nullptr);
   std::map<int, detail::BlockLoopDim> Loops;
   // Thread coarsening (Coarsening.h): the loops the current reading runs
   // once, and those the last run unrolled that could be.

@@ -12,6 +12,7 @@
 
 #include "forgestencil/IR/StencilIR.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -175,11 +176,19 @@ std::string whyNoGenerator(const StencilIR &IR) {
   if (std::string Why = whyPackedFields(IR); !Why.empty())
     return Why;
   for (const Axis &X : IR.Axes)
-    if (X.BlockLoop)
+    if (X.BlockLoop) {
+      // Loops stepping by a number hold the block to it (a block-dim
+      // assumption); those stepping by blockDim take any block.
+      const bool Fixed = std::any_of(
+          IR.Assumptions.begin(), IR.Assumptions.end(), [&](const Assumption &A) {
+            return A.Kind == Assumption::BlockDim &&
+                   A.Expr == std::string(1, X.ThreadDim);
+          });
       return "the axis '" + X.Name + "' is covered by loops over the block's "
-             "threads (" + std::to_string(X.BlockPoints) +
-             " points a block whatever its size): no generator maps threads "
-             "to points that way yet";
+             "threads (" + std::to_string(X.BlockPoints) + " points a block" +
+             (Fixed ? "" : " whatever its size") +
+             "): no generator maps threads to points that way yet";
+    }
   if (std::string Why = whyOutputBoxes(IR); !Why.empty())
     return Why;
   if (std::string Why = whyReadsChosenByData(IR); !Why.empty())
