@@ -84,6 +84,7 @@ std::optional<Found> match(const ForStmt *F, const ASTContext &Ctx,
     for (int D = 0; D < 3; ++D)
       if (isBuiltin(Inc->getRHS(), CudaBuiltin::BlockDim, D))
         StepDim = D;
+  Stepped = StepDim;
   const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
   const auto *V = DS && DS->isSingleDecl()
                       ? dyn_cast<VarDecl>(DS->getSingleDecl())
@@ -97,10 +98,10 @@ std::optional<Found> match(const ForStmt *F, const ASTContext &Ctx,
         N && *N > 1 && (*LaunchDims)[S->first] == *N) {
       StepDim = S->first;
       Step = *N;
+      Stepped = StepDim;
     }
   if (StepDim < 0)
     return std::nullopt;
-  Stepped = StepDim;
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
   if (!S || S->first != StepDim || !Cond || varOf(Cond->getLHS()) != V ||
