@@ -290,6 +290,18 @@ blockStrideLoops(const FunctionDecl &Kernel, ASTContext &Ctx,
   return Out;
 }
 
+std::string blockLoopWhy(const BlockLoopDim &L, int D, int64_t Least) {
+  const std::string Span = std::to_string(L.span());
+  if (L.Step)
+    return "the loops over '" + L.Var + "' step by " + std::to_string(L.Step) +
+           ", the launches' block: such a block covers " + Span + " points";
+  return "the loops over '" + L.Var + "' step by blockDim." + "xyz"[D] +
+         ": a block covers " + Span + " points whatever its size" +
+         (Least > 1 ? "; its threads below " + std::to_string(Least) +
+                          " also fill the rest of a tile"
+                    : std::string());
+}
+
 bool mentionsThreadPlace(const Poly &P, int D) {
   if (P.mentions(std::string("tid.") + "xyz"[D]))
     return true;

@@ -71,6 +71,11 @@ std::map<int, BlockLoopDim>
 blockStrideLoops(const clang::FunctionDecl &Kernel, clang::ASTContext &Ctx,
                  const std::array<int64_t, 3> *LaunchDims = nullptr);
 
+/// Why a kernel whose loops along \p D are \p L needs the block it does
+/// (\p Least threads at least, for loops stepping by blockDim): the text of
+/// its block-dim assumption, in the IR and in the kernel's notes.
+std::string blockLoopWhy(const BlockLoopDim &L, int D, int64_t Least);
+
 } // namespace detail
 } // namespace analysis
 } // namespace forgestencil

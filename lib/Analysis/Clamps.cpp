@@ -136,6 +136,17 @@ std::optional<Value> Interpreter::ternaryClamp(const ConditionalOperator *CO) {
   return linearChoice(Cmp, L, R, T, F, text(CO));
 }
 
+std::optional<Value>
+Interpreter::positionChoice(const BinaryOperator *Cmp, const Value &L,
+                            const Value &R, const Value &T, const Value &F,
+                            const std::string &Text) {
+  if (std::optional<Value> V = choiceClamp(Cmp, L, R, T, F, Text))
+    return V;
+  if (std::optional<Value> V = choiceWrap(Cmp, L, R, T, F, Text))
+    return V;
+  return linearChoice(Cmp, L, R, T, F, Text);
+}
+
 std::optional<Value> Interpreter::readChoice(const ConditionalOperator *CO) {
   const auto *Cmp =
       dyn_cast<BinaryOperator>(CO->getCond()->IgnoreParenImpCasts());
@@ -161,11 +172,7 @@ std::optional<Value> Interpreter::readChoice(const ConditionalOperator *CO) {
     return std::nullopt;
   Value L = eval(Cmp->getLHS()), R = eval(Cmp->getRHS());
   const Value T = Value::index(TE->Idx), F = Value::index(FE->Idx);
-  std::optional<Value> Chosen = choiceClamp(Cmp, L, R, T, F, text(CO));
-  if (!Chosen)
-    Chosen = choiceWrap(Cmp, L, R, T, F, text(CO));
-  if (!Chosen)
-    Chosen = linearChoice(Cmp, L, R, T, F, text(CO));
+  std::optional<Value> Chosen = positionChoice(Cmp, L, R, T, F, text(CO));
   if (!Chosen || Chosen->K != Value::Index)
     return std::nullopt;
   return load(TE->movedTo(Chosen->Idx), TA->getType(), false);

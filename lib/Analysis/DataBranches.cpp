@@ -48,7 +48,8 @@ DPtr Interpreter::dataCondition(const Expr *Cond) {
           E, [&](const Expr *X) { return dataCondition(X); }))
     return *N;
   const auto *B = dyn_cast<BinaryOperator>(E);
-  if (!B || !comparisonSpelling(B->getOpcode())) {
+  const char *Op = B ? comparisonSpelling(B->getOpcode()) : nullptr;
+  if (!Op) {
     // A loaded integer tested as a truth value (alive && n == 2): x != 0.
     if (!E->getType()->isIntegerType())
       return nullptr;
@@ -62,7 +63,6 @@ DPtr Interpreter::dataCondition(const Expr *Cond) {
     N->Args = {V.D, Zero};
     return N;
   }
-  const char *Op = comparisonSpelling(B->getOpcode());
   // Each side: a data value, or an integer constant (limiter > 0). At
   // least one side loads from memory: a test of parameters alone is a mode
   // switch (one on a floating-point parameter is not taken yet), and one of
@@ -126,11 +126,12 @@ Interpreter::selectedValue(const ConditionalOperator *CO) {
   const bool Whole = CO->getType()->isIntegerType();
   if (!CO->getType()->isRealFloatingType() && !Whole)
     return std::nullopt;
-  if (Whole && !readsData(CO->getCond()))
+  const bool OnData = readsData(CO->getCond());
+  if (Whole && !OnData)
     return std::nullopt;
   size_t ReadsBefore = Reads.size();
-  DPtr Cond = readsData(CO->getCond()) ? dataCondition(CO->getCond())
-                                       : uniformCondition(CO->getCond());
+  DPtr Cond = OnData ? dataCondition(CO->getCond())
+                     : uniformCondition(CO->getCond());
   if (Cond) {
     auto Arm = [&](const Expr *X) -> DPtr {
       Value V = eval(X);

@@ -128,23 +128,10 @@ KernelAnalysis Interpreter::finish() {
       continue;
     }
     BlockLoopLeast[D] = *Least;
-    if (L.Step) {
-      Assumptions.insert(std::string("blockDim.") + "xyz"[D] + " == " +
-                         std::to_string(L.Step) + " (the loops over '" + L.Var +
-                         "' step by " + std::to_string(L.Step) +
-                         ", the launches' block: such a block covers " +
-                         std::to_string(L.span()) + " points)");
-      continue;
-    }
     Assumptions.insert(std::string("blockDim.") + "xyz"[D] +
-                       " >= " + std::to_string(*Least) + " (the loops over '" +
-                       L.Var + "' step by blockDim." + "xyz"[D] + ": a block covers " +
-                       std::to_string(L.span()) + " points whatever its size" +
-                       (*Least > 1 ? "; its threads below " +
-                                         std::to_string(*Least) +
-                                         " also fill the rest of a tile"
-                                   : std::string()) +
-                       ")");
+                       (L.Step ? " == " + std::to_string(L.Step)
+                               : " >= " + std::to_string(*Least)) +
+                       " (" + blockLoopWhy(L, D, *Least) + ")");
   }
   for (const auto &[D, B] : BlockSizes) {
     if (BlockLoops.count(D))

@@ -623,6 +623,12 @@ private:
   std::optional<Value> linearChoice(const BinaryOperator *Cmp, const Value &L,
                                     const Value &R, const Value &T,
                                     const Value &F, const std::string &Text);
+  /// choiceClamp, else choiceWrap, else linearChoice: the index a test on
+  /// positions chooses between two evaluated indices (an if that moves a
+  /// position local, a choice between two elements of one array).
+  std::optional<Value> positionChoice(const BinaryOperator *Cmp, const Value &L,
+                                      const Value &R, const Value &T,
+                                      const Value &F, const std::string &Text);
 
   // Periodic boundaries (Wraps.cpp).
   std::set<std::string> Wraps; // wraps of an index, as written

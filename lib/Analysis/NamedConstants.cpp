@@ -318,25 +318,11 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
   for (const auto &[D, K] : BlockLoopLeast) {
     const BlockLoopDim &L = BlockLoops.at(D);
     ir::Assumption A;
+    // Stepping by a number: exact for a block of that many threads only.
+    A.Kind = L.Step ? ir::Assumption::BlockDim : ir::Assumption::BlockDimAtLeast;
     A.Expr = std::string(1, "xyz"[D]);
-    if (L.Step) {
-      // Stepping by a number: exact for a block of that many threads only.
-      A.Kind = ir::Assumption::BlockDim;
-      A.Value = std::to_string(L.Step);
-      A.Why = "the loops over '" + L.Var + "' step by " + A.Value +
-              ", the launches' block: such a block covers " +
-              std::to_string(L.span()) + " points";
-      IR.Assumptions.push_back(std::move(A));
-      continue;
-    }
-    A.Kind = ir::Assumption::BlockDimAtLeast;
-    A.Value = std::to_string(K);
-    A.Why = "the loops over '" + L.Var + "' step by blockDim." + A.Expr +
-            ": a block covers " + std::to_string(L.span()) +
-            " points whatever its size" +
-            (K > 1 ? "; its threads below " + A.Value +
-                         " also fill the rest of a tile"
-                   : std::string());
+    A.Value = std::to_string(L.Step ? L.Step : K);
+    A.Why = blockLoopWhy(L, D, K);
     IR.Assumptions.push_back(std::move(A));
   }
   for (const auto &[D, B] : BlockSizes) {

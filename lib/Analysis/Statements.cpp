@@ -407,11 +407,7 @@ void Interpreter::mergeBranches(
       const std::string Text =
           "if (" + text(Cond) + ") " + Name + " = " + T.Idx.str();
       const auto &[L, R] = *Compared;
-      if (std::optional<Value> V = choiceClamp(Cmp, L, R, T, E, Text))
-        return *V;
-      if (std::optional<Value> V = choiceWrap(Cmp, L, R, T, E, Text))
-        return *V;
-      if (std::optional<Value> V = linearChoice(Cmp, L, R, T, E, Text))
+      if (std::optional<Value> V = positionChoice(Cmp, L, R, T, E, Text))
         return *V;
     }
     // A mode switch: the variable holds cond ? then : else at every point.
