@@ -637,8 +637,14 @@ KernelAnalysis Interpreter::finish() {
               "not a bound on the slowest coordinate");
   std::vector<ir::Assumption> GuardsChecked;
   if (std::string Why = guardedReadsHold(AxisSyms, TLo, THi, GuardsChecked);
-      !Why.empty())
-    partial(ReasonKind::Guard, Why);
+      !Why.empty()) {
+    // Fills the domain takes: a zero boundary where they are reads
+    // replaced by 0 outside bounds of their coordinates.
+    if (SymbolicOrigin)
+      partial(ReasonKind::Guard, Why);
+    else
+      zeroBoundaries(IR, AxisSyms, *Shift, TLo, THi, OffsetOf, Why);
+  }
   // Clamped indices (replicated boundaries) and wrapped ones (periodic).
   const std::string Moved =
       Wraps.empty()    ? "indices are clamped to the array's edge"
@@ -666,6 +672,7 @@ KernelAnalysis Interpreter::finish() {
               " boundary the IR states: " + Why);
     }
   }
+  oneBoundaryKind(IR);
   // Array extents from strides: stride[a+1] / stride[a].
   for (size_t A = 0; A + 1 < Strides.size(); ++A)
     IR.Axes[A].Extent = extentBetween(Strides[A], Strides[A + 1]);

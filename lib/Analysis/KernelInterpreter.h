@@ -678,6 +678,20 @@ private:
                                const std::vector<std::optional<Poly>> &TLo,
                                const std::vector<std::optional<Poly>> &THi,
                                std::vector<ir::Assumption> &Checked);
+  /// Where guardedReadsHold finds a fill taken on the domain (\p FillWhy):
+  /// the zero boundary the guards make of the reads, its bounds set on IR's
+  /// axes (ZeroBoundaries.cpp); else a partial reason, about the boundary
+  /// when every guard the domain can fail was a zero fill, else FillWhy.
+  void zeroBoundaries(
+      ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
+      const ir::Offset &Shift, const std::vector<std::optional<Poly>> &TLo,
+      const std::vector<std::optional<Poly>> &THi,
+      const std::function<std::optional<ir::Offset>(const Poly &,
+                                                    std::string &)> &OffsetOf,
+      const std::string &FillWhy);
+  /// A partial reason for each axis with a zero boundary that is also
+  /// clamped or wrapped.
+  void oneBoundaryKind(const ir::StencilIR &IR);
   /// L == R ? AtEq : Pos as a clamp of Pos (Clamps.cpp).
   std::optional<Value> equalityClamp(const Value &L, const Value &R,
                                      const Value &AtEq, const Value &Pos,

@@ -249,7 +249,7 @@ void Interpreter::recordBuildFacts(ir::StencilIR &IR) {
   for (const ir::Axis &A : IR.Axes)
     for (const std::string *S : {&A.Lower, &A.Upper, &A.Extent, &A.ThreadOffset,
                                  &A.LinearStep, &A.LinearModulus, &A.ClampLower,
-                                 &A.ClampUpper})
+                                 &A.ClampUpper, &A.ZeroLower, &A.ZeroUpper})
       Texts.push_back(S);
   for (const ir::Assumption &A : IR.Assumptions)
     if (A.Kind == ir::Assumption::Holds)

@@ -112,6 +112,11 @@ void mergeClampSets(const DPtr &Into, const DPtr &From);
 /// Whether \p X is a number (or its negation): the fill of a guarded load,
 /// i > 0 ? in[i - 1] : 0.0f.
 bool isLiteralFill(const Expr *X);
+/// Whether X is +0 in its value's type (0, 0.0f, T(0), T()): a fill that
+/// makes a guarded read a zero boundary (ZeroBoundaries.cpp).
+bool isZeroFill(const Expr *X);
+/// Whether a DNode literal's text spells +0.
+bool isZeroText(const std::string &Literal);
 /// A key that two trees share exactly when they are the same expression.
 std::string treeKey(const DPtr &N);
 /// Whether two value trees are the same computation (treeKey's fields,

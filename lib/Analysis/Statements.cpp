@@ -430,12 +430,21 @@ void Interpreter::mergeBranches(
     if (!ReadsData && IsFill(T) != IsFill(E)) {
       const bool FillThen = IsFill(T);
       const Value &Taken = FillThen ? E : T;
+      const Value &Fill = FillThen ? T : E;
       std::vector<PosGuard> Gs;
       bool Guarded = false;
       if (Taken.K == Value::Data && Taken.D &&
-          positionGuards(Cond, /*Negate=*/FillThen, Gs))
+          positionGuards(Cond, /*Negate=*/FillThen, Gs)) {
+        // The read itself where the other side leaves +0: a zero boundary.
+        const bool Zero =
+            (Fill.K == Value::Index && Fill.Idx == Poly::constant(0)) ||
+            (Fill.K == Value::Data && Fill.D && isZeroText(Fill.D->Value));
+        if (Zero && Taken.D->K == DNode::Read && !Taken.D->Shared)
+          for (PosGuard &G : Gs)
+            G.ZeroFill = true;
         if (DPtr G = withInBounds(Taken.D, Gs, &Guarded); Guarded)
           return Value::data(G);
+      }
     }
     // An accumulation made only where a test on positions holds.
     if (!ReadsData)

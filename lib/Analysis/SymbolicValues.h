@@ -91,6 +91,10 @@ struct PosGuard {
   /// Set when the guard is a __shared__ tile store's (the tile is loaded
   /// only where it holds), not a load's with a fill value.
   std::string Tile;
+  /// Set when the guarded value is the read itself and its fill is +0
+  /// (cond ? in[g] : 0.0f): a zero boundary where the domain fails the
+  /// guard (ZeroBoundaries.cpp).
+  bool ZeroFill = false;
 };
 
 /// A floating-point value as an expression tree whose reads still carry the

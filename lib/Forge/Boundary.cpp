@@ -1,4 +1,4 @@
-//===- Boundary.cpp - Replicated and periodic boundaries -------------------===//
+//===- Boundary.cpp - Replicated, periodic and zero boundaries -------------===//
 
 #include "Boundary.h"
 
@@ -22,9 +22,15 @@ struct BoundaryWords {
 };
 
 BoundaryWords boundaryWords(const StencilIR &IR) {
-  bool Clamped = false;
-  for (const ir::Axis &X : IR.Axes)
+  bool Clamped = false, Zeroed = false;
+  for (const ir::Axis &X : IR.Axes) {
     Clamped |= X.clamped();
+    Zeroed |= X.zeroed();
+  }
+  if (Zeroed && (Clamped || hasWrappedAxes(IR)))
+    return {"Boundaries of several kinds", "the bounds", "bounded"};
+  if (Zeroed)
+    return {"A zero boundary", "the zero bounds", "zero-filled"};
   if (!hasWrappedAxes(IR))
     return {"A replicated boundary", "the clamp bounds", "clamped"};
   if (!Clamped)
@@ -182,7 +188,25 @@ std::string whyNotBoundary(const ir::Axis &X) {
     return "axis '" + X.Name +
            "' is both clamped and wrapped: its boundary is replicated or "
            "periodic, not both";
+  if (X.ZeroLower.empty() != X.ZeroUpper.empty())
+    return "axis '" + X.Name +
+           "' has one zero bound only: a zero boundary needs both "
+           "zero_lower and zero_upper";
+  if (X.zeroed() && (X.clamped() || X.wrapped()))
+    return "axis '" + X.Name +
+           "' has a zero boundary and a clamp or wrap: one kind per axis";
   return "";
+}
+
+std::string zeroTest(const std::string &C, int O, const ir::Axis &X) {
+  const std::string At = "(" + C + " + (" + std::to_string(O) + "))";
+  return At + " >= (long long)(" + X.ZeroLower + ") && " + At +
+         " <= (long long)(" + X.ZeroUpper + ")";
+}
+
+std::string zeroedRead(const std::string &Element, const std::string &Tests) {
+  return Tests.empty() ? Element
+                       : "((" + Tests + ") ? " + Element + " : 0)";
 }
 
 std::string boundaryHelpers(const StencilIR &IR) {
@@ -229,7 +253,8 @@ std::string emitFrameLaunch(const StencilView &V, const GenerateOptions &O) {
     const ir::Axis &X = IR.Axes[A];
     const std::string I = std::to_string(VA);
     OS << "  // axis '" << X.Name << "': "
-       << (X.wrapped() ? "wrapped" : "clamped") << " into ["
+       << (X.wrapped() ? "wrapped into [" : X.zeroed() ? "zero outside ["
+                                                       : "clamped into [")
        << X.boundaryLower() << ", " << X.boundaryUpper()
        << "], read at offsets [" << V.minOffset(VA) << ", "
        << V.maxOffset(VA) << "]\n"

@@ -1,10 +1,12 @@
-//===- Boundary.h - Replicated and periodic boundaries ---------------------===//
+//===- Boundary.h - Replicated, periodic and zero boundaries ---------------===//
 ///
 /// \file
 /// An axis with a boundary (docs/stencil-ir.md) moves the reads that leave
 /// its bounds back inside them: a replicated boundary clamps them into
 /// [clamp_lower, clamp_upper] (`fs_clamp`), a periodic one wraps them into
-/// [wrap_lower, wrap_upper] by one period (`fs_wrap`). The strategies'
+/// [wrap_lower, wrap_upper] by one period (`fs_wrap`), a zero boundary
+/// reads 0 outside [zero_lower, zero_upper] instead of an element (the
+/// read becomes `inside ? a[...] : 0`). The strategies'
 /// kernels know nothing about boundaries. The launcher head computes along
 /// every such axis the interior, the points whose reads all lie within the
 /// bounds, launches the frame kernel over the rest of the domain (one point
@@ -37,7 +39,7 @@
 namespace forgestencil {
 namespace forge {
 
-/// Whether an axis of the IR clamps or wraps its reads.
+/// Whether an axis of the IR clamps, wraps or zeroes its reads.
 bool hasBoundaryAxes(const ir::StencilIR &IR);
 /// Whether an axis of the IR wraps its reads (a periodic boundary).
 bool hasWrappedAxes(const ir::StencilIR &IR);
@@ -57,6 +59,14 @@ std::string boundaryHelpers(const ir::StencilIR &IR);
 /// `fs_clamp(C + (O), (long long)(lo), (long long)(hi))` or the same with
 /// `fs_wrap`.
 std::string boundaryCoord(const std::string &C, int O, const ir::Axis &X);
+
+/// The test that a read at offset \p O from coordinate \p C lies within
+/// the bounds of axis \p X, a zero boundary: outside them the read is 0.
+std::string zeroTest(const std::string &C, int O, const ir::Axis &X);
+
+/// \p Element, a read, as the IR's boundaries take it: `(Tests ? Element :
+/// 0)` where \p Tests (zeroTest's, joined by &&) is not empty.
+std::string zeroedRead(const std::string &Element, const std::string &Tests);
 
 /// The frame kernel `<launcher>_frame`: the points of the domain with a
 /// read outside the bounds, given as up to six boxes (fs_frame_boxes), one

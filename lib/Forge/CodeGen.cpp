@@ -608,17 +608,24 @@ std::string emitPointUpdate(const StencilView &V, const std::string &Indent,
     // Along an axis with a boundary the read moves from the point's
     // coordinate to the clamped or wrapped one: the same element as the
     // original's moved index.
-    std::string Moved;
+    // Along a zero boundary the element is read only where it lies within
+    // the bounds, 0 elsewhere.
+    std::string Moved, Tests;
     for (int A = 0; A < 3 && BoundaryReads; ++A) {
       const int IA = V.irAxis(A);
       if (VO[A] == 0 || IA < 0 || !IR.Axes[IA].hasBoundary())
         continue;
       const std::string C(1, "xyz"[A]);
+      if (IR.Axes[IA].zeroed()) {
+        Tests += (Tests.empty() ? "" : " && ") + zeroTest(C, VO[A], IR.Axes[IA]);
+        continue;
+      }
       Moved += " + (" + boundaryCoord(C, VO[A], IR.Axes[IA]) + " - " + C +
                ") * s" + std::to_string(A);
       VO[A] = 0;
     }
-    return Name + "[" + IndexVar + offsetTerms(VO) + Moved + "]";
+    return zeroedRead(Name + "[" + IndexVar + offsetTerms(VO) + Moved + "]",
+                      Tests);
   };
   for (size_t U = 0; U < IR.Updates.size(); ++U) {
     const ir::Update &Up = IR.Updates[U];
@@ -835,17 +842,22 @@ static std::string originalSourceAsNamed(const StencilIR &IR,
   };
   // On a replicated or periodic boundary a read's coordinate is clamped or
   // wrapped: the element moves from the point's coordinate to that one.
+  // On a zero boundary it is 0 outside the bounds.
   auto Read = [&](const std::string &Name, Offset Off) {
-    std::string Moved;
+    std::string Moved, Tests;
     for (size_t A = 0; A < IR.Axes.size(); ++A) {
       const ir::Axis &X = IR.Axes[A];
       if (Off[A] == 0 || !X.hasBoundary())
         continue;
+      if (X.zeroed()) {
+        Tests += (Tests.empty() ? "" : " && ") + zeroTest(X.Name, Off[A], X);
+        continue;
+      }
       Moved += " + (" + boundaryCoord(X.Name, Off[A], X) + " - " + X.Name +
                ") * (long long)(" + IR.Strides[A] + ")";
       Off[A] = 0;
     }
-    return Name + "[fs_i" + Offs(Off) + Moved + "]";
+    return zeroedRead(Name + "[fs_i" + Offs(Off) + Moved + "]", Tests);
   };
   // With a frame: the stencil inside the domain, the frame's values on
   // the rest of the box.

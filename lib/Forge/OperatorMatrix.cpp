@@ -85,18 +85,22 @@ std::string stencilSignature(const ir::StencilIR &IR) {
   // Clamped or wrapped reads need a frame kernel and change what the
   // interior costs: a replicated boundary is its own entry, named by the
   // clamped axes, and so is a periodic one, named by the wrapped axes.
-  std::string Clamped, Wrapped;
+  std::string Clamped, Wrapped, Zeroed;
   for (size_t A = 0; A < IR.Axes.size(); ++A) {
     const char Axis = "xyz"[A < 3 ? A : 2];
     if (IR.Axes[A].clamped())
       Clamped += Axis;
     if (IR.Axes[A].wrapped())
       Wrapped += Axis;
+    if (IR.Axes[A].zeroed())
+      Zeroed += Axis;
   }
   if (!Clamped.empty())
     OS << ".clamp-" << Clamped;
   if (!Wrapped.empty())
     OS << ".wrap-" << Wrapped;
+  if (!Zeroed.empty())
+    OS << ".zero-" << Zeroed;
   // Boundary values the kernel writes itself add a kernel over the frame.
   if (IR.Frame.present())
     OS << ".frame";
@@ -302,7 +306,8 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
   };
   auto Relaxed = [&](const std::string &Sig, int Pass) {
     std::string R = Pass >= 1 ? Without(Sig, ".coef") : Sig;
-    return Pass >= 2 ? Without(Without(Without(R, ".clamp-"), ".wrap-"),
+    return Pass >= 2 ? Without(Without(Without(Without(R, ".clamp-"), ".wrap-"),
+                                       ".zero-"),
                                ".frame")
                      : R;
   };
@@ -313,15 +318,16 @@ StrategyParams pickStrategy(const json &Matrix, const ir::StencilIR &IR,
       return Signature.find(Part) != std::string::npos ||
              Entry.find(Part) != std::string::npos;
     };
-    const bool Wrap = Either(".wrap-");
+    const bool Wrap = Either(".wrap-"), Zero = Either(".zero-");
+    const std::string Kinds = Zero   ? (Wrap ? "replicated, periodic or zero"
+                                             : "replicated or zero")
+                              : Wrap ? "replicated or periodic"
+                                     : "replicated";
     if (Either(".frame"))
-      return std::string("differs in how coefficients are passed, in which "
-                         "axes have a ") +
-             (Wrap ? "replicated or periodic" : "replicated") +
-             " boundary or in the boundary values the kernel writes";
-    return std::string("differs in how coefficients are passed or in which "
-                       "axes have a ") +
-           (Wrap ? "replicated or periodic" : "replicated") + " boundary";
+      return "differs in how coefficients are passed, in which axes have a " +
+             Kinds + " boundary or in the boundary values the kernel writes";
+    return "differs in how coefficients are passed or in which axes have a " +
+           Kinds + " boundary";
   };
   for (int Pass = 0; Pass < 3; ++Pass) {
     if (!Matrix.contains("entries"))

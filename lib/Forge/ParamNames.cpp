@@ -253,6 +253,8 @@ ir::StencilIR renameParams(const ir::StencilIR &IR,
     R(A.WrapLower);
     R(A.WrapUpper);
     R(A.WrapPeriod);
+    R(A.ZeroLower);
+    R(A.ZeroUpper);
   }
   for (std::string &S : Out.Strides)
     R(S);

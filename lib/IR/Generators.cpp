@@ -118,7 +118,7 @@ bool readInsideArray(const StencilIR &IR, const std::string &Array,
     if (A >= IR.Axes.size())
       return false;
     const Axis &X = IR.Axes[A];
-    if (X.clamped() || X.wrapped())
+    if (X.hasBoundary())
       return false;
     std::optional<long long> Lo = wholeNumber(X.Lower);
     std::optional<long long> Margin = marginBelow(X.Upper, X.Extent);

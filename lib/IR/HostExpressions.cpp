@@ -32,7 +32,7 @@ std::vector<std::string> hostExpressions(const StencilIR &IR) {
     for (const std::string *E :
          {&A.Lower, &A.Upper, &A.Extent, &A.ThreadOffset, &A.LinearStep,
           &A.LinearModulus, &A.ClampLower, &A.ClampUpper, &A.WrapLower,
-          &A.WrapUpper, &A.WrapPeriod})
+          &A.WrapUpper, &A.WrapPeriod, &A.ZeroLower, &A.ZeroUpper})
       Add(*E);
   AddAll(IR.Strides);
   for (const InputArray &In : IR.Inputs) {

@@ -290,6 +290,10 @@ json toJson(const StencilIR &IR) {
       X["clamp_lower"] = A.ClampLower;
       X["clamp_upper"] = A.ClampUpper;
     }
+    if (A.zeroed()) {
+      X["zero_lower"] = A.ZeroLower;
+      X["zero_upper"] = A.ZeroUpper;
+    }
     if (A.wrapped()) {
       X["wrap_lower"] = A.WrapLower;
       X["wrap_upper"] = A.WrapUpper;
@@ -576,6 +580,8 @@ void readMembers(const json &J, JsonReader &R, const std::string &P,
     X.WrapLower = R.string(A, "wrap_lower", AP, "");
     X.WrapUpper = R.string(A, "wrap_upper", AP, "");
     X.WrapPeriod = R.string(A, "wrap_period", AP, "");
+    X.ZeroLower = R.string(A, "zero_lower", AP, "");
+    X.ZeroUpper = R.string(A, "zero_upper", AP, "");
     IR.Axes.push_back(std::move(X));
   }
   IR.Strides = R.strings(J, "strides", P, true);

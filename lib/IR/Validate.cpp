@@ -211,6 +211,19 @@ private:
         fail(P, "axis " + shown(X.Name) +
                     " has wrap_period but no wrap_lower/wrap_upper: a "
                     "period belongs to a periodic boundary");
+      expression(memberPath(P, "zero_lower"), X.ZeroLower, true);
+      expression(memberPath(P, "zero_upper"), X.ZeroUpper, true);
+      if (ok() && X.ZeroLower.empty() != X.ZeroUpper.empty())
+        fail(P, "axis " + shown(X.Name) + " has " +
+                    (X.ZeroUpper.empty() ? "zero_lower but no zero_upper"
+                                         : "zero_upper but no zero_lower") +
+                    ": a zero boundary needs both bounds");
+      if (ok() && X.zeroed() && (X.clamped() || X.wrapped()))
+        fail(P, "axis " + shown(X.Name) + " has zero_lower/zero_upper and " +
+                    (X.clamped() ? "clamp_lower/clamp_upper"
+                                 : "wrap_lower/wrap_upper") +
+                    ": an axis's reads outside its bounds are clamped, "
+                    "wrapped or zero, one of them");
       if (ok() && X.clamped() && X.wrapped())
         fail(P, "axis " + shown(X.Name) +
                     " has both clamp_lower/clamp_upper and "

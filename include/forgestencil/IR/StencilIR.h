@@ -123,16 +123,25 @@ struct Axis {
                ? WrapPeriod
                : "(" + WrapUpper + ") - (" + WrapLower + ") + 1";
   }
+  /// A zero boundary: every read of every input along this axis at a
+  /// coordinate c = p + o outside [ZeroLower, ZeroUpper] (inclusive C
+  /// expressions over kernel parameters) is 0 in the element type, not an
+  /// element (the original tests the coordinate and takes the literal 0 in
+  /// place of the load: in >= 0 && in < w ? a[...] : 0). Both empty when no
+  /// read is replaced; the domain lies within the bounds. An axis has one
+  /// boundary kind at most.
+  std::string ZeroLower, ZeroUpper;
+  bool zeroed() const { return !ZeroLower.empty(); }
   /// Reads along this axis stay within [boundaryLower(), boundaryUpper()]
-  /// (clamped or wrapped there).
-  bool hasBoundary() const { return clamped() || wrapped(); }
-  /// The inclusive bounds of the axis's boundary (clamp or wrap bounds);
-  /// empty when it has none.
+  /// (clamped or wrapped there, or replaced by 0 outside).
+  bool hasBoundary() const { return clamped() || wrapped() || zeroed(); }
+  /// The inclusive bounds of the axis's boundary (clamp, wrap or zero
+  /// bounds); empty when it has none.
   const std::string &boundaryLower() const {
-    return wrapped() ? WrapLower : ClampLower;
+    return wrapped() ? WrapLower : zeroed() ? ZeroLower : ClampLower;
   }
   const std::string &boundaryUpper() const {
-    return wrapped() ? WrapUpper : ClampUpper;
+    return wrapped() ? WrapUpper : zeroed() ? ZeroUpper : ClampUpper;
   }
 };
 

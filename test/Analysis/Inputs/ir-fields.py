@@ -59,6 +59,8 @@ def main():
                 linear += " clamp [%s, %s]" % (a["clamp_lower"], a["clamp_upper"])
             if "wrap_lower" in a:
                 linear += " wrap [%s, %s]" % (a["wrap_lower"], a["wrap_upper"])
+            if "zero_lower" in a:
+                linear += " zero [%s, %s]" % (a["zero_lower"], a["zero_upper"])
             if "wrap_period" in a:
                 linear += " period %s" % a["wrap_period"]
             if "block_points" in a:
