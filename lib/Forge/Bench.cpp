@@ -404,9 +404,9 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
        << "  fs_st[" << A << "] = (long long)(" << IR.Strides[A] << ");\n";
     if (X.Source == ir::AxisSource::Thread) {
       char D = X.ThreadDim == 'y' || X.ThreadDim == 'z' ? X.ThreadDim : 'x';
-      OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
+      OS << "  fs_lo[" << A << "] = (std::max)(fs_lo[" << A << "], (long long)("
          << X.ThreadOffset << "));\n"
-         << "  fs_hi[" << A << "] = std::min(fs_hi[" << A << "], (long long)("
+         << "  fs_hi[" << A << "] = (std::min)(fs_hi[" << A << "], (long long)("
          << X.ThreadOffset << ") + (long long)fs_grid." << D << " * "
          << (X.BlockPoints > 0 ? std::to_string(X.BlockPoints) + "LL"
                                : std::string("fs_block.") + D)
@@ -414,10 +414,10 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
                                  : std::string())
          << ");\n";
     } else if (X.Source == ir::AxisSource::Linear) {
-      OS << "  fs_lo[" << A << "] = std::max(fs_lo[" << A << "], (long long)("
+      OS << "  fs_lo[" << A << "] = (std::max)(fs_lo[" << A << "], (long long)("
          << X.ThreadOffset << "));\n";
       if (!X.LinearModulus.empty())
-        OS << "  fs_hi[" << A << "] = std::min(fs_hi[" << A << "], (long long)("
+        OS << "  fs_hi[" << A << "] = (std::min)(fs_hi[" << A << "], (long long)("
            << X.ThreadOffset << ") + (long long)(" << X.LinearModulus
            << "));\n";
     }
@@ -452,14 +452,14 @@ std::string driverHead(const ir::StencilIR &IR, const ir::StencilIR &Model,
         std::string Lo = "(long long)(" + IR.Frame.Lower[A] + ")";
         std::string Hi = "(long long)(" + IR.Frame.Upper[A] + ")";
         if (ById)
-          Lo = "std::max(" + Lo + ", (long long)(" + X.ThreadOffset + "))";
+          Lo = "(std::max)(" + Lo + ", (long long)(" + X.ThreadOffset + "))";
         if (ById && !X.LinearModulus.empty())
-          Hi = "std::min(" + Hi + ", (long long)(" + X.ThreadOffset +
+          Hi = "(std::min)(" + Hi + ", (long long)(" + X.ThreadOffset +
                ") + (long long)(" + X.LinearModulus + "))";
         const std::string I = std::to_string(A);
-        OS << "  fs_lo[" << I << "] = std::min(fs_lo[" << I << "], " << Lo
+        OS << "  fs_lo[" << I << "] = (std::min)(fs_lo[" << I << "], " << Lo
            << ");\n"
-           << "  fs_hi[" << I << "] = std::max(fs_hi[" << I << "], " << Hi
+           << "  fs_hi[" << I << "] = (std::max)(fs_hi[" << I << "], " << Hi
            << ");\n";
       }
     }
