@@ -231,7 +231,7 @@ std::string coarseMarkerLeft(const std::map<const Stmt *, CoarseLoop> &Loops,
 }
 
 void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
-                            const CoarseLoop &L, int64_t First) {
+                            const CoarseLoop &L, int64_t First, int64_t Step) {
   const std::string G = GlobalThread[L.Dim], Pos = coarsePosition(L.Dim);
   const std::string Bid = builtin("bid", L.Dim);
   auto Refuse = [&](const std::string &Why) {
@@ -243,6 +243,16 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
     return Refuse(Why);
   if (Coarsened.count(L.Dim))
     return Refuse("coarsens an axis another loop coarsens");
+  // Points a block apart by a number: a block of that many threads, else
+  // the block's threads share points and the IR's (C * blockIdx + s) *
+  // blockDim + threadIdx is not what they compute.
+  if (L.Apart == CoarseLoop::BlockApart)
+    if (std::optional<int64_t> B = L.Block.constantValue())
+      if (auto It = BlockSizes.find(L.Dim); It != BlockSizes.end() && It->second != *B)
+        return Refuse("moves its points " + std::to_string(*B) +
+                      " apart, but a block has " + std::to_string(It->second) +
+                      " threads along " + std::string(1, "xyz"[L.Dim]) +
+                      ": its threads would compute points of each other's");
   // Before the loop the position along the axis is the thread's first
   // point, no point of its own: nothing may have been stored, read or
   // guarded there.
@@ -282,8 +292,10 @@ void Interpreter::runCoarse(const VarDecl *Var, const Stmt *Body,
                S0 = SharedStores.size(), L0 = LoopAxes.size(),
                P0 = Splits.size();
   const unsigned B0 = Barriers;
-  // The loop's variable is the round s plus its first value.
-  Env[Var] = Value::index(Poly::symbol(coarseVar(L.Dim)) + Poly::constant(First));
+  // The loop's variable is its first value plus the round s times its step
+  // (for (j = 0; j < TILE; j += ROWS), rows a block apart, steps by ROWS).
+  Env[Var] = Value::index(Poly::symbol(coarseVar(L.Dim)) * Poly::constant(Step) +
+                          Poly::constant(First));
   ActiveCoarse.push_back(&L);
   execLoopBody(Body);
   ActiveCoarse.pop_back();

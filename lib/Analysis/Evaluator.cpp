@@ -563,10 +563,12 @@ Value Interpreter::eval(const Expr *E) {
     }
     QualType T = AS->getType();
     if (T->isArrayType()) {
-      // u[k][j] of float u[NZ][NY][NX]: a row, in scalars.
+      // u[k][j] of float u[NZ][NY][NX]: a row, in scalars, a number a
+      // macro in the type may change in another build.
       auto N = scalarsIn(T, Ctx);
       if (!N)
         return Value::unknown("a variable-length array row");
+      noteWrittenRowSizes(AS->getBase());
       return Base.movedTo(Base.Idx + Idx.Idx * Poly::constant(*N));
     }
     return load(Base.movedTo(Base.Idx + Idx.Idx), T, false);

@@ -200,8 +200,17 @@ std::vector<HotspotRow> rankHotspots(const Inventory &Inv,
     if (L.Kind != "chevron") {
       R.WhyNot = "launched through " + L.Kind +
                  "(): the rewriter guards only <<< >>> launches";
-    } else if (L.InMacro) {
-      R.WhyNot = "the launch is spelled inside the macro '" + L.MacroName + "'";
+    } else if (L.InMacro && !L.MacroNamesKernel) {
+      // The rewriter guards a launch in a macro's body where the macro
+      // takes the kernel's plain name as a parameter (RewriteFacts.cpp).
+      R.WhyNot = "the launch is spelled inside the macro '" + L.MacroName +
+                 "', which names the kernel itself rather than taking it as "
+                 "a parameter";
+    } else if (L.InMacro &&
+               (!L.TemplateArgs.empty() || L.Kernel.find("::") != std::string::npos)) {
+      R.WhyNot = "the launch is spelled inside the macro '" + L.MacroName +
+                 "' and names a template's instantiation or a qualified "
+                 "kernel; only a plain kernel's name is guarded there";
     } else if (L.ThroughPointer && !R.Analysis) {
       R.WhyNot = "the kernel is called through the pointer '" + L.Kernel + "'";
       if (!L.PossibleKernels.empty()) {

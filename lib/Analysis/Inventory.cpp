@@ -177,6 +177,17 @@ public:
     if (L.InMacro) {
       L.MacroName =
           Lexer::getImmediateMacroName(Begin, SM, Ctx.getLangOpts()).str();
+      // The kernel's name from an argument, everything else in the body of
+      // the same expansion.
+      const SourceLocation End = E->getEndLoc();
+      if (SM.isMacroArgExpansion(Begin) && End.isMacroID() &&
+          !SM.isMacroArgExpansion(End)) {
+        const SourceLocation Use = SM.getImmediateExpansionRange(Begin).getBegin();
+        L.MacroNamesKernel =
+            Use.isMacroID() && !SM.isMacroArgExpansion(Use) &&
+            SM.getImmediateExpansionRange(Use).getBegin() ==
+                SM.getImmediateExpansionRange(End).getBegin();
+      }
       // Report the launch where the macro is used.
       Begin = SM.getExpansionLoc(Begin);
     }

@@ -32,6 +32,7 @@
 #define FORGESTENCIL_LIB_ANALYSIS_KERNELINTERPRETER_H
 
 #include "forgestencil/Analysis/Poly.h"
+#include "clang/AST/TypeLoc.h"
 #include "forgestencil/Analysis/PreprocessorFacts.h"
 #include "forgestencil/Analysis/StencilAnalysis.h"
 #include "BlockLoops.h"
@@ -560,8 +561,10 @@ private:
   std::map<const Stmt *, CoarseLoop> CoarseLoops, CoarseSeen;
   std::vector<const CoarseLoop *> ActiveCoarse;
   std::map<int, int64_t> Coarsened;
+  /// The coarsening reading of a loop whose round s has the variable
+  /// First + s * Step.
   void runCoarse(const VarDecl *Var, const Stmt *Body, const CoarseLoop &L,
-                 int64_t First);
+                 int64_t First, int64_t Step);
   /// A block's chunk of an axis walked by each thread (ChunkedLoops.cpp):
   /// true where the loop was taken (read or refused with the reason).
   bool chunkLoop(const VarDecl *Var, const Value &Init, const BinaryOperator *Cond,
@@ -793,6 +796,12 @@ private:
   void initLocalArray(const VarDecl *VD);
   std::optional<std::string> wholeMacro(const Expr *E, std::string &DefinedAt);
   void noteArraySizeMacros(const DeclaratorDecl *D);
+  void noteArraySizeMacros(TypeLoc TL);
+  /// The named constants in the array types written for the base of a
+  /// subscript that steps by a row (u[j][i] with u a float (*)[N], declared
+  /// so, a parameter float u[][N], or cast so where it is declared or
+  /// used): compile-time assumptions, as the rows' sizes are numbers.
+  void noteWrittenRowSizes(const Expr *Base, unsigned Depth = 0);
   void noteSizeMacros(const Expr *E);
   /// P with every named constant replaced by its number, each one recorded
   /// as assumed; Only limits it to the constants Only accepts.

@@ -334,19 +334,21 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       return;
     }
     // Thread coarsening, in a reading that runs the loop once (Coarsening.h).
-    // Rounds counted from the loop's first value (for r = 1; r <= C; ...).
-    const bool UnitStep = *StepC == 1;
+    // Rounds counted from the loop's first value (for r = 1; r <= C; ...),
+    // each a step up (for j = 0; j < TILE; j += ROWS: round s at j = s *
+    // ROWS).
+    const bool Upward = *StepC > 0;
     if (auto It = CoarseLoops.find(Body);
-        It != CoarseLoops.end() && UnitStep && It->second.Points == Trips &&
+        It != CoarseLoops.end() && Upward && It->second.Points == Trips &&
         std::none_of(ActiveCoarse.begin(), ActiveCoarse.end(),
                      [&](const CoarseLoop *A) { return A->Dim == It->second.Dim; })) {
-      runCoarse(Var, Body, It->second, *InitC);
+      runCoarse(Var, Body, It->second, *InitC, *StepC);
       return;
     }
     // What the first two rounds store first, or (where a guard the
     // analysis cannot state as a bound skipped the stores) the indices the
     // body's own variables hold after each: a coarsening shows in either.
-    const bool Observe = UnitStep && Trips >= 2 && ActiveCoarse.empty();
+    const bool Observe = Upward && Trips >= 2 && ActiveCoarse.empty();
     std::vector<size_t> Starts;
     std::vector<Poly> Firsts[2];
     const std::vector<const VarDecl *> Own =
@@ -355,10 +357,10 @@ void Interpreter::execLoop(const VarDecl *Var, const Value &Init,
       Starts.push_back(Writes.size());
       Env[Var] = Value::index(Poly::constant(V));
       execLoopBody(Body);
-      if (Observe && V - *InitC < 2)
+      if (const int64_t Round = (V - *InitC) / By; Observe && Round < 2)
         for (const VarDecl *VD : Own)
           if (auto E = Env.find(VD); E != Env.end() && E->second.K == Value::Index)
-            Firsts[V - *InitC].push_back(E->second.Idx);
+            Firsts[Round].push_back(E->second.Idx);
     }
     if (Observe && Starts[1] > Starts[0] && Writes.size() > Starts[1]) {
       Firsts[0].insert(Firsts[0].begin(), Writes[Starts[0]].Index);

@@ -187,12 +187,41 @@ void Interpreter::noteSizeMacros(const Expr *E) {
 }
 
 void Interpreter::noteArraySizeMacros(const DeclaratorDecl *D) {
-  const TypeSourceInfo *TSI = D ? D->getTypeSourceInfo() : nullptr;
-  if (!TSI)
-    return;
-  for (TypeLoc TL = TSI->getTypeLoc(); !TL.isNull(); TL = TL.getNextTypeLoc())
+  if (const TypeSourceInfo *TSI = D ? D->getTypeSourceInfo() : nullptr)
+    noteArraySizeMacros(TSI->getTypeLoc());
+}
+
+void Interpreter::noteArraySizeMacros(TypeLoc TL) {
+  for (; !TL.isNull(); TL = TL.getNextTypeLoc())
     if (auto AL = TL.getAs<ArrayTypeLoc>())
       noteSizeMacros(AL.getSizeExpr());
+}
+
+void Interpreter::noteWrittenRowSizes(const Expr *E, unsigned Depth) {
+  while (E) {
+    E = E->IgnoreParens();
+    if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+      if (const TypeSourceInfo *TSI = C->getTypeInfoAsWritten())
+        noteArraySizeMacros(TSI->getTypeLoc());
+      E = C->getSubExpr();
+    } else if (const auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
+      E = IC->getSubExpr();
+    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = AS->getBase();
+    } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
+      noteArraySizeMacros(dyn_cast<DeclaratorDecl>(M->getMemberDecl()));
+      return;
+    } else if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      noteArraySizeMacros(dyn_cast<DeclaratorDecl>(DR->getDecl()));
+      // auto u = (float (*)[N])p;: the cast where the pointer is made.
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+          VD && VD->getInit() && Depth < 4)
+        noteWrittenRowSizes(VD->getInit(), Depth + 1);
+      return;
+    } else {
+      return;
+    }
+  }
 }
 
 Poly Interpreter::resolved(const Poly &P,

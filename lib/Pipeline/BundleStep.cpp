@@ -3,8 +3,8 @@
 /// \file
 /// --bundle: the request forge::writeBundle takes (every translation unit
 /// with its nvcc flags, every rewritable stencil kernel with the unit that
-/// defines it, the knowledge base), and what the bundle holds said kernel
-/// by kernel.
+/// defines it, or those --kernels names, the knowledge base), and what the
+/// bundle holds said kernel by kernel.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -68,8 +68,31 @@ int Session::writeBundle(const driver::CudaCompilationDatabase &DB,
       U.Flags.push_back(N);
     Req.Units.push_back(std::move(U));
   }
+  // --kernels: only the kernels asked for (a template by its name, or one
+  // instantiation); a name that matches no stencil kernel gets a note (it
+  // may ask for a rewrite of another kind).
+  std::vector<rewrite::KernelInstanceName> Wanted;
+  std::vector<bool> Found;
+  for (const std::string &K : O.Kernels) {
+    Wanted.push_back(rewrite::KernelInstanceName::parse(K));
+    Found.push_back(false);
+  }
+  auto Asked = [&](const std::string &Kernel) {
+    if (Wanted.empty())
+      return true;
+    const rewrite::KernelInstanceName Have =
+        rewrite::KernelInstanceName::parse(Kernel);
+    bool Any = false;
+    for (size_t I = 0; I < Wanted.size(); ++I)
+      if (Wanted[I].Kernel == Have.Kernel &&
+          (!Wanted[I].isInstantiation() ||
+           rewrite::sameTemplateArgs(Wanted[I].TemplateArgs, Have.TemplateArgs)))
+        Any = Found[I] = true;
+    return Any;
+  };
   for (const auto &[Name, A] : Inv.analyses()) {
-    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR)
+    if (A.Result != analysis::KernelAnalysis::Stencil || !A.IR ||
+        !Asked(A.IR->Kernel))
       continue;
     if (!A.NotRewritten.empty()) {
       Err << "fs-rewrite: " << Name << ": not tuned: " << A.NotRewritten
@@ -78,6 +101,11 @@ int Session::writeBundle(const driver::CudaCompilationDatabase &DB,
     }
     Req.Kernels.push_back({*A.IR, definingUnit(Inv, A)});
   }
+  for (size_t I = 0; I < Wanted.size(); ++I)
+    if (!Found[I])
+      Err << "fs-rewrite: note: --kernels: '" << O.Kernels[I]
+          << "' names no stencil kernel of the analysed units: nothing of "
+             "it is bundled\n";
   std::string Error;
   // C/C++ units the CUDA front end skipped still have to link.
   for (const driver::CompileJob &H : DB.hostJobs())

@@ -170,7 +170,8 @@ cl::opt<std::string>
                    cl::value_desc("dir"), cl::cat(Category));
 cl::list<std::string>
     RewriteKernels("kernels", cl::CommaSeparated,
-                   cl::desc("Kernels to rewrite, a template by its name or "
+                   cl::desc("Kernels to rewrite (with --bundle, to bundle "
+                            "and tune), a template by its name or "
                             "by instantiation (k<double>) (default: every "
                             "kernel with a launch that can be rewritten)"),
                    cl::value_desc("a,b"), cl::cat(Category));

@@ -79,6 +79,11 @@ struct LaunchSite {
   std::string EnclosingFunction;
   bool InMacro = false;          ///< The launch is spelled in a macro body.
   std::string MacroName;         ///< The macro it is expanded from.
+  /// The macro takes the kernel's name as a parameter and spells the launch
+  /// `k<<<...>>>(...)` in its body (TeaLeaf's CUDALAUNCH(k, ...), a
+  /// hipLaunchKernelGGL macro): the rewriter guards such a launch in the
+  /// body itself.
+  bool MacroNamesKernel = false;
   bool InDependentContext = false; ///< Inside an uninstantiated template.
   /// The kernel is called through a pointer (Kernel is its spelling).
   bool ThroughPointer = false;
