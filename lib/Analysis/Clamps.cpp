@@ -387,83 +387,76 @@ std::string Interpreter::clampedBounds(
   std::vector<Use> Uses;
   std::map<size_t, std::map<std::string, Poly>> UpperB, LowerB;
   const ClampSet Unclamped;
-  std::function<bool(const DPtr &)> Walk = [&](const DPtr &D) {
-    if (!D)
-      return true;
-    if (D->K == DNode::Read && !D->Shared) {
-      std::string Ignored;
-      auto O = OffsetOf(D->Index, Ignored);
-      // An array of its own layout: its clamps index it with its strides.
-      std::vector<Poly> Layout;
-      if (!O)
-        O = OwnOffsetOf(D->Index, Layout);
-      const std::vector<Poly> &ReadStrides = Layout.empty() ? Strides : Layout;
-      if (!O)
-        for (const ClampSet &S : D->Clamps)
-          if (!S.Ids.empty()) {
-            Why = "'" + D->Name + "' is read through " +
-                  ClampInfos[S.Ids.front().first].Text +
-                  " at an index the IR does not place";
+  const bool AllRead = eachGlobalRead(Writes, [&](const DNode &Read) {
+    const DNode *D = &Read;
+    std::string Ignored;
+    auto O = OffsetOf(D->Index, Ignored);
+    // An array of its own layout: its clamps index it with its strides.
+    std::vector<Poly> Layout;
+    if (!O)
+      O = OwnOffsetOf(D->Index, Layout);
+    const std::vector<Poly> &ReadStrides = Layout.empty() ? Strides : Layout;
+    if (!O)
+      for (const ClampSet &S : D->Clamps)
+        if (!S.Ids.empty()) {
+          Why = "'" + D->Name + "' is read through " +
+                ClampInfos[S.Ids.front().first].Text +
+                " at an index the IR does not place";
+          return false;
+        }
+    if (O) {
+      std::vector<const ClampSet *> Sets;
+      for (const ClampSet &S : D->Clamps)
+        Sets.push_back(&S);
+      if (Sets.empty())
+        Sets.push_back(&Unclamped);
+      for (const ClampSet *S : Sets) {
+        Use U{D->Name, *O, S, {}, {}};
+        for (const auto &[Id, Coef] : S->Ids) {
+          const ClampInfo &CI = ClampInfos[Id];
+          const std::string What = CI.Wrap ? "the wrap " : "the clamp ";
+          const std::string Verb = CI.Wrap ? " moves" : " bounds";
+          auto X = AxisOf(CI);
+          if (!X)
+            return false;
+          if (Coef != ReadStrides[X->Axis]) {
+            Why = What + CI.Text + Verb + " the position along '" +
+                  AxisName(X->Axis) + "' but indexes '" + D->Name +
+                  "' with the stride " + Coef.str();
             return false;
           }
-      if (O) {
-        std::vector<const ClampSet *> Sets;
-        for (const ClampSet &S : D->Clamps)
-          Sets.push_back(&S);
-        if (Sets.empty())
-          Sets.push_back(&Unclamped);
-        for (const ClampSet *S : Sets) {
-          Use U{D->Name, *O, S, {}, {}};
-          for (const auto &[Id, Coef] : S->Ids) {
-            const ClampInfo &CI = ClampInfos[Id];
-            const std::string What = CI.Wrap ? "the wrap " : "the clamp ";
-            const std::string Verb = CI.Wrap ? " moves" : " bounds";
-            auto X = AxisOf(CI);
-            if (!X)
-              return false;
-            if (Coef != ReadStrides[X->Axis]) {
-              Why = What + CI.Text + Verb + " the position along '" +
-                    AxisName(X->Axis) + "' but indexes '" + D->Name +
-                    "' with the stride " + Coef.str();
-              return false;
-            }
-            if (!CI.Wrap && NoOp(CI, *X, *S))
-              continue;
-            int64_t K = X->KRaw - Shift[X->Axis];
-            if (K != (*O)[X->Axis]) {
-              Why = What + CI.Text + Verb + " the position " +
-                    std::to_string(K) + " along '" + AxisName(X->Axis) +
-                    "', but '" + D->Name + "' is read at " +
-                    std::to_string((*O)[X->Axis]) + " after it";
-              return false;
-            }
-            if (CI.Wrap) {
-              U.Wrapped.push_back({*X, &CI});
-              continue;
-            }
-            if (CI.Equality && K != (CI.Upper ? 1 : -1)) {
-              Why = "the condition " + CI.Text + " replaces only the "
-                    "position one point beyond its bound, but '" + D->Name +
-                    "' is read at " + std::to_string(K) + " along '" +
-                    AxisName(X->Axis) + "' through it";
-              return false;
-            }
-            (CI.Upper ? UpperB : LowerB)[X->Axis].emplace(CI.Bound.str(),
-                                                           CI.Bound);
-            U.Active.push_back({*X, &CI});
+          if (!CI.Wrap && NoOp(CI, *X, *S))
+            continue;
+          int64_t K = X->KRaw - Shift[X->Axis];
+          if (K != (*O)[X->Axis]) {
+            Why = What + CI.Text + Verb + " the position " +
+                  std::to_string(K) + " along '" + AxisName(X->Axis) +
+                  "', but '" + D->Name + "' is read at " +
+                  std::to_string((*O)[X->Axis]) + " after it";
+            return false;
           }
-          Uses.push_back(std::move(U));
+          if (CI.Wrap) {
+            U.Wrapped.push_back({*X, &CI});
+            continue;
+          }
+          if (CI.Equality && K != (CI.Upper ? 1 : -1)) {
+            Why = "the condition " + CI.Text + " replaces only the "
+                  "position one point beyond its bound, but '" + D->Name +
+                  "' is read at " + std::to_string(K) + " along '" +
+                  AxisName(X->Axis) + "' through it";
+            return false;
+          }
+          (CI.Upper ? UpperB : LowerB)[X->Axis].emplace(CI.Bound.str(),
+                                                         CI.Bound);
+          U.Active.push_back({*X, &CI});
         }
+        Uses.push_back(std::move(U));
       }
     }
-    for (const DPtr &A : D->Args)
-      if (!Walk(A))
-        return false;
     return true;
-  };
-  for (const Write &W : Writes)
-    if (!Walk(W.Value))
-      return Why;
+  });
+  if (!AllRead)
+    return Why;
 
   for (size_t A = 0; A < N; ++A) {
     auto &Up = UpperB[A], &Lo = LowerB[A];

@@ -16,8 +16,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <numeric>
 
 namespace forgestencil {
@@ -60,30 +58,6 @@ bool isLiteralFill(const Expr *X) {
   return isa<FloatingLiteral>(X) || isa<IntegerLiteral>(X);
 }
 
-bool isZeroFill(const Expr *X) {
-  // +0 in the value's type: 0, 0.0f, T(0), (double)0, T(); not -0.0.
-  X = X->IgnoreParenCasts();
-  if (isa<CXXScalarValueInitExpr>(X))
-    return true;
-  if (const auto *I = dyn_cast<IntegerLiteral>(X))
-    return I->getValue().isZero();
-  if (const auto *F = dyn_cast<FloatingLiteral>(X))
-    return F->getValue().isPosZero();
-  return false;
-}
-
-bool isZeroText(const std::string &Literal) {
-  // A literal as the interpreter spells it (its token, or digits).
-  std::string S = Literal;
-  while (!S.empty() && std::strchr("fFlLuU", S.back()))
-    S.pop_back();
-  if (S.empty() || S[0] == '-' || S[0] == '+')
-    return false;
-  char *End = nullptr;
-  const double V = std::strtod(S.c_str(), &End);
-  return End && *End == '\0' && V == 0.0;
-}
-
 std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
                                                const Expr *TrueE,
                                                const Expr *FalseE) {
@@ -101,10 +75,7 @@ std::optional<Value> Interpreter::guardedValue(const Expr *Cond,
   // The bounds travel with the global reads, which make the IR check them
   // (guardedReadsHold): a value with none (i > 0 ? a : 0.0f) keeps its fill.
   bool Guarded = false;
-  if (D && D->K == DNode::Read && !D->Shared &&
-      isZeroFill(FillTrue ? TrueE : FalseE))
-    for (PosGuard &G : Gs)
-      G.ZeroFill = true;
+  markZeroFill(Gs, D, isZeroFill(FillTrue ? TrueE : FalseE));
   if (D)
     D = withInBounds(D, Gs, &Guarded);
   if (!Guarded)
@@ -154,6 +125,24 @@ DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs,
   for (DPtr &A : C->Args)
     A = withInBounds(A, Gs, Guarded);
   return C;
+}
+
+bool eachGlobalRead(const std::vector<Write> &Writes,
+                    const std::function<bool(const DNode &)> &Fn) {
+  std::function<bool(const DPtr &)> Walk = [&](const DPtr &D) {
+    if (!D)
+      return true;
+    if (D->K == DNode::Read && !D->Shared && !Fn(*D))
+      return false;
+    for (const DPtr &A : D->Args)
+      if (!Walk(A))
+        return false;
+    return true;
+  };
+  for (const Write &W : Writes)
+    if (!Walk(W.Value))
+      return false;
+  return true;
 }
 
 std::string Interpreter::guardedReadsHold(

@@ -117,6 +117,9 @@ bool isLiteralFill(const Expr *X);
 bool isZeroFill(const Expr *X);
 /// Whether a DNode literal's text spells +0.
 bool isZeroText(const std::string &Literal);
+/// Marks the guards \p Gs of a guarded value \p Taken as zero fills where
+/// the value is a global read itself and \p FillIsZero (ZeroBoundaries.cpp).
+void markZeroFill(std::vector<PosGuard> &Gs, const DPtr &Taken, bool FillIsZero);
 /// A key that two trees share exactly when they are the same expression.
 std::string treeKey(const DPtr &N);
 /// Whether two value trees are the same computation (treeKey's fields,
@@ -143,6 +146,11 @@ bool sameGuards(const std::vector<Constraint> &A,
 /// N, its global reads taken only where Gs hold; *Guarded: there was one.
 DPtr withInBounds(const DPtr &N, const std::vector<PosGuard> &Gs,
                   bool *Guarded = nullptr);
+/// Calls \p Fn on every global read (a Read node not of a __shared__ tile)
+/// of the writes' values, in tree order, until it returns false; whether
+/// it never did.
+bool eachGlobalRead(const std::vector<Write> &Writes,
+                    const std::function<bool(const DNode &)> &Fn);
 /// P / D when D's single monomial divides every monomial of P.
 std::optional<Poly> exactQuotient(const Poly &P, const Poly &D);
 bool isAxisSymbol(const std::string &S);

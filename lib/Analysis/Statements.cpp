@@ -435,13 +435,10 @@ void Interpreter::mergeBranches(
       bool Guarded = false;
       if (Taken.K == Value::Data && Taken.D &&
           positionGuards(Cond, /*Negate=*/FillThen, Gs)) {
-        // The read itself where the other side leaves +0: a zero boundary.
-        const bool Zero =
-            (Fill.K == Value::Index && Fill.Idx == Poly::constant(0)) ||
-            (Fill.K == Value::Data && Fill.D && isZeroText(Fill.D->Value));
-        if (Zero && Taken.D->K == DNode::Read && !Taken.D->Shared)
-          for (PosGuard &G : Gs)
-            G.ZeroFill = true;
+        markZeroFill(Gs, Taken.D,
+                     (Fill.K == Value::Index && Fill.Idx == Poly::constant(0)) ||
+                         (Fill.K == Value::Data && Fill.D &&
+                          isZeroText(Fill.D->Value)));
         if (DPtr G = withInBounds(Taken.D, Gs, &Guarded); Guarded)
           return Value::data(G);
       }

@@ -31,6 +31,8 @@
 
 #include "KernelInterpreter.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <map>
 
 namespace forgestencil {
@@ -95,6 +97,39 @@ std::optional<AxisBound> axisBound(const PosGuard &G,
 
 } // namespace
 
+bool isZeroFill(const Expr *X) {
+  // +0 in the value's type: 0, 0.0f, T(0), (double)0, T(); not -0.0.
+  X = X->IgnoreParenCasts();
+  if (isa<CXXScalarValueInitExpr>(X))
+    return true;
+  if (const auto *I = dyn_cast<IntegerLiteral>(X))
+    return I->getValue().isZero();
+  if (const auto *F = dyn_cast<FloatingLiteral>(X))
+    return F->getValue().isPosZero();
+  return false;
+}
+
+bool isZeroText(const std::string &Literal) {
+  // A literal as the interpreter spells it (its token, or digits).
+  std::string S = Literal;
+  while (!S.empty() && std::strchr("fFlLuU", S.back()))
+    S.pop_back();
+  if (S.empty() || S[0] == '-' || S[0] == '+')
+    return false;
+  char *End = nullptr;
+  const double V = std::strtod(S.c_str(), &End);
+  return End && *End == '\0' && V == 0.0;
+}
+
+void markZeroFill(std::vector<PosGuard> &Gs, const DPtr &Taken,
+                  bool FillIsZero) {
+  // The read itself, not a value computed from it: 0 in its place is the
+  // IR's zero boundary.
+  if (FillIsZero && Taken && Taken->K == DNode::Read && !Taken->Shared)
+    for (PosGuard &G : Gs)
+      G.ZeroFill = true;
+}
+
 void Interpreter::zeroBoundaries(
     ir::StencilIR &IR, const std::vector<std::string> &AxisSyms,
     const ir::Offset &Shift, const std::vector<std::optional<Poly>> &TLo,
@@ -116,67 +151,58 @@ void Interpreter::zeroBoundaries(
     };
     std::vector<Use> Uses;
     std::string Unplaced, Why;
-    std::function<bool(const DPtr &)> Walk = [&](const DPtr &D) {
-      if (!D)
-        return true;
-      if (D->K == DNode::Read && !D->Shared) {
-        std::string Ignored;
-        std::optional<ir::Offset> O = OffsetOf(D->Index, Ignored);
-        if (!O) {
-          if (!D->InBounds.empty()) {
-            Why = "the load of '" + D->Name + "' guarded by " +
-                  D->InBounds.front().Text +
-                  " is at an index the IR does not place";
-            return false;
-          }
-          Unplaced = D->Name;
-        } else {
-          Use U{D->Name, *O, std::vector<bool>(N), std::vector<bool>(N)};
-          for (const PosGuard &G : D->InBounds) {
-            const std::string Fill =
-                "the load of '" + D->Name + "' guarded by " + G.Text +
-                " takes its fill value at points of the domain";
-            if (!G.Tile.empty()) {
-              Why = "the __shared__ array '" + G.Tile + "' is loaded from '" +
-                    D->Name + "' only where " + G.Text +
-                    ", which does not hold for every element the domain's "
-                    "points read";
-              return false;
-            }
-            std::optional<AxisBound> B = axisBound(G, AxisSyms);
-            if (!B) {
-              Why = Fill + " (a boundary value the IR does not state)";
-              return false;
-            }
-            const size_t A = B->Axis;
-            // A bound the whole domain keeps changes nothing.
-            if (B->Lower
-                    ? TLo[A] && nonNegative(*TLo[A] - B->B)
-                    : THi[A] && nonNegative(B->B - *THi[A] + Poly::constant(1)))
-              continue;
-            if (!G.ZeroFill) {
-              Why = Fill +
-                    " (a boundary value the IR does not state: the "
-                    "fill is not 0, or it replaces a value computed from the "
-                    "read rather than the read)";
-              return false;
-            }
-            Specific = true;
-            const Poly C = B->B + Poly::constant(Shift[A] + (*O)[A]);
-            (B->Lower ? Lo : Hi)[A].emplace(C.str(), C);
-            (B->Lower ? U.HasLo : U.HasHi)[A] = true;
-          }
-          Uses.push_back(std::move(U));
-        }
-      }
-      for (const DPtr &A : D->Args)
-        if (!Walk(A))
+    const bool AllRead = eachGlobalRead(Writes, [&](const DNode &D) {
+      std::string Ignored;
+      std::optional<ir::Offset> O = OffsetOf(D.Index, Ignored);
+      if (!O) {
+        if (!D.InBounds.empty()) {
+          Why = "the load of '" + D.Name + "' guarded by " +
+                D.InBounds.front().Text +
+                " is at an index the IR does not place";
           return false;
+        }
+        Unplaced = D.Name;
+        return true;
+      }
+      Use U{D.Name, *O, std::vector<bool>(N), std::vector<bool>(N)};
+      for (const PosGuard &G : D.InBounds) {
+        const std::string Fill =
+            "the load of '" + D.Name + "' guarded by " + G.Text +
+            " takes its fill value at points of the domain";
+        if (!G.Tile.empty()) {
+          Why = "the __shared__ array '" + G.Tile + "' is loaded from '" +
+                D.Name + "' only where " + G.Text +
+                ", which does not hold for every element the domain's "
+                "points read";
+          return false;
+        }
+        std::optional<AxisBound> B = axisBound(G, AxisSyms);
+        if (!B) {
+          Why = Fill + " (a boundary value the IR does not state)";
+          return false;
+        }
+        const size_t A = B->Axis;
+        // A bound the whole domain keeps changes nothing.
+        if (B->Lower
+                ? TLo[A] && nonNegative(*TLo[A] - B->B)
+                : THi[A] && nonNegative(B->B - *THi[A] + Poly::constant(1)))
+          continue;
+        if (!G.ZeroFill) {
+          Why = Fill + " (a boundary value the IR does not state: the fill "
+                       "is not 0, or it replaces a value computed from the "
+                       "read rather than the read)";
+          return false;
+        }
+        Specific = true;
+        const Poly C = B->B + Poly::constant(Shift[A] + (*O)[A]);
+        (B->Lower ? Lo : Hi)[A].emplace(C.str(), C);
+        (B->Lower ? U.HasLo : U.HasHi)[A] = true;
+      }
+      Uses.push_back(std::move(U));
       return true;
-    };
-    for (const Write &W : Writes)
-      if (!Walk(W.Value))
-        return Why;
+    });
+    if (!AllRead)
+      return Why;
     if (!Specific)
       return "no read is replaced by 0 outside a bound of its coordinates";
 
